@@ -1,0 +1,55 @@
+"""``svtgui-cli``: the headless twin of the GUI.
+
+Each subcommand lives in its own module under :mod:`svtgui.commands` and exposes
+``register(subparsers)``; this file only assembles them, so areas of the project can add
+commands without touching each other. Exit codes: 0 done, 1 finding (audit), 2 bad input,
+3 budget refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from svtgui import __version__
+
+COMMAND_MODULES = [
+    "svtgui.commands.mechanisms",
+]
+
+EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
+
+
+class CliError(Exception):
+    """A bad input the user can fix: printed as one line, exit code 2 (or ``code``)."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="svtgui-cli", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"svtgui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except CliError as exc:
+        print(f"svtgui-cli {args.command}: error: {exc}", file=sys.stderr)
+        return exc.code
+    except ValueError as exc:
+        print(f"svtgui-cli {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

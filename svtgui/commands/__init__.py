@@ -1,0 +1,1 @@
+"""Subcommands of ``svtgui-cli``; each module exposes ``register(subparsers)``."""

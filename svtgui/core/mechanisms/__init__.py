@@ -1,0 +1,81 @@
+"""The public mechanism API (kept stable: the GUI, the CLI and outside checks use it).
+
+>>> from svtgui.core import mechanisms
+>>> m = mechanisms.create("sparse", epsilon=1.0, delta=0.0, threshold=100.0, cutoff=3,
+...                       sensitivity=1.0, rng=mechanisms.seeded(7))   # rng omitted -> OS CSPRNG
+>>> r = m.submit(40.0)          # optional per-query threshold: m.submit(answer, threshold=t)
+>>> r.above, r.value, m.halted
+(False, None, False)
+
+Interactive mechanisms stream (``submit`` one answer, ``submit_many`` for a batch);
+non-interactive ones (``catalog()`` entry ``interactive=False``) take the whole answer vector
+once with ``select(answers)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Importing the definition modules fills the registry.
+from svtgui.core.mechanisms import broken, ding, dwork_roth, lyu  # noqa: F401
+from svtgui.core.mechanisms.base import (
+    KNOWN_NON_PRIVATE,
+    PRIVATE,
+    REGISTRY,
+    Batch,
+    Guarantee,
+    Mechanism,
+    MechanismHalted,
+    MechanismInfo,
+    Param,
+    Response,
+    Selection,
+    SelectionMechanism,
+    StreamingMechanism,
+    TraceStep,
+)
+from svtgui.core.noise import NoiseSource, secure, seeded
+
+__all__ = [
+    "KNOWN_NON_PRIVATE", "PRIVATE", "Batch", "Guarantee", "Mechanism", "MechanismHalted", "MechanismInfo",
+    "NoiseSource", "Param", "Response", "Selection", "SelectionMechanism", "StreamingMechanism", "TraceStep",
+    "catalog", "create", "info", "secure", "seeded",
+]
+
+
+def catalog() -> list[MechanismInfo]:
+    """Metadata for every mechanism id, private ones first."""
+    return sorted((i for i, _ in REGISTRY.values()), key=lambda i: (i.status != PRIVATE, i.id))
+
+
+def info(mechanism_id: str) -> MechanismInfo:
+    """The catalogue entry of one id (``ValueError`` naming the unknown id otherwise)."""
+    try:
+        return REGISTRY[mechanism_id][0]
+    except KeyError:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(f"unknown mechanism {mechanism_id!r}; known: {known}") from None
+
+
+def create(mechanism_id: str, *, rng: NoiseSource | None = None, allow_non_private: bool = False,
+           trace: bool = False, **params: Any) -> Mechanism:
+    """Build a mechanism from its id and the parameters its catalogue entry declares.
+
+    ``rng`` defaults to the OS CSPRNG; pass ``seeded(s)`` only for tests and replays.
+    Known-non-private variants are refused unless ``allow_non_private=True``.
+    ``trace=True`` records internals for the teaching mode (toy data only).
+    """
+    entry = info(mechanism_id)
+    if entry.status == KNOWN_NON_PRIVATE and not allow_non_private:
+        raise ValueError(
+            f"{mechanism_id} is known not to be differentially private ({entry.why_not_private}) "
+            "It exists only as a teaching example; pass allow_non_private=True to use it.")
+    names = {p.name for p in entry.params}
+    unknown = sorted(set(params) - names)
+    if unknown:
+        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(names))}")
+    missing = [p.name for p in entry.params if p.required and params.get(p.name) is None]
+    if missing:
+        raise ValueError(f"{mechanism_id} needs parameter {missing[0]!r}")
+    factory = REGISTRY[mechanism_id][1]
+    return factory(rng=rng if rng is not None else secure(), trace=trace, **params)

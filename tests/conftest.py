@@ -1,0 +1,32 @@
+"""Test-wide set-up.
+
+Qt must be told to render offscreen *before* any Qt module is imported anywhere, so this
+happens at the very top of the first file pytest loads.
+"""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("SVTGUI_SETTINGS_SCOPE", "test")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real public datasets (UCI Adult, FIMI retail) that live beside the repository."""
+    if not (SHARED_DATA / "adult.csv").exists():
+        pytest.fail(f"shared data not found at {SHARED_DATA}; CI provides ../shared next to the clone")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _isolated_ledger(tmp_path, monkeypatch):
+    """Every test gets its own ledger and settings so no test touches the user's real budget."""
+    monkeypatch.setenv("SVTGUI_LEDGER", str(tmp_path / "ledger.sqlite"))
+    monkeypatch.setenv("SVTGUI_CONFIG_DIR", str(tmp_path / "config"))
