@@ -13,8 +13,11 @@ from fractions import Fraction
 
 from svtgui.core import validation
 
+Amount = float | int | str | Fraction
+"""What the budget accepts: numbers, decimal text ("0.1") or exact fractions."""
 
-def exact(name: str, value: float | int | str | Fraction) -> Fraction:
+
+def exact(name: str, value: Amount) -> Fraction:
     """The exact rational a user meant by ``value`` (0.1 means 1/10, not the nearest double)."""
     if isinstance(value, Fraction):
         result = value
@@ -58,7 +61,7 @@ class Budget:
     charges: list[Charge] = field(default_factory=list)
 
     @classmethod
-    def of(cls, epsilon: float | str | Fraction, delta: float | str | Fraction = 0) -> Budget:
+    def of(cls, epsilon: Amount, delta: Amount = 0) -> Budget:
         eps = exact("total epsilon", epsilon)
         if eps <= 0:
             raise ValueError(f"total epsilon must be > 0, got {epsilon!r}")
@@ -83,7 +86,7 @@ class Budget:
     def remaining_delta(self) -> Fraction:
         return self.total_delta - self.spent_delta
 
-    def check(self, epsilon: float | str | Fraction, delta: float | str | Fraction = 0) -> tuple[Fraction, Fraction]:
+    def check(self, epsilon: Amount, delta: Amount = 0) -> tuple[Fraction, Fraction]:
         """Validate a request and return it exactly; raise :class:`BudgetExceeded` if it does not fit."""
         eps = exact("epsilon", epsilon)
         if eps <= 0:
@@ -99,10 +102,11 @@ class Budget:
                 f"refused: this run would overspend {which}. "
                 f"total ε = {fmt(self.total_epsilon)}, spent ε = {fmt(self.spent_epsilon)}, "
                 f"requested ε = {fmt(eps)}; "
-                f"total δ = {fmt(self.total_delta)}, spent δ = {fmt(self.spent_delta)}, requested δ = {fmt(dlt)}")
+                f"total δ = {fmt(self.total_delta)}, spent δ = {fmt(self.spent_delta)}, "
+                f"requested δ = {fmt(dlt)}")
         return eps, dlt
 
-    def charge(self, run_id: str, epsilon: float | str | Fraction, delta: float | str | Fraction = 0) -> Charge:
+    def charge(self, run_id: str, epsilon: Amount, delta: Amount = 0) -> Charge:
         """Charge a run its full guarantee (before its first answer). Never refunded."""
         eps, dlt = self.check(epsilon, delta)
         if any(c.run_id == run_id for c in self.charges):
@@ -111,7 +115,7 @@ class Budget:
         self.charges.append(charge)
         return charge
 
-    def raise_total(self, epsilon: float | str | Fraction, delta: float | str | Fraction | None = None) -> None:
+    def raise_total(self, epsilon: Amount, delta: Amount | None = None) -> None:
         """Raise the total budget: an explicit curator action (the session layer logs it)."""
         eps = exact("total epsilon", epsilon)
         if eps < self.total_epsilon:

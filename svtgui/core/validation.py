@@ -47,7 +47,8 @@ def fraction_open(name: str, value: object) -> float:
 
 def count(name: str, value: object, *, minimum: int = 1) -> int:
     """An integer (cutoff c, number of queries) of at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or int(value) != value:
+    if (isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value)
+            or int(value) != value):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")

@@ -73,7 +73,8 @@ def create(mechanism_id: str, *, rng: NoiseSource | None = None, allow_non_priva
     names = {p.name for p in entry.params}
     unknown = sorted(set(params) - names)
     if unknown:
-        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(names))}")
+        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; "
+                         f"its parameters: {', '.join(sorted(names))}")
     missing = [p.name for p in entry.params if p.required and params.get(p.name) is None]
     if missing:
         raise ValueError(f"{mechanism_id} needs parameter {missing[0]!r}")

@@ -247,12 +247,14 @@ REGISTRY: dict[str, tuple[MechanismInfo, Factory]] = {}
 
 # Parameters shared by most entries, so every schema uses the same words.
 EPSILON = Param("epsilon", "float", "Total privacy budget ε of the run", required=True, minimum=0.0)
-DELTA = Param("delta", "float", "δ of an (ε, δ) guarantee; 0 for pure ε-DP", default=0.0, minimum=0.0, maximum=1.0)
+DELTA = Param("delta", "float", "δ of an (ε, δ) guarantee; 0 for pure ε-DP", default=0.0, minimum=0.0,
+              maximum=1.0)
 THRESHOLD = Param("threshold", "float", "Public threshold T", required=True)
 CUTOFF = Param("cutoff", "int", "Cutoff c: the run halts after c ⊤ answers", default=1, minimum=1)
 SENSITIVITY = Param("sensitivity", "float", "Sensitivity Δ of every query (from the query definitions)",
                     default=1.0, minimum=0.0)
-INTEGER = Param("integer", "bool", "Answers are integers (counts): noise and releases are integers", default=False)
+INTEGER = Param("integer", "bool", "Answers are integers (counts): noise and releases are integers",
+                default=False)
 MONOTONIC = Param("monotonic", "bool",
                   "Queries are monotonic (on neighbours all answers move the same way): halves query noise",
                   default=False)

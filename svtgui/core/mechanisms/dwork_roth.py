@@ -54,6 +54,14 @@ def sparse_sigma(epsilon: float, delta: float, cutoff: int) -> float:
     return math.sqrt(32 * cutoff * math.log(1 / delta)) / epsilon
 
 
+def numeric_sparse_split(epsilon: float, delta: float) -> tuple[float, float]:
+    """D&R Algorithm 3's (ε1, ε2): 8ε/9 and 2ε/9 (δ = 0), √512ε/(√512+1) and 2ε/(√512+1) (δ > 0)."""
+    if delta == 0:
+        return 8 * epsilon / 9, 2 * epsilon / 9
+    root = math.sqrt(512)
+    return root * epsilon / (root + 1), 2 * epsilon / (root + 1)
+
+
 def numeric_sparse_sigma(epsilon: float, delta: float, cutoff: int) -> float:
     """NumericSparse's σ(ε): 2c/ε (δ = 0) or √(32 c ln(2/δ))/ε (δ split between its two parts)."""
     if delta == 0:
@@ -119,8 +127,9 @@ NUMERIC_SPARSE = MechanismInfo(
     releases_numbers=True,
     status=PRIVATE,
     params=(EPSILON, DELTA, THRESHOLD, CUTOFF, SENSITIVITY, INTEGER),
-    notes="ε1 = 8ε/9 finds the queries (threshold Lap(σ(ε1)), queries Lap(2σ(ε1))); ε2 = 2ε/9 answers "
-          "them with fresh Lap(σ(ε2)); σ(ε) = 2cΔ/ε or √(32c ln(2/δ))Δ/ε.",
+    notes="ε1 finds the queries (threshold Lap(σ(ε1)), queries Lap(2σ(ε1))); ε2 answers them with fresh "
+          "Lap(σ(ε2)). δ = 0: ε1 = 8ε/9, ε2 = 2ε/9, σ(ε) = 2cΔ/ε. δ > 0: ε1 = √512ε/(√512+1), "
+          "ε2 = 2ε/(√512+1), σ(ε) = √(32c ln(2/δ))Δ/ε.",
 )
 
 
@@ -128,8 +137,9 @@ NUMERIC_SPARSE = MechanismInfo(
 def numeric_sparse(*, epsilon, threshold, cutoff=1, delta=0.0, sensitivity=1.0, integer=False, rng,
                    trace=False):
     def scales(e, d, c, s):
-        find = numeric_sparse_sigma(8 * e / 9, d, c) * s
-        answer = numeric_sparse_sigma(2 * e / 9, d, c) * s
+        eps1, eps2 = numeric_sparse_split(e, d)
+        find = numeric_sparse_sigma(eps1, d, c) * s
+        answer = numeric_sparse_sigma(eps2, d, c) * s
         return Scales(threshold=find, query=2 * find, numeric=answer)
 
     return _build(NUMERIC_SPARSE, epsilon=epsilon, delta=delta, threshold=threshold, cutoff=cutoff,

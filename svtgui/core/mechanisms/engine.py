@@ -30,18 +30,24 @@ from svtgui.core.mechanisms.base import (
     StreamingMechanism,
     TraceStep,
 )
-from svtgui.core.noise import Lattice, NoiseSource
+from svtgui.core.noise import Lattice, NoisePool, NoiseSource
 
 
 class Release(Enum):
     NONE = "none"  # ⊤/⊥ only
     FRESH = "fresh"  # q_i + fresh noise (NumericSparse, Standard SVT's numeric option)
-    GAP = "gap"  # noisy gap q_i + ν_i − (T_i + ρ), and T_i + gap as the answer estimate
+    GAP = "gap"  # value = q_i + ν_i − ρ (lattice), gap = value − T_i (Ding et al.'s noisy gap)
     SAME_NOISE = "same_noise"  # q_i + ν_i: NOT private, lecture-notes teaching variant only
 
 
 class ThresholdSVT(StreamingMechanism):
-    """Streaming SVT on the noise lattice; see the module docstring for what varies."""
+    """Streaming SVT on the noise lattice; see the module docstring for what varies.
+
+    The test for query i is the integer comparison ``q_i + ν_i ≥ ceil(T_i/g) + ρ`` (all in lattice
+    units), which is exactly ``(q_i + ν_i − ρ)·g ≥ T_i``: the public threshold is never rounded.
+    ``submit`` is pure Python on plain ints (noise from one :class:`NoisePool` per scale);
+    ``submit_many`` is the vectorised equivalent.
+    """
 
     def __init__(self, *, guarantee: Guarantee, rng: NoiseSource, params: dict, sensitivity: float,
                  threshold: float, cutoff: int, lattice: Lattice, scales: Scales,
@@ -49,24 +55,23 @@ class ThresholdSVT(StreamingMechanism):
         super().__init__(guarantee=guarantee, rng=rng, params=params, sensitivity=sensitivity, trace=trace)
         self.lattice = lattice
         self.threshold = validation.finite("threshold", threshold)
-        self._t_units = int(lattice.to_units(self.threshold, "threshold"))
+        self._t_units = lattice.threshold_unit(self.threshold)
         self.cutoff = cutoff
         self.scales = scales
         self.refresh_threshold = refresh_threshold
         self.release = release
         self.above_count = 0
         self.answered = 0
-        self._rho_scale = lattice.scale_units(scales.threshold)
         self._nu_scale = lattice.scale_units(scales.query)
-        self._num_scale = None if scales.numeric is None else lattice.scale_units(scales.numeric)
-        self.__rho = self._draw_rho()
+        self.__rho_pool = NoisePool(rng, lattice.scale_units(scales.threshold))
+        self.__nu_pool = NoisePool(rng, self._nu_scale)
+        self.__num_pool = (None if scales.numeric is None
+                           else NoisePool(rng, lattice.scale_units(scales.numeric)))
+        self.__rho = self.__rho_pool.draw()
 
     @property
     def releases_numbers(self) -> bool:
         return self.release is not Release.NONE
-
-    def _draw_rho(self) -> int:
-        return int(self._rng.discrete_laplace(self._rho_scale, 1)[0])
 
     def _thresholds(self, thresholds, n: int) -> np.ndarray:
         if thresholds is None:
@@ -74,49 +79,62 @@ class ThresholdSVT(StreamingMechanism):
         t = np.asarray(thresholds, dtype=np.float64)
         if t.shape != (n,):
             raise ValueError(f"thresholds must have one entry per answer ({n}), got shape {t.shape}")
-        return self.lattice.to_units(t, "threshold")
+        return self.lattice.threshold_units(t)
 
-    def _released(self, q: int, noisy: int, t: int) -> tuple[float | int | None, float | None]:
-        """(value, gap) released for a ⊤, in value units."""
+    def _released(self, q: int, noisy: int, threshold: float) -> tuple[float | int | None, float | None]:
+        """(value, gap) released for a ⊤, in value units; ``threshold`` is the public T_i."""
+        release = self.release
+        if release is Release.NONE:
+            return None, None
         lat = self.lattice
-        if self.release is Release.FRESH:
-            fresh = int(self._rng.discrete_laplace(self._num_scale, 1)[0])
-            return lat.to_value(q + fresh), None
-        if self.release is Release.GAP:
-            gap_units = noisy - (t + self.__rho)
-            return lat.to_value(t + gap_units), float(gap_units * lat.step)
-        if self.release is Release.SAME_NOISE:
-            return lat.to_value(noisy), None
-        return None, None
+        if release is Release.FRESH:
+            return lat.to_value(q + self.__num_pool.draw()), None
+        if release is Release.GAP:
+            value = lat.to_value(noisy - self.__rho)
+            return value, float(value) - threshold
+        return lat.to_value(noisy), None  # SAME_NOISE
 
     def _after_above(self) -> None:
         self.above_count += 1
         if self.above_count >= self.cutoff:
             self.halted = True
         elif self.refresh_threshold:
-            self.__rho = self._draw_rho()
+            self.__rho = self.__rho_pool.draw()
 
     def submit(self, answer: float, threshold: float | None = None,
                sensitivity: float | None = None) -> Response:
-        """Answer one query given its true answer (and optionally its own public threshold T_i)."""
-        self._check_open()
-        self._check_sensitivity(sensitivity)
-        q = int(self.lattice.to_units(validation.finite("answer", answer)))
-        t = self._t_units if threshold is None else int(
-            self.lattice.to_units(validation.finite("threshold", threshold), "threshold"))
-        noisy = q + int(self._rng.discrete_laplace(self._nu_scale, 1)[0])
-        above = noisy >= t + self.__rho
-        value, gap = self._released(q, noisy, t) if above else (None, None)
+        """Answer one query given its true answer (and optionally its own public threshold T_i).
+
+        Every input is validated before any noise is drawn, so a refused call changes nothing.
+        """
+        if self.halted:
+            self._check_open()
+        if sensitivity is not None:
+            self._check_sensitivity(sensitivity)
+        q = self.lattice.unit(answer)
+        if threshold is None:
+            t, t_value = self._t_units, self.threshold
+        else:
+            t, t_value = self.lattice.threshold_unit(threshold), float(threshold)
+        noisy = q + self.__nu_pool.draw()
         index = self.answered
+        self.answered = index + 1
+        if noisy < t + self.__rho:
+            if self.traced:
+                self._record(index, answer, t_value, noisy, False, None)
+            return Response(index, False)
+        value, gap = self._released(q, noisy, t_value)
         if self.traced:
-            step = self.lattice.step
-            self._trace.append(TraceStep(index, float(answer), t * step, noisy * step,
-                                         (t + self.__rho) * step, above,
-                                         None if value is None else float(value)))
-        self.answered += 1
-        if above:
-            self._after_above()
-        return Response(index, above, value, gap)
+            self._record(index, answer, t_value, noisy, True, value)
+        self._after_above()
+        return Response(index, True, value, gap)
+
+    def _record(self, index: int, answer: float, threshold: float, noisy: int, above: bool,
+                value: float | int | None) -> None:
+        step = self.lattice.step
+        self._trace.append(TraceStep(index, float(answer), threshold, noisy * step,
+                                     threshold + self.__rho * step, above,
+                                     None if value is None else float(value)))
 
     def submit_many(self, answers: Sequence[float] | np.ndarray,
                     thresholds: Sequence[float] | np.ndarray | None = None) -> Batch:
@@ -124,24 +142,22 @@ class ThresholdSVT(StreamingMechanism):
 
         Equivalent in distribution to calling :meth:`submit` on each answer in turn: query
         noise ν_j drawn for answers after a ⊤ is independent of the redrawn threshold, so
-        drawing the block up front changes nothing.
+        drawing the block up front changes nothing. The whole batch is validated first.
         """
         self._check_open()
-        q = self.lattice.to_units(np.asarray(answers, dtype=np.float64).reshape(-1))
+        flat = np.asarray(answers, dtype=np.float64).reshape(-1)
+        q = self.lattice.to_units(flat)
         n = len(q)
         t = self._thresholds(thresholds, n)
+        t_values = (np.full(n, self.threshold) if thresholds is None
+                    else np.asarray(thresholds, dtype=np.float64))
         start = self.answered
         above = np.zeros(n, dtype=bool)
         values = np.full(n, np.nan)
         gaps = np.full(n, np.nan) if self.release is Release.GAP else None
         if self.traced:
-            for k in range(n):
-                r = self.submit(float(answers[k]), None if thresholds is None else float(thresholds[k]))
-                above[k], values[k] = r.above, np.nan if r.value is None else r.value
-                if self.halted:
-                    return Batch(above, values, k + 1, start, gaps)
-            return Batch(above, values, n, start, gaps)
-        noisy = q + self._rng.discrete_laplace(self._nu_scale, n)
+            return self._submit_each(flat, t_values, above, values, gaps)
+        noisy = q + self._rng.discrete_laplace(self._nu_scale, n) if n else q
         pos = 0
         consumed = n
         while pos < n:
@@ -150,7 +166,7 @@ class ThresholdSVT(StreamingMechanism):
                 break
             i = pos + int(hits[0])
             above[i] = True
-            value, gap = self._released(int(q[i]), int(noisy[i]), int(t[i]))
+            value, gap = self._released(int(q[i]), int(noisy[i]), float(t_values[i]))
             if value is not None:
                 values[i] = value
             if gaps is not None:
@@ -162,3 +178,17 @@ class ThresholdSVT(StreamingMechanism):
             pos = i + 1
         self.answered += consumed
         return Batch(above, values, consumed, start, gaps)
+
+    def _submit_each(self, answers: np.ndarray, thresholds: np.ndarray, above: np.ndarray,
+                     values: np.ndarray, gaps: np.ndarray | None) -> Batch:
+        """The traced batch path: one :meth:`submit` per answer, so every step is recorded."""
+        start = self.answered
+        for k in range(len(answers)):
+            r = self.submit(float(answers[k]), float(thresholds[k]))
+            above[k] = r.above
+            values[k] = np.nan if r.value is None else r.value
+            if gaps is not None and r.gap is not None:
+                gaps[k] = r.gap
+            if self.halted:
+                return Batch(above, values, k + 1, start, gaps)
+        return Batch(above, values, len(answers), start, gaps)

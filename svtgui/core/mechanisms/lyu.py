@@ -93,7 +93,8 @@ def _svt_s(info: MechanismInfo, release_default: Release, *, epsilon, threshold,
 STANDARD_SVT = MechanismInfo(
     id="standard_svt",
     name="Standard SVT (SVT-S)",
-    summary="Lyu et al.'s improved SVT: threshold noised once, better budget split, optional numeric answers.",
+    summary="Lyu et al.'s improved SVT: threshold noised once, better budget split, optional numeric "
+            "answers.",
     citation=LYU + ", Algorithm 1 (SVT-S)",
     guarantee="ε-DP",
     interactive=True,
@@ -138,14 +139,17 @@ class RetraversalSVT(SelectionMechanism):
 
     def select(self, answers: Sequence[float] | np.ndarray,
                thresholds: Sequence[float] | np.ndarray | None = None) -> Selection:
-        arr = self._begin(answers)
         lat = self.lattice
-        q = lat.to_units(arr)
+        q = lat.to_units(answers)
         if thresholds is None:
-            t = np.full(len(q), int(lat.to_units(self.raised_threshold, "threshold")))
+            t = np.full(q.shape, lat.threshold_unit(self.raised_threshold))
         else:
-            t = lat.to_units(np.asarray(thresholds, dtype=np.float64)
-                             + (self.raised_threshold - self.threshold), "threshold")
+            given = np.asarray(thresholds, dtype=np.float64)
+            if given.shape != q.shape:
+                raise ValueError(f"thresholds must have one entry per answer ({q.size}), "
+                                 f"got shape {given.shape}")
+            t = lat.threshold_units(given + (self.raised_threshold - self.threshold))
+        self._begin(answers)
         rho = int(self._rng.discrete_laplace(lat.scale_units(self.scales.threshold), 1)[0])
         chosen: list[int] = []
         remaining = np.arange(len(q))
@@ -242,7 +246,8 @@ EM_TOP_C = MechanismInfo(
     releases_numbers=False,
     status=PRIVATE,
     params=(EPSILON, CUTOFF, SENSITIVITY, MONOTONIC),
-    notes="c rounds of EM with ε/c each, sampled by Gumbel-top-c; releases indices only; use select(answers).",
+    notes="c rounds of EM with ε/c each, sampled by Gumbel-top-c; releases indices only; "
+          "use select(answers).",
 )
 
 
