@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 # Importing the definition modules fills the registry.
-from svtgui.core.mechanisms import broken, ding, dwork_roth, lyu  # noqa: F401
+from svtgui.core.mechanisms import broken, ding, dwork_roth, lyu, lyu_broken  # noqa: F401
 from svtgui.core.mechanisms.base import (
     KNOWN_NON_PRIVATE,
     PRIVATE,
