@@ -1,0 +1,382 @@
+"""The headless run loop shared by the CLI and the GUI worker thread (Qt-free).
+
+Order of events, which is the whole point of this module:
+
+1. :func:`start_run` validates *everything* it can before spending anything: the mechanism id and
+   its parameters, every query against the dataset's schema, the sensitivity Δ (from the query
+   definitions and declared public bounds, never from the data). A bad input raises ``ValueError``
+   and nothing is charged.
+2. The run's full guarantee is charged in one committed ledger transaction (``BudgetExceeded``
+   when it does not fit; nothing charged).
+3. :meth:`Run.next_batch` evaluates the next queries (vectorised), feeds the mechanism, commits
+   the responses to the ledger in one transaction, and only *then* returns them. Whatever a caller
+   shows is therefore already in the ledger, even if the process is killed a microsecond later.
+
+Secrets (true answers, noise, the noisy threshold) stay inside the mechanism and local variables;
+a :class:`Row` carries only what is released.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from svtgui.core import mechanisms, validation
+from svtgui.core.mechanisms import PRIVATE, Mechanism, SelectionMechanism, StreamingMechanism
+from svtgui.session.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, RunRecord
+
+# Parameters the runner derives itself: the user never types them (and cannot lie about them).
+DERIVED = ("integer", "monotonic")
+# Keywords of ``mechanisms.create`` that are not catalogue parameters: never accepted from users.
+_FORBIDDEN = ("rng", "trace", "allow_non_private")
+
+
+class QueryLike(Protocol):
+    """What the runner needs of a query (``svtgui.data.queries.Query`` provides it)."""
+
+    monotonic: bool
+    integer: bool
+
+    def sensitivity(self, schema: Any) -> float: ...
+
+    def describe(self) -> str: ...
+
+
+Evaluator = Callable[[Any, Sequence[QueryLike]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One released response, exactly as committed to the ledger (nothing secret in it)."""
+
+    index: int
+    description: str
+    above: bool
+    value: float | int | None
+    gap: float | None
+    time: str
+
+    @property
+    def symbol(self) -> str:
+        return "⊤" if self.above else "⊥"
+
+
+def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
+    from svtgui.data.evaluate import evaluate  # the data layer; imported late so tests can inject
+
+    return evaluate(dataset, list(queries))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated run, before anything is charged: what :func:`plan_run` derived."""
+
+    mechanism_id: str
+    params: dict[str, Any]  # every public parameter, derived ones included
+    sensitivity: float
+    interactive: bool
+
+
+def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
+             *, monotonic: bool = False) -> Plan:
+    """Validate a run without charging anything (the GUI calls this to enable its Run button).
+
+    * ``params`` holds the catalogue parameters the user chose (epsilon, delta, threshold, cutoff, …);
+      ``sensitivity`` may be given to leave room for adaptive queries, but never below what the
+      planned queries need.
+    * ``integer`` is set when every planned query is integer-valued; ``monotonic`` only when the
+      user asked *and* every query is monotonic.
+    """
+    info = mechanisms.info(mechanism_id)
+    if info.status != PRIVATE:
+        raise ValueError(f"{mechanism_id} is known not to be differentially private "
+                         f"({info.why_not_private}); it is available only in the teaching mode")
+    params = dict(params)
+    for key in _FORBIDDEN + DERIVED:
+        if key in params:
+            raise ValueError(f"parameter {key!r} cannot be set for a release: "
+                             + ("it is derived from the queries" if key in DERIVED else "it is internal"))
+    names = {p.name for p in info.params}
+    unknown = sorted(set(params) - names)
+    if unknown:
+        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; "
+                         f"its parameters: {', '.join(sorted(names))}")
+    queries = list(queries)
+    if not info.interactive and not queries:
+        raise ValueError(f"{mechanism_id} is non-interactive: it needs the whole query list up front")
+    schema = dataset.schema
+    needed = 0.0
+    for i, q in enumerate(queries):
+        try:
+            s = float(q.sensitivity(schema))
+        except ValueError as exc:
+            raise ValueError(f"query {i + 1} ({_describe(q)}): {exc}") from None
+        if not math.isfinite(s) or s <= 0:
+            raise ValueError(f"query {i + 1} ({_describe(q)}): sensitivity must be a positive number, "
+                             f"got {s!r}")
+        needed = max(needed, s)
+    given = params.pop("sensitivity", None)
+    if given is None:
+        if not queries:
+            raise ValueError("an adaptive run with no planned queries needs an explicit sensitivity Δ")
+        sensitivity = needed
+    else:
+        sensitivity = validation.positive("sensitivity", given)
+        if sensitivity < needed:
+            raise ValueError(f"sensitivity Δ = {sensitivity:g} is below what the queries need ({needed:g})")
+    if "sensitivity" in names:
+        params["sensitivity"] = sensitivity
+    if "integer" in names:
+        params["integer"] = bool(queries) and all(bool(q.integer) for q in queries)
+    if "monotonic" in names:
+        params["monotonic"] = bool(monotonic) and bool(queries) and all(bool(q.monotonic) for q in queries)
+    elif monotonic:
+        raise ValueError(f"{mechanism_id} has no monotonic variant")
+    # Building a throw-away mechanism runs the catalogue's own parameter checks; it releases nothing.
+    _create(mechanism_id, params, None)
+    return Plan(mechanism_id, params, sensitivity, info.interactive)
+
+
+def _create(mechanism_id: str, params: dict[str, Any], seed: int | None) -> Mechanism:
+    rng = mechanisms.secure() if seed is None else mechanisms.seeded(_seed(seed))
+    m = mechanisms.create(mechanism_id, rng=rng, **params)
+    release_grade(m)
+    return m
+
+
+def _seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def release_grade(m: Mechanism) -> None:
+    """Refuse a mechanism that may not release to a curator: traced (teaching) or known non-private."""
+    if m.traced:
+        raise ValueError("a traced (teaching-mode) mechanism records its internals and cannot release")
+    if m.info.status != PRIVATE:
+        raise ValueError(f"{m.info.id} is known not to be differentially private")
+
+
+def _describe(q: QueryLike) -> str:
+    try:
+        return str(q.describe())
+    except Exception:  # a broken description must not hide the real error
+        return type(q).__name__
+
+
+def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechanism_id: str,
+              params: dict[str, Any], *, seed: int | None = None, monotonic: bool = False,
+              evaluate: Evaluator | None = None) -> Run:
+    """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
+
+    ``dataset`` must be registered in ``ledger`` (by fingerprint). ``seed`` makes the noise
+    reproducible and *not secure* (recorded as such). ``evaluate`` defaults to
+    ``svtgui.data.evaluate.evaluate``.
+    """
+    plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic)
+    if seed is not None:
+        _seed(seed)
+    if ledger.dataset(dataset.fingerprint) is None:
+        raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
+                         "register it with a total budget")
+    m = _create(plan.mechanism_id, plan.params, seed)
+    record = ledger.start_run(dataset.fingerprint, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
+                              repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
+                              queries_planned=len(queries))
+    return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
+
+
+class Run:
+    """A charged, running release. Methods are serialised by a lock (stop() may come from another thread)."""
+
+    def __init__(self, ledger: Ledger, record: RunRecord, dataset: Any, queries: list[QueryLike],
+                 mechanism: Mechanism, evaluate: Evaluator) -> None:
+        release_grade(mechanism)
+        self.ledger = ledger
+        self.record = record
+        self._dataset = dataset
+        self._queries = queries
+        self.__mechanism = mechanism  # holds the secrets; never exposed
+        self._evaluate = evaluate
+        self._lock = threading.RLock()
+        self._position = 0  # next planned query
+        self._answered = 0  # responses recorded (planned and adaptive)
+        self._above = 0
+        self.status = record.status
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def interactive(self) -> bool:
+        return isinstance(self.__mechanism, StreamingMechanism)
+
+    @property
+    def halted(self) -> bool:
+        return self.__mechanism.halted if self.interactive else self.status == FINISHED
+
+    @property
+    def finished(self) -> bool:
+        """True once the run has ended (halted, finished, stopped or interrupted) in the ledger."""
+        return self.status != "running"
+
+    @property
+    def remaining(self) -> int:
+        """Planned queries not yet answered."""
+        return len(self._queries) - self._position
+
+    @property
+    def total(self) -> int:
+        return len(self._queries)
+
+    @property
+    def answered(self) -> int:
+        return self._answered
+
+    @property
+    def above_count(self) -> int:
+        return self._above
+
+    @property
+    def cutoff(self) -> int | None:
+        return getattr(self.__mechanism, "cutoff", None)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.__mechanism.params)
+
+    def __repr__(self) -> str:
+        return f"<Run {self.id} {self.record.mechanism_id} {self.status} {self._answered}/{self.total}>"
+
+    # ------------------------------------------------------------------ streaming
+    def next_batch(self, n: int) -> list[Row]:
+        """Answer up to ``n`` planned queries; returns the committed rows (empty when nothing is left).
+
+        Non-interactive mechanisms answer the whole list at once, whatever ``n``. The run ends
+        itself (status ``halted``) when the mechanism reaches its cutoff.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"batch size must be a positive integer, got {n!r}")
+        with self._lock:
+            self._require_running()
+            if not self.interactive:
+                return self._select_all()
+            batch = self._queries[self._position:self._position + n]
+            if not batch:
+                return []
+            answers = self._answers(batch)
+            out = self.__mechanism.submit_many(answers)
+            responses = out.responses()
+            rows = [(r.index, _describe(q), r.above, r.value, r.gap)
+                    for r, q in zip(responses, batch, strict=False)]
+            committed = self._commit(rows)
+            self._position += out.consumed
+            if self.__mechanism.halted:
+                self._end(HALTED)
+            return committed
+
+    def submit_query(self, query: QueryLike) -> Row:
+        """Answer one adaptive query, composed after seeing the previous responses.
+
+        The query must fit the run's declared sensitivity Δ (and be integer-valued in an integer
+        run, monotonic in a monotonic one); otherwise ``ValueError`` and nothing is recorded.
+        """
+        with self._lock:
+            self._require_running()
+            if not self.interactive:
+                raise ValueError(f"{self.record.mechanism_id} is non-interactive: queries cannot be added")
+            self._check_adaptive(query)
+            answer = self._answers([query])
+            r = self.__mechanism.submit(float(answer[0]))
+            row = self._commit([(r.index, _describe(query), r.above, r.value, r.gap)])[0]
+            if self.__mechanism.halted:
+                self._end(HALTED)
+            return row
+
+    def stream(self, batch_size: int = 1000) -> Iterator[list[Row]]:
+        """Yield committed batches until the planned queries run out or the mechanism halts."""
+        while not self.finished:
+            rows = self.next_batch(batch_size)
+            if not rows:
+                return
+            yield rows
+
+    def stop(self) -> RunRecord:
+        """The curator stopped the run early (status ``stopped``; the budget stays spent)."""
+        return self._end_if_running(STOPPED)
+
+    def finish(self) -> RunRecord:
+        """End the run: ``finished`` if every planned query was answered, else ``stopped``."""
+        return self._end_if_running(FINISHED if self.remaining == 0 else STOPPED)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.finish()
+        else:
+            self._end_if_running(INTERRUPTED)
+
+    # ------------------------------------------------------------------ internals
+    def _answers(self, queries: Sequence[QueryLike]) -> np.ndarray:
+        answers = np.asarray(self._evaluate(self._dataset, queries), dtype=np.float64).reshape(-1)
+        if answers.shape != (len(queries),):
+            raise RuntimeError(f"evaluation returned {answers.shape[0]} answers for {len(queries)} queries")
+        if not np.all(np.isfinite(answers)):
+            bad = int(np.flatnonzero(~np.isfinite(answers))[0])
+            raise ValueError(f"query {_describe(queries[bad])!r} has no finite answer on this dataset "
+                             "(e.g. a mean over no rows); nothing was released for this batch")
+        return answers
+
+    def _check_adaptive(self, q: QueryLike) -> None:
+        params = self.__mechanism.params
+        try:
+            s = float(q.sensitivity(self._dataset.schema))
+        except ValueError as exc:
+            raise ValueError(f"query {_describe(q)}: {exc}") from None
+        delta = float(params.get("sensitivity", self.__mechanism.sensitivity))
+        if not s <= delta:
+            raise ValueError(f"query {_describe(q)} has sensitivity {s:g}, above this run's Δ = {delta:g}")
+        if params.get("integer") and not q.integer:
+            raise ValueError(f"query {_describe(q)} is not integer-valued, but this run releases integers")
+        if params.get("monotonic") and not q.monotonic:
+            raise ValueError(f"query {_describe(q)} is not monotonic, but this run assumes monotonic queries")
+
+    def _select_all(self) -> list[Row]:
+        answers = self._answers(self._queries)
+        sel = self.__mechanism.select(answers)  # type: ignore[union-attr]
+        assert isinstance(self.__mechanism, SelectionMechanism)
+        chosen = {i: (None if sel.values is None else sel.values[k]) for k, i in enumerate(sel.indices)}
+        rows = [(i, _describe(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
+        committed = self._commit(rows)
+        self._position = len(self._queries)
+        self._end(FINISHED)
+        return committed
+
+    def _commit(self, rows: list[tuple[int, str, bool, float | int | None, float | None]]) -> list[Row]:
+        at = self.ledger.record(self.id, rows)
+        self._answered += len(rows)
+        self._above += sum(1 for r in rows if r[2])
+        return [Row(i, d, bool(a), v, g, at) for i, d, a, v, g in rows]
+
+    def _require_running(self) -> None:
+        if self.finished:
+            raise RuntimeError(f"run {self.id} has ended ({self.status})")
+
+    def _end(self, status: str) -> RunRecord:
+        self.record = self.ledger.finish_run(self.id, status)
+        self.status = self.record.status
+        return self.record
+
+    def _end_if_running(self, status: str) -> RunRecord:
+        with self._lock:
+            return self.record if self.finished else self._end(status)
