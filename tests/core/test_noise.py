@@ -1,0 +1,140 @@
+"""The noise layer: discrete Laplace law, lattice rounding, integer mode, sources, the streaming pool."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from core_stats import Z, assert_mad, discrete_laplace_var
+
+from svtgui.core import noise
+from svtgui.core.noise import Lattice, NoisePool
+
+
+def test_discrete_laplace_pmf_matches_two_sided_geometric():
+    # Chi-square-free check of the shape: each cell's frequency within Z binomial SDs of
+    # P[Z = z] = (1 − q)/(1 + q)·q^|z| (false failure ≈ 5.7e-7 per cell, 13 cells → < 1e-5).
+    t, n = 2.5, 200_000
+    z = noise.seeded(11).discrete_laplace(t, n)
+    assert z.dtype == np.int64
+    q = math.exp(-1 / t)
+    for v in range(-6, 7):
+        p = (1 - q) / (1 + q) * q ** abs(v)
+        got = np.count_nonzero(z == v)
+        assert abs(got - n * p) <= Z * math.sqrt(n * p * (1 - p)), f"P[Z = {v}]"
+
+
+def test_discrete_laplace_variance_and_symmetry():
+    # Var of the sample variance ≈ (μ4 − σ⁴)/n; Laplace has μ4 = 6σ⁴ (the lattice adds O(σ²)), so
+    # SD(s²) ≈ σ²·√(5/n), padded by (1 + 1/σ²); the mean has SD σ/√n. False failure ≈ 1.1e-6 in all.
+    t, n = 40.0, 200_000
+    z = noise.seeded(12).discrete_laplace(t, n).astype(float)
+    var = discrete_laplace_var(t, 1.0)
+    assert abs(z.mean()) <= Z * math.sqrt(var / n)
+    assert abs(z.var() - var) <= Z * var * math.sqrt(5 / n) * (1 + 1 / var)
+
+
+def test_secure_and_seeded_sources_share_the_sampler():
+    # Same code path, different words: both give the same law (mean |Z| within CLT tolerance).
+    for source in (noise.secure(), noise.seeded(3)):
+        assert_mad(source.discrete_laplace(30.0, 20_000).astype(float), 30.0, 1.0, source.description)
+
+
+def test_seeded_is_reproducible_and_marked_not_secure():
+    a, b = noise.seeded(5), noise.seeded(5)
+    assert np.array_equal(a.discrete_laplace(10.0, 100), b.discrete_laplace(10.0, 100))
+    assert not a.secure and "NOT secure" in a.description
+    other = noise.seeded(6).discrete_laplace(10.0, 100)
+    assert not np.array_equal(other, noise.seeded(5).discrete_laplace(10.0, 100))
+
+
+def test_secure_source_reads_the_os_csprng():
+    s = noise.secure()
+    assert s.secure and "CSPRNG" in s.description
+    # Two secure sources never agree on 64 words (probability 2^-4096 of a false failure).
+    assert not np.array_equal(s.words(64), noise.secure().words(64))
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_noise_scale_must_be_positive_and_finite(bad):
+    with pytest.raises(ValueError, match="noise scale"):
+        noise.seeded(1).discrete_laplace(bad, 3)
+
+
+def test_seed_must_be_a_non_negative_integer():
+    for bad in (-1, 1.5, "7", True):
+        with pytest.raises(ValueError, match="seed"):
+            noise.seeded(bad)
+
+
+def test_lattice_for_real_queries_is_a_power_of_two_and_inflates_sensitivity_slightly():
+    for delta in (1.0, 0.5, 3.0, 1e-4, 250.0):
+        lat = Lattice.for_sensitivity(delta, integer=False)
+        assert math.log2(lat.step).is_integer()
+        assert delta <= lat.effective_sensitivity <= delta * (1 + 2.0**-9) + lat.step
+        # Rounding can move neighbours one extra step apart: units covers Δ/g + 1.
+        assert lat.units >= delta / lat.step + 1
+
+
+def test_lattice_rounding_and_exact_values():
+    lat = Lattice.for_sensitivity(1.0, integer=False)  # step 2^-10
+    assert lat.step == 2.0**-10
+    assert lat.unit(0.3) == round(0.3 * 1024)
+    xs = np.array([0.3, -1.7, 5.0])
+    assert np.array_equal(lat.to_units(xs), np.rint(xs * 1024))
+    assert lat.to_value(307) == 307 * 2.0**-10
+    # Released values are exact lattice points: multiplying back by 1/step gives an integer.
+    assert (lat.to_value(np.array([-5, 12345])) / lat.step == np.array([-5, 12345])).all()
+
+
+def test_threshold_is_compared_exactly_not_rounded():
+    lat = Lattice.for_sensitivity(1.0, integer=True)
+    # z ≥ ceil(T) ⇔ z ≥ T for integers z: 100.5 behaves as 101, 100 as 100, −0.5 as 0.
+    assert lat.threshold_unit(100.5) == 101 and lat.threshold_unit(100.0) == 100
+    assert lat.threshold_unit(-0.5) == 0
+    real = Lattice.for_sensitivity(1.0, integer=False)
+    for t in (0.3, -2.71828, 1e6 + 0.1):
+        z = real.threshold_unit(t)
+        assert z * real.step >= t > (z - 1) * real.step
+    assert np.array_equal(real.threshold_units(np.array([0.3, -2.71828])),
+                          [real.threshold_unit(0.3), real.threshold_unit(-2.71828)])
+
+
+def test_integer_mode_gives_integers_and_refuses_fractions():
+    lat = Lattice.for_sensitivity(1.0, integer=True)
+    assert lat.step == 1.0 and lat.units == 1
+    assert isinstance(lat.to_value(7), int)
+    with pytest.raises(ValueError, match=r"answer must be an integer.*2\.5"):
+        lat.unit(2.5)
+    with pytest.raises(ValueError, match=r"answer must be an integer.*0\.5"):
+        lat.to_units(np.array([1.0, 0.5]))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_lattice_refuses_non_finite(bad):
+    lat = Lattice.for_sensitivity(1.0, integer=False)
+    with pytest.raises(ValueError, match="answer must be finite"):
+        lat.unit(bad)
+    with pytest.raises(ValueError, match="answer must be finite"):
+        lat.to_units(np.array([1.0, bad]))
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        lat.threshold_unit(bad)
+
+
+def test_lattice_refuses_values_beyond_exact_range():
+    lat = Lattice.for_sensitivity(1.0, integer=False)
+    with pytest.raises(ValueError, match="too large"):
+        lat.unit(1e300)
+
+
+def test_pool_draws_the_same_law_as_block_draws():
+    pool = NoisePool(noise.seeded(21), 25.0)
+    draws = np.array([pool.draw() for _ in range(20_000)], dtype=float)
+    assert all(isinstance(pool.draw(), int) for _ in range(10))
+    assert_mad(draws, 25.0, 1.0, "pool")
+
+
+def test_pool_rejects_bad_scale():
+    with pytest.raises(ValueError, match="noise scale"):
+        NoisePool(noise.seeded(1), 0.0)
