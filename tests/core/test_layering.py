@@ -11,7 +11,8 @@ def test_importing_core_imports_neither_qt_nor_pandas():
         "import pkgutil, importlib\n"
         "for m in pkgutil.walk_packages(svtgui.core.__path__, 'svtgui.core.'):\n"
         "    importlib.import_module(m.name)\n"
-        "bad = sorted(k for k in sys.modules if k.split('.')[0] in {'PySide6','pandas','pyqtgraph','superqt'})\n"
+        "banned = {'PySide6', 'pandas', 'pyqtgraph', 'superqt'}\n"
+        "bad = sorted(k for k in sys.modules if k.split('.')[0] in banned)\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
