@@ -1,0 +1,15 @@
+"""Datasets and queries: everything between a file on disk and the true answers a mechanism consumes.
+
+>>> from svtgui.data import load_dataset, LoadOptions, Progress
+>>> ds = load_dataset("adult.csv", LoadOptions(missing=("?",)), Progress(print))  # doctest: +SKIP
+>>> ds.fingerprint, ds.n_rows, ds.schema.column("age").kind                          # doctest: +SKIP
+
+True answers are secrets: evaluation results go to a mechanism (or a test), never to a view.
+"""
+
+from svtgui.data.dataset import Dataset
+from svtgui.data.errors import DatasetError, LoadCancelled
+from svtgui.data.loaders import FORMATS, LoadOptions, load_dataset
+from svtgui.data.textio import Progress
+
+__all__ = ["FORMATS", "Dataset", "DatasetError", "LoadCancelled", "LoadOptions", "Progress", "load_dataset"]

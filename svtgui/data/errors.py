@@ -1,0 +1,34 @@
+"""The one exception a curator sees when a file cannot be used as a dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class DatasetError(Exception):
+    """A file that cannot be loaded, or data that does not fit a query; names file, line, column.
+
+    ``line`` is 1-based and counts physical lines of the file (the header is line 1).
+    """
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
+                 column: str | int | None = None) -> None:
+        self.message = message
+        self.path = None if path is None else Path(path)
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(f"{self.path}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column!r}" if isinstance(self.column, str) else f"column {self.column}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+class LoadCancelled(DatasetError):
+    """The user cancelled a load through ``Progress.cancel()`` (nothing was loaded)."""

@@ -1,0 +1,318 @@
+"""File → :class:`Dataset`: CSV/TSV, Parquet, Excel, JSON Lines and FIMI transaction files.
+
+All loaders share one contract: the file's bytes are read once (hashed for the fingerprint while
+the parser consumes them), progress is reported and cancellation honoured between chunks, and any
+problem with the file surfaces as one :class:`DatasetError` naming the file, line and column where
+they are known, never a parser traceback.
+
+Memory: delimited text is parsed in chunks of ``chunk_rows`` rows and text columns are turned into
+pandas categoricals chunk by chunk, so the peak is about two copies of the final frame plus one
+chunk (the final ``concat`` needs the chunks and the result at once).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from svtgui.data import textio
+from svtgui.data.dataset import Dataset
+from svtgui.data.errors import DatasetError, LoadCancelled
+from svtgui.data.frames import combine_chunks, tidy_frame
+from svtgui.data.schema import Schema, SchemaError, infer_schema
+from svtgui.data.textio import Progress
+
+FORMATS = ("csv", "tsv", "parquet", "excel", "jsonl", "fimi")
+_SUFFIXES = {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
+             ".xlsx": "excel", ".xlsm": "excel", ".jsonl": "jsonl", ".ndjson": "jsonl", ".dat": "fimi"}
+DEFAULT_MISSING = ("?",)
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to read a file. ``None`` fields are detected.
+
+    * ``missing``: extra cell texts meaning "missing" (adult.csv uses ``?``), in addition to empty
+      cells and, if ``standard_missing``, pandas' usual markers (``NA``, ``NaN``, ``null``, ...).
+    * ``schema``: the curator's declared schema (kinds, bounds, relation), a path to one, or None
+      to use a sidecar ``<file stem>.schema.json`` next to the file when there is one.
+    """
+
+    format: str | None = None
+    delimiter: str | None = None
+    encoding: str | None = None
+    missing: tuple[str, ...] = DEFAULT_MISSING
+    standard_missing: bool = True
+    header: bool = True
+    sheet: str | int = 0
+    schema: Schema | str | Path | None = None
+    chunk_rows: int = 100_000
+    item_column: str = "items"
+
+    def __post_init__(self) -> None:
+        if self.format is not None and self.format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {self.format!r}")
+        if self.delimiter is not None and (not isinstance(self.delimiter, str) or len(self.delimiter) != 1):
+            raise ValueError(f"delimiter must be one character, got {self.delimiter!r}")
+        if isinstance(self.chunk_rows, bool) or not isinstance(self.chunk_rows, int) or self.chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be a positive integer, got {self.chunk_rows!r}")
+        object.__setattr__(self, "missing", tuple(str(m) for m in self.missing))
+
+
+@dataclass
+class _Loaded:
+    frame: pd.DataFrame
+    fingerprint: str
+    format: str
+    notes: list[str] = field(default_factory=list)
+
+
+def load_dataset(path: str | Path, options: LoadOptions | None = None,
+                 progress: Progress | None = None) -> Dataset:
+    """Load ``path`` into a :class:`Dataset` (see the module docstring for the guarantees)."""
+    options = options or LoadOptions()
+    path = Path(path)
+    fmt = _check_path(path, options)
+    readers = {"csv": _read_delimited, "tsv": _read_delimited, "parquet": _read_parquet, "excel": _read_excel,
+               "jsonl": _read_jsonl, "fimi": _read_fimi}
+    try:
+        loaded = readers[fmt](path, options, progress)
+    except (DatasetError, LoadCancelled):
+        raise
+    except MemoryError:
+        raise DatasetError("not enough memory to load this file", path=path) from None
+    except OSError as e:
+        raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
+    schema = _schema_for(path, loaded.frame, options)
+    if progress is not None:
+        progress.report(1.0)
+    return Dataset(path.stem, path, loaded.fingerprint, loaded.frame, schema, loaded.format)
+
+
+def _check_path(path: Path, options: LoadOptions) -> str:
+    if not path.exists():
+        raise DatasetError("no such file", path=path)
+    if path.is_dir():
+        raise DatasetError("this is a folder, not a data file", path=path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
+    if size == 0:
+        raise DatasetError("the file is empty (0 bytes)", path=path)
+    fmt = options.format or _SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(sorted(_SUFFIXES))
+        raise DatasetError(f"unknown file type {path.suffix or '(no suffix)'!r}; known: {known} "
+                           "(or choose a format in the load options)", path=path)
+    return fmt
+
+
+def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema:
+    inferred = infer_schema(frame)
+    declared = options.schema
+    if declared is None:
+        sidecar = path.with_name(path.stem + ".schema.json")
+        declared = sidecar if sidecar.exists() else None
+    if declared is None:
+        return inferred
+    try:
+        if not isinstance(declared, Schema):
+            declared = Schema.from_json(Path(declared).read_text(encoding="utf-8"))
+        return inferred.merged(declared)
+    except SchemaError as e:
+        where = path if isinstance(options.schema, Schema) else Path(str(options.schema or declared))
+        raise DatasetError(f"schema: {e}", path=where) from None
+    except OSError as e:
+        raise DatasetError(f"cannot read the schema file: {e.strerror or e}", path=Path(str(declared))) from None
+
+
+# -- delimited text ---------------------------------------------------------------------------------
+
+def _encoding(path: Path, options: LoadOptions, sample: bytes) -> str:
+    if options.encoding is not None:
+        return textio.check_encoding_name(options.encoding, path)
+    return textio.detect_encoding(sample, path)
+
+
+def _read_delimited(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+    sample = textio.read_sample(path)
+    encoding = _encoding(path, options, sample)
+    if options.encoding is not None and textio.looks_binary(sample) and "16" not in encoding and "32" not in encoding:
+        raise DatasetError("this looks like a binary file, not text (it contains NUL or control bytes)", path=path)
+    text = sample.decode(encoding, errors="replace")
+    delimiter = options.delimiter or ("\t" if path.suffix.lower() in (".tsv", ".tab") and "\t" in text
+                                      else textio.detect_delimiter(text, path))
+    try:
+        return _parse_delimited(path, options, progress, encoding, delimiter)
+    except DatasetError as e:
+        # UTF-8 was guessed from the first 64 KiB; a later non-UTF-8 byte means a legacy encoding.
+        if options.encoding is None and encoding == "utf-8" and "cannot be decoded" in e.message:
+            return _parse_delimited(path, options, progress, "cp1252", delimiter)
+        raise
+
+
+def _parse_delimited(path: Path, options: LoadOptions, progress: Progress | None, encoding: str,
+                     delimiter: str) -> _Loaded:
+    chunks: list[pd.DataFrame] = []
+    with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
+        import io
+
+        buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+        try:
+            reader = pd.read_csv(
+                buffered, sep=delimiter, encoding=encoding, skipinitialspace=True, header=0 if options.header else None,
+                na_values=list(options.missing), keep_default_na=options.standard_missing,
+                chunksize=options.chunk_rows, engine="c", low_memory=True)
+            with reader:
+                for chunk in reader:
+                    chunks.append(tidy_frame(chunk, categorical=True))
+        except pd.errors.EmptyDataError:
+            raise DatasetError("the file has no columns (it is empty or blank)", path=path) from None
+        except pd.errors.ParserError as e:
+            raise _parser_error(path, str(e)) from None
+        except UnicodeDecodeError as e:
+            raise DatasetError(f"cannot be decoded as {encoding} ({e.reason})", path=path) from None
+        raw.drain()
+        fingerprint = raw.fingerprint
+    if not chunks:
+        raise DatasetError("the file has a header but no data rows", path=path, line=2)
+    frame = combine_chunks(chunks)
+    if not options.header:
+        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+    _check_header(frame, path)
+    return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
+
+
+def _check_header(frame: pd.DataFrame, path: Path) -> None:
+    for i, name in enumerate(frame.columns):
+        if str(name).startswith("Unnamed: "):
+            raise DatasetError("the header has an empty column name", path=path, line=1, column=i + 1)
+    dupes = [c for c in frame.columns if "." in str(c) and str(c).rsplit(".", 1)[0] in frame.columns
+             and str(c).rsplit(".", 1)[1].isdigit()]
+    if dupes:
+        raise DatasetError("the header repeats a column name", path=path, line=1, column=dupes[0].rsplit(".", 1)[0])
+
+
+def _parser_error(path: Path, message: str) -> DatasetError:
+    import re
+
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
+    if m:
+        return DatasetError(f"ragged row: {m.group(3)} fields where the header has {m.group(1)}", path=path,
+                            line=int(m.group(2)))
+    m = re.search(r"line (\d+)", message)
+    detail = message.split("C error: ")[-1].strip()
+    return DatasetError(f"cannot parse the file: {detail}", path=path, line=int(m.group(1)) if m else None)
+
+
+# -- JSON Lines -------------------------------------------------------------------------------------
+
+def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+    sample = textio.read_sample(path)
+    encoding = _encoding(path, options, sample)
+    import io
+
+    chunks: list[pd.DataFrame] = []
+    records: list[dict] = []
+    with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
+        text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
+        for lineno, line in enumerate(text, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DatasetError(f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno) from None
+            if not isinstance(rec, dict):
+                raise DatasetError(f"each line must be a JSON object, got {type(rec).__name__}", path=path,
+                                   line=lineno)
+            records.append({k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
+            if len(records) >= options.chunk_rows:
+                chunks.append(tidy_frame(pd.DataFrame.from_records(records), categorical=True))
+                records = []
+        fingerprint = raw.fingerprint
+    if records:
+        chunks.append(tidy_frame(pd.DataFrame.from_records(records), categorical=True))
+    if not chunks:
+        raise DatasetError("the file holds no JSON records", path=path)
+    frame = combine_chunks(chunks)
+    if options.missing:
+        frame = tidy_frame(frame.replace(list(options.missing), pd.NA), categorical=True)
+    return _Loaded(frame, fingerprint, "jsonl")
+
+
+# -- FIMI transactions ------------------------------------------------------------------------------
+
+def _read_fimi(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+    sample = textio.read_sample(path)
+    encoding = _encoding(path, options, sample)
+    import io
+
+    baskets: list[list[str]] = []
+    with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.9)) as raw:
+        text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
+        for line in text:
+            items = line.split()
+            if items:
+                baskets.append(items)
+        fingerprint = raw.fingerprint
+    if not baskets:
+        raise DatasetError("the file holds no baskets (only blank lines)", path=path)
+    try:
+        converted: list[tuple] = [tuple(sorted(set(map(int, b)))) for b in baskets]
+    except ValueError:
+        converted = [tuple(sorted(set(b))) for b in baskets]
+    column = pd.Series(converted, dtype=object, name=options.item_column)
+    return _Loaded(column.to_frame(), fingerprint, "fimi")
+
+
+# -- Parquet and Excel (their parsers open the file themselves; hash first, then parse) -------------
+
+def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
+    try:
+        pf = pq.ParquetFile(path)
+        tables = []
+        for i in range(pf.num_row_groups):
+            tables.append(pf.read_row_group(i))
+            if progress is not None:
+                progress.report(0.3 + 0.6 * (i + 1) / max(pf.num_row_groups, 1))
+        table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
+        raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
+    frame = table.to_pandas()
+    if frame.empty:
+        raise DatasetError("the file holds no rows", path=path)
+    frame = frame.apply(lambda s: s.map(lambda v: tuple(v) if hasattr(v, "__len__") and not isinstance(v, str)
+                                        else v) if s.dtype == object else s)
+    return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
+
+
+def _read_excel(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+    import zipfile
+
+    fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
+    try:
+        frame = pd.read_excel(path, sheet_name=options.sheet, engine="openpyxl",
+                              header=0 if options.header else None, na_values=list(options.missing),
+                              keep_default_na=options.standard_missing)
+    except (zipfile.BadZipFile, KeyError) as e:
+        raise DatasetError(f"not a readable Excel workbook ({e})", path=path) from None
+    except ValueError as e:
+        raise DatasetError(f"cannot read the workbook: {e}", path=path) from None
+    except Exception as e:  # openpyxl raises its own InvalidFileException and friends
+        raise DatasetError(f"not a readable Excel workbook ({type(e).__name__}: {e})", path=path) from None
+    if frame.empty:
+        raise DatasetError(f"sheet {options.sheet!r} holds no rows", path=path)
+    if not options.header:
+        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+    frame.columns = [str(c) for c in frame.columns]
+    _check_header(frame, path)
+    return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "excel")
