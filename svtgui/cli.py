@@ -16,6 +16,10 @@ from svtgui import __version__
 
 COMMAND_MODULES = [
     "svtgui.commands.mechanisms",
+    "svtgui.commands.run",
+    "svtgui.commands.ledger",
+    "svtgui.commands.report",
+    "svtgui.commands.queries",
 ]
 
 EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3

@@ -113,6 +113,7 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
     needed = 0.0
     for i, q in enumerate(queries):
         try:
+            _validate(q, schema)
             s = float(q.sensitivity(schema))
         except ValueError as exc:
             raise ValueError(f"query {i + 1} ({_describe(q)}): {exc}") from None
@@ -134,12 +135,25 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
     if "integer" in names:
         params["integer"] = bool(queries) and all(bool(q.integer) for q in queries)
     if "monotonic" in names:
-        params["monotonic"] = bool(monotonic) and bool(queries) and all(bool(q.monotonic) for q in queries)
+        params["monotonic"] = (bool(monotonic) and bool(queries) and _add_remove(schema)
+                               and all(bool(q.monotonic) for q in queries))
     elif monotonic:
         raise ValueError(f"{mechanism_id} has no monotonic variant")
     # Building a throw-away mechanism runs the catalogue's own parameter checks; it releases nothing.
     _create(mechanism_id, params, None)
     return Plan(mechanism_id, params, sensitivity, info.interactive)
+
+
+def _validate(q: QueryLike, schema: Any) -> None:
+    """The query's own schema check (unknown column, wrong kind) when it has one."""
+    check = getattr(q, "validate", None)
+    if callable(check):
+        check(schema)
+
+
+def _add_remove(schema: Any) -> bool:
+    """Monotonicity holds only under add/remove-one neighbours (under replace-one nothing is monotonic)."""
+    return getattr(schema, "neighbouring", "add_remove") == "add_remove"
 
 
 def _create(mechanism_id: str, params: dict[str, Any], seed: int | None) -> Mechanism:
@@ -340,6 +354,7 @@ class Run:
     def _check_adaptive(self, q: QueryLike) -> None:
         params = self.__mechanism.params
         try:
+            _validate(q, self._dataset.schema)
             s = float(q.sensitivity(self._dataset.schema))
         except ValueError as exc:
             raise ValueError(f"query {_describe(q)}: {exc}") from None

@@ -1,0 +1,188 @@
+"""``svtgui-cli queries``: generate query lists (QUERIES.json) and show what a list asks and costs.
+
+The generators are those of :mod:`svtgui.data.generators`; they take public inputs only. Two
+options read a domain off the data for convenience (``--observed``), which reveals which values
+or items occur: the command says so on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("queries", help="generate a query list (QUERIES.json) or show one",
+                       description="Generate query lists for `svtgui-cli run`, or show a list with each "
+                                   "query's sensitivity under a dataset's declared schema.")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    g = actions.add_parser("generate", help="write a generated query list",
+                           description="Write a generated query list as QUERIES.json.")
+    kinds = g.add_subparsers(dest="generator", metavar="GENERATOR", required=True)
+
+    def gen(name: str, help_: str, example: str) -> argparse.ArgumentParser:
+        k = kinds.add_parser(name, help=help_, description=help_, epilog=f"example: {example}")
+        k.add_argument("--out", required=True, metavar="QUERIES.json", help="output file ('-' for stdout)")
+        k.set_defaults(handler=generate)
+        return k
+
+    k = gen("range-sweep", "windows [a, a + width) for a = start, start + step, … < stop",
+            "svtgui-cli queries generate range-sweep --column age --start 17 --stop 90 --width 5 "
+            "--out q.json")
+    k.add_argument("--column", required=True)
+    k.add_argument("--start", type=float, required=True)
+    k.add_argument("--stop", type=float, required=True)
+    k.add_argument("--width", type=float, required=True)
+    k.add_argument("--step", type=float, help="distance between window starts (default: width)")
+    k = gen("random-ranges", "k random ranges [a, b) inside [low, high] (seeded: the choice is public)",
+            "svtgui-cli queries generate random-ranges --column age --low 17 --high 90 -k 1000 --out q.json")
+    k.add_argument("--column", required=True)
+    k.add_argument("--low", type=float, required=True)
+    k.add_argument("--high", type=float, required=True)
+    k.add_argument("-k", type=int, required=True, help="number of ranges")
+    k.add_argument("--seed", type=int, default=0)
+    k.add_argument("--min-width", type=float, default=1.0)
+    k.add_argument("--real", action="store_true", help="real-valued endpoints (default: integers)")
+    k = gen("clip-bound-sweep", "difference queries for choosing a clipping bound (Near & Abuah's auto_avg)",
+            "svtgui-cli queries generate clip-bound-sweep --column capital-gain --start 0 --stop 100000 "
+            "--step 2 --geometric --out q.json")
+    k.add_argument("--column", required=True)
+    k.add_argument("--start", type=float, required=True)
+    k.add_argument("--stop", type=float, required=True)
+    k.add_argument("--step", type=float, default=5.0, help="step (linear) or ratio > 1 (--geometric)")
+    k.add_argument("--geometric", action="store_true")
+    k.add_argument("--diff-step", type=float)
+    k.add_argument("--normalised", action=argparse.BooleanOptionalAction, default=None)
+    k = gen("every-item", "one support query per item of a transaction file",
+            "svtgui-cli queries generate every-item --items 38 39 41 48 --out q.json")
+    k.add_argument("--column", default="items")
+    src = k.add_mutually_exclusive_group(required=True)
+    src.add_argument("--items", nargs="+", help="the public item domain")
+    src.add_argument("--observed", metavar="DATA", help="read the items off this dataset (reveals them)")
+    k = gen("every-value", "one count per value of a categorical column",
+            "svtgui-cli queries generate every-value --data adult.csv --column education --out q.json")
+    k.add_argument("--data", required=True, metavar="FILE", help="dataset whose declared schema is used")
+    k.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    k.add_argument("--column", required=True)
+    src = k.add_mutually_exclusive_group()
+    src.add_argument("--values", nargs="+", help="the public domain (default: the declared categories)")
+    src.add_argument("--observed", action="store_true", help="read the values off the data (reveals them)")
+    k = gen("marginals", "every cell of every k-way marginal of some categorical columns",
+            "svtgui-cli queries generate marginals --data adult.csv --columns sex race -k 2 --observed "
+            "--out q.json")
+    k.add_argument("--data", required=True, metavar="FILE")
+    k.add_argument("--schema", metavar="SCHEMA.json")
+    k.add_argument("--columns", nargs="+", required=True)
+    k.add_argument("-k", type=int, default=2)
+    k.add_argument("--observed", action="store_true", help="read domains off the data (reveals them)")
+
+    s = actions.add_parser("show", help="list the queries of a file with their sensitivity",
+                           description="List the queries of QUERIES.json; with --data, also each query's "
+                                       "sensitivity under the dataset's declared schema (never its answers).",
+                           epilog="example: svtgui-cli queries show q.json --data adult.csv")
+    s.add_argument("file", metavar="QUERIES.json")
+    s.add_argument("--data", metavar="FILE")
+    s.add_argument("--schema", metavar="SCHEMA.json")
+    s.set_defaults(handler=show)
+
+
+def _load(path: str, schema: str | None):
+    from svtgui.cli import CliError
+    from svtgui.data import DatasetError, LoadOptions, load_dataset
+
+    try:
+        return load_dataset(path, LoadOptions(schema=schema))
+    except (DatasetError, ValueError) as exc:
+        raise CliError(f"--data: {exc}") from None
+
+
+def _revealing(what: str) -> None:
+    print(f"svtgui-cli queries: note: the {what} were read off the data; a query list built from them "
+          "reveals which ones occur", file=sys.stderr)
+
+
+def _build(args: argparse.Namespace) -> list[Any]:
+    from svtgui.data import generators as g
+
+    name = args.generator
+    if name == "range-sweep":
+        return g.range_sweep(args.column, args.start, args.stop, args.width, args.step)
+    if name == "random-ranges":
+        return g.random_ranges(args.column, args.low, args.high, args.k, seed=args.seed,
+                               integer=not args.real, min_width=args.min_width)
+    if name == "clip-bound-sweep":
+        return g.clip_bound_sweep(args.column, args.start, args.stop, args.step, geometric=args.geometric,
+                                  diff_step=args.diff_step, normalised=args.normalised)
+    if name == "every-item":
+        if args.observed:
+            _revealing("items")
+            return g.every_item(g.observed_items(_load(args.observed, None), args.column), args.column)
+        return g.every_item([_item(i) for i in args.items], args.column)
+    ds = _load(args.data, args.schema)
+    if name == "every-value":
+        values = args.values
+        if args.observed:
+            _revealing("values")
+            values = g.observed_values(ds, args.column)
+        return g.every_value(ds.schema, args.column, values)
+    values = None
+    if args.observed:
+        _revealing("values")
+        values = {c: g.observed_values(ds, c) for c in args.columns}
+    return g.marginals(ds.schema, args.columns, args.k, values)
+
+
+def _item(text: str) -> Any:
+    """Items typed on the command line: integers stay integers (FIMI ids), anything else is text."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def generate(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+    from svtgui.data.queries import queries_to_json
+
+    try:
+        queries = _build(args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    text = json.dumps(queries_to_json(queries), indent=1, ensure_ascii=False) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args.out)
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"--out {out}: {exc.strerror}") from None
+        print(f"{len(queries)} queries written to {out}", file=sys.stderr)
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+    from svtgui.data.queries import queries_from_json
+
+    path = Path(args.file)
+    try:
+        queries = queries_from_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: {exc}") from None
+    schema = _load(args.data, args.schema).schema if args.data else None
+    for i, q in enumerate(queries, start=1):
+        extra = ""
+        if schema is not None:
+            try:
+                extra = f"\tΔ = {q.sensitivity(schema):g}"
+            except ValueError as exc:
+                extra = f"\tnot usable: {exc}"
+        flags = ("integer" if q.integer else "real") + (", monotonic" if q.monotonic else "")
+        print(f"{i}\t{q.describe()}\t[{flags}]{extra}")
+    return 0
