@@ -294,12 +294,28 @@ class Universe:
         label = " and ".join(f"{c} = {v}" for c, v in assignment.items())
         return LinearQuery.counting(np.flatnonzero(mask.reshape(-1)), self.size, label)
 
-    def random_marginals(self, count: int, rng: np.random.Generator, *, width: int = 2) -> list[LinearQuery]:
-        """``count`` random marginal-cell queries on ``width`` random axes (for benches and tests)."""
+    def random_marginals(self, count: int, rng: np.random.Generator, *, width: int = 2,
+                         subsets: bool = False) -> list[LinearQuery]:
+        """``count`` random marginal queries over ``width`` random axes (for benches and tests).
+
+        With ``subsets`` each chosen axis is restricted to a random non-empty subset of its levels
+        (a conjunction of ``in`` conditions), otherwise to one level (one marginal cell).
+        """
         width = min(width, len(self.axes))
         out = []
         for _ in range(count):
-            chosen = rng.choice(len(self.axes), size=width, replace=False)
-            assignment = {self.axes[k].column: str(rng.choice(self.axes[k].levels)) for k in sorted(chosen)}
-            out.append(self.marginal(assignment))
+            mask = np.ones(self.shape, dtype=bool)
+            parts = []
+            for k in sorted(rng.choice(len(self.axes), size=width, replace=False).tolist()):
+                axis = self.axes[k]
+                take = rng.random(axis.size) < 0.5 if subsets else np.zeros(axis.size, dtype=bool)
+                if not take.any():
+                    take[rng.integers(axis.size)] = True
+                view = [1] * len(self.axes)
+                view[k] = -1
+                mask = mask & take.reshape(view)
+                chosen = [lv for lv, t in zip(axis.levels, take, strict=True) if t]
+                parts.append(f"{axis.column} in {{{', '.join(chosen)}}}" if len(chosen) > 1
+                             else f"{axis.column} = {chosen[0]}")
+            out.append(LinearQuery.counting(np.flatnonzero(mask.reshape(-1)), self.size, " and ".join(parts)))
         return out

@@ -18,7 +18,7 @@ from typing import Any
 
 # Importing the definition modules fills the registry.
 from svtgui.core.mechanisms import broken, ding, dwork_roth, lyu, lyu_broken  # noqa: F401
-from svtgui.core.mechanisms import sparse_project  # noqa: F401  (issue 4: linear queries)
+from svtgui.core.mechanisms import pmw, sparse_project  # noqa: F401  (issue 4: linear queries)
 from svtgui.core.mechanisms.base import (
     KNOWN_NON_PRIVATE,
     PRIVATE,
