@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "svtgui.commands.ledger",
     "svtgui.commands.report",
     "svtgui.commands.queries",
+    "svtgui.commands.release",
 ]
 
 EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3

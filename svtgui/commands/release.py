@@ -1,0 +1,185 @@
+"""``svtgui-cli sparse-project build|answer|info``: a SparseProject release file and its evaluator.
+
+``build`` (curator, has the data) charges the ledger, projects the dataset's histogram over the
+chosen universe and writes ``release.npz``. ``answer`` and ``info`` (anyone) read only that file:
+the analyst never needs the dataset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from svtgui.commands.ledger import add_ledger_option, open_ledger
+from svtgui.core import mechanisms
+from svtgui.core.budget import BudgetExceeded, fmt
+from svtgui.core.mechanisms.sparse_project import ProjectionRelease
+from svtgui.core.mechanisms.sparse_project_theory import ADD_REMOVE, GAUSSIAN, NEIGHBOURINGS, NOISES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sparse-project", help="SparseProject: build a release file, answer queries from it",
+                       description=__doc__.splitlines()[0])
+    inner = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    b = inner.add_parser(
+        "build", help="project a dataset over a universe and write the release (charges the ledger)",
+        description="Build a SparseProject release. The universe is the cross product of --columns: "
+                    "'sex' (categorical), 'education=Bachelors,Masters' (declared levels), 'age:8' (8 bins "
+                    "between declared bounds), 'age@17,25,35,50,91' (explicit edges).",
+        epilog="example: svtgui-cli sparse-project build --data adult.csv --columns age@17,25,35,45,55,65,91 "
+               "education sex Salary --epsilon 1 --delta 1e-6 --T 4096 --budget-epsilon 4 --out release.npz")
+    b.add_argument("--data", required=True, metavar="FILE", help="the private dataset")
+    b.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    b.add_argument("--columns", required=True, nargs="+", metavar="SPEC", help="universe axes (see above)")
+    b.add_argument("--epsilon", required=True, type=float, help="ε of the release (charged in full)")
+    b.add_argument("--delta", type=float, default=1e-6, help="δ of the release (default 1e-6)")
+    b.add_argument("--T", dest="projection_size", type=int, default=4096, help="projection size T")
+    b.add_argument("--queries-k", dest="queries", type=int, default=1000,
+                   help="k: number of queries the accuracy statement covers (default 1000)")
+    b.add_argument("--beta", type=float, default=0.05, help="failure probability β (default 0.05)")
+    b.add_argument("--sparsity", type=int, default=16, help="m: cells per query the statement covers")
+    b.add_argument("--neighbouring", choices=NEIGHBOURINGS, default=ADD_REMOVE)
+    b.add_argument("--noise", choices=NOISES, default=GAUSSIAN)
+    b.add_argument("--out", required=True, metavar="RELEASE.npz", help="release file to write")
+    add_ledger_option(b)
+    b.add_argument("--budget-epsilon", type=str, metavar="E", help="total ε budget of a new dataset")
+    b.add_argument("--budget-delta", type=str, metavar="D", help="total δ budget of a new dataset")
+    b.add_argument("--seed", type=int, help="seeded noise: reproducible and NOT secure (tests, demos only)")
+    b.set_defaults(handler=build)
+
+    a = inner.add_parser("answer", help="answer count queries from a release file (no dataset needed)",
+                         description="Answer count queries from a release alone.")
+    a.add_argument("--release", required=True, metavar="RELEASE.npz")
+    a.add_argument("--query", action="append", default=[], metavar="JSON",
+                   help='a count query, e.g. \'{"kind": "count", "where": {"column": "sex", "op": "=", '
+                        '"value": "Female"}}\' (repeatable)')
+    a.add_argument("--queries", metavar="QUERIES.json", help="a query list file (count queries)")
+    a.add_argument("--json", action="store_true", help="JSON lines output")
+    a.set_defaults(handler=answer)
+
+    i = inner.add_parser("info", help="print a release's public header",
+                         description="Show a release's header.")
+    i.add_argument("--release", required=True, metavar="RELEASE.npz")
+    i.set_defaults(handler=info)
+
+
+def build(args: argparse.Namespace) -> int:
+    from svtgui.cli import EXIT_BUDGET, CliError
+    from svtgui.commands.run import _register
+    from svtgui.data import DatasetError, LoadOptions, load_dataset
+    from svtgui.data.predicates import QueryError
+    from svtgui.data.universe import Universe
+
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise CliError(f"--out: directory {out.parent} does not exist")
+    params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
+                  queries=args.queries, beta=args.beta, sparsity=args.sparsity,
+                  neighbouring=args.neighbouring, noise=args.noise)
+    rng = mechanisms.seeded(args.seed) if args.seed is not None else None
+    mech = mechanisms.create("sparse_project", rng=rng, **params)  # bad parameters fail before loading
+    try:
+        ds = load_dataset(args.data, LoadOptions(schema=args.schema))
+        universe = Universe.of(ds, args.columns)
+        hist = universe.histogram(ds)
+    except (DatasetError, QueryError) as exc:
+        raise CliError(f"--data/--columns: {exc}") from None
+    for column in universe.levels_from_data:
+        print(f"svtgui-cli sparse-project: warning: the levels of {column!r} were read from the data and "
+              "are published in the release; declare them in the schema (categories) first", file=sys.stderr)
+    with open_ledger(args.ledger) as led:
+        _register(led, ds, {"budget_epsilon": args.budget_epsilon, "budget_delta": args.budget_delta})
+        try:
+            record = led.start_run(ds.fingerprint, "sparse_project", mech.params, args.epsilon, args.delta,
+                                   secure=mech.secure, noise_description=mech.noise_description)
+        except BudgetExceeded as exc:
+            raise CliError(str(exc), EXIT_BUDGET) from None
+        release = mech.release(hist, metadata={"universe": universe.to_json(), "dataset": ds.name})
+        release.save(out)
+        led.finish_run(record.id, "finished")
+        b = led.budget(ds.fingerprint)
+    if not mech.secure:
+        print("svtgui-cli sparse-project: warning: seeded noise is reproducible, NOT secure; never publish "
+              "this release", file=sys.stderr)
+    _print_theory(release)
+    print(f"wrote {out} (run {record.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
+          f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)})")
+    return 0
+
+
+def _load(path: str) -> ProjectionRelease:
+    from svtgui.cli import CliError
+
+    try:
+        return ProjectionRelease.load(path)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _print_theory(release: ProjectionRelease) -> None:
+    h, acc = release.header, release.header["accuracy"]
+    print(f"universe |X| = {release.universe_size}, T = {release.projection_size}, n = {release.n}"
+          f"{' (noisy)' if h['n_is_noisy'] else ''}, hash: degree-{release.hash.independence - 1} polynomial "
+          f"over GF(2^{release.hash.bits})")
+    print(f"privacy: {h['noise']} noise, scale {h['noise_scale_u']:.4g} per coordinate, "
+          f"(ε = {h['epsilon']:g}, δ = {h['delta']:g}), {h['neighbouring']} neighbours")
+    print(f"paper's T for n = {release.n}, m = {h['sparsity']}, k = {h['queries']}: "
+          f"{acc['paper_projection_size']:.3g} (α there = {acc['alpha_at_paper_size']:.4g})")
+    print(f"theoretical α at T = {release.projection_size}: {acc['alpha']:.4g} with probability "
+          f"{1 - acc['beta']:g} over k = {h['queries']} {h['sparsity']}-sparse queries "
+          f"(projection {acc['projection']:.3g} worst case ‖D‖₂ = n, noise {acc['noise']:.3g}, "
+          f"count {acc['count']:.3g})")
+
+
+def info(args: argparse.Namespace) -> int:
+    release = _load(args.release)
+    _print_theory(release)
+    universe = release.header.get("metadata", {}).get("universe", {})
+    for axis in universe.get("axes", []):
+        print(f"  {axis['column']}: {', '.join(axis['levels'])}")
+    return 0
+
+
+def answer(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+    from svtgui.data.predicates import QueryError
+    from svtgui.data.queries import queries_from_json, query_from_json
+    from svtgui.data.universe import Universe
+
+    release = _load(args.release)
+    try:
+        universe = Universe.from_json(release.header.get("metadata", {}).get("universe"))
+    except ValueError as exc:
+        raise CliError(f"{args.release}: the release has no usable universe description ({exc})") from None
+    queries = []
+    try:
+        for text in args.query:
+            queries.append(query_from_json(json.loads(text)))
+        if args.queries:
+            queries.extend(queries_from_json(Path(args.queries).read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--query: not JSON ({exc})") from None
+    except OSError as exc:
+        raise CliError(f"--queries: cannot read {args.queries}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CliError(f"--query/--queries: {exc}") from None
+    if not queries:
+        raise CliError("give at least one --query or --queries")
+    try:
+        linear = [universe.query(q) for q in queries]
+    except QueryError as exc:
+        raise CliError(f"query does not fit the release's universe: {exc}") from None
+    values = release.answer_many(linear)
+    m = release.header.get("sparsity")
+    for q, lq, v in zip(queries, linear, values, strict=True):
+        note = f" (touches {lq.sparsity} cells > m = {m}: outside the accuracy statement)" \
+            if m and lq.sparsity > m else ""
+        if args.json:
+            print(json.dumps({"query": q.to_json(), "fraction": v, "count": v * release.n,
+                              "cells": lq.sparsity}, ensure_ascii=False))
+        else:
+            print(f"{v:.5f}  ≈ {v * release.n:.1f} rows  {q.describe()}{note}")
+    return 0
