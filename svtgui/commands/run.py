@@ -19,6 +19,7 @@ from svtgui.commands.report import check_report_paths, write_reports
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.session.ledger import Ledger
+from svtgui.session.report.content import value_text
 from svtgui.session.runner import Row, start_run
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
@@ -222,7 +223,7 @@ def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
             lines.append(json.dumps({"index": r.index, "above": r.above, "value": r.value, "gap": r.gap,
                                      "query": r.description, "time": r.time}, ensure_ascii=False))
         else:
-            value = "" if r.value is None else f"{r.value:g}"
+            value = value_text(r.value)
             lines.append(f"{r.index}\t{r.symbol}\t{value}\t{r.description}")
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")

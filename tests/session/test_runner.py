@@ -61,7 +61,13 @@ def _run(ledger, queries, mech="sparse", seed=1, monotonic=False, **params):
 
 
 def _ledger_rows(ledger, run_id):
-    return [(r.index, r.description, r.above, r.value, r.gap, r.time) for r in ledger.responses(run_id)]
+    """Rows as another connection sees them: only what is committed."""
+    other = sqlite3.connect(ledger.path)
+    try:
+        return [(i, d, bool(a), v, g, t) for i, d, a, v, g, t in other.execute(
+            "SELECT idx, description, above, value, gap, time FROM responses WHERE run_id = ?", (run_id,))]
+    finally:
+        other.close()
 
 
 def test_guarantee_is_committed_before_the_first_answer(ledger):

@@ -133,9 +133,12 @@ def _param(v: Any) -> str:
     if v is None:
         return "default"
     if isinstance(v, float):
-        return f"{v:g}"
+        return value_text(v)
     return str(v)
 
 
 def value_text(v: float | int | None) -> str:
-    return "" if v is None else f"{v:g}"
+    """A released number in full (shortest text that round-trips; never rounded to 6 digits)."""
+    if v is None:
+        return ""
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
