@@ -260,7 +260,7 @@ SPARSE_PROJECT = MechanismInfo(
     interactive=False,
     releases_numbers=True,
     status=PRIVATE,
-    params=(EPSILON, Param(DELTA.name, DELTA.kind, DELTA.description, default=1e-6, required=True,
+    params=(EPSILON, Param(DELTA.name, DELTA.kind, DELTA.description, default=1e-6,
                            minimum=0.0, maximum=1.0),
             PROJECTION_SIZE, QUERIES, BETA, SPARSITY, NEIGHBOURING, NOISE, COUNT_SHARE),
     notes="Privacy calibration corrected from the seed: its Laplace scale √(8 ln(1/δ))/ε is enough for "
