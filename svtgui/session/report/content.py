@@ -16,11 +16,12 @@ from typing import Any
 from svtgui import __version__
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
-from svtgui.session.ledger import RUNNING, Ledger
+from svtgui.session.ledger import RUNNING, Ledger, RunRecord
 
 REPORT_FORMAT = "svtgui-release-report"
 REPORT_VERSION = 1
 ACCURACY_BETA = 0.05
+SEEDED_WARNING = "reproducible, NOT secure"
 NEIGHBOURS = {"add_remove": "adding or removing one person's record",
               "replace": "replacing one person's record with another"}
 
@@ -76,9 +77,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
         "run": {"id": run.id, "status": run.status, "started_at": run.started_at, "ended_at": run.ended_at,
                 "queries_planned": run.queries_planned, "answered": len(rows), "above": above,
                 "cutoff": run.params.get("cutoff")},
-        "noise": {"source": run.noise, "secure": run.secure,
-                  "description": run.noise_description if run.secure
-                  else f"{run.noise_description} (seeded: reproducible, NOT secure)"},
+        "noise": {"source": run.noise, "secure": run.secure, "description": _noise_description(run)},
         "budget": {"total_epsilon": fmt(b.total_epsilon), "total_delta": fmt(b.total_delta),
                    "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
@@ -89,9 +88,17 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     }
 
 
+def _noise_description(run: RunRecord) -> str:
+    """The noise source in words; a seeded one always says it is reproducible and NOT secure."""
+    text = run.noise_description
+    if not run.secure and SEEDED_WARNING not in text:
+        text = f"{text} (seeded: {SEEDED_WARNING})"
+    return text
+
+
 def noise_line(data: dict[str, Any]) -> str:
     n = data["noise"]
-    return "secure (OS CSPRNG)" if n["secure"] else f"seeded — reproducible, NOT secure: {n['description']}"
+    return f"secure: {n['description']}" if n["secure"] else n["description"]
 
 
 def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
