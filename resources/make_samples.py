@@ -32,16 +32,47 @@ N_ROWS = 30_000
 N_BASKETS = 5_000
 N_ITEMS = 400
 
-EDUCATION = [("Preschool", 1), ("1st-4th", 2), ("5th-6th", 3), ("7th-8th", 4), ("9th", 5), ("10th", 6),
-             ("11th", 7), ("12th", 8), ("HS-grad", 9), ("Some-college", 10), ("Assoc-voc", 11),
-             ("Assoc-acdm", 12), ("Bachelors", 13), ("Masters", 14), ("Prof-school", 15), ("Doctorate", 16)]
+EDUCATION = [
+    ("Preschool", 1),
+    ("1st-4th", 2),
+    ("5th-6th", 3),
+    ("7th-8th", 4),
+    ("9th", 5),
+    ("10th", 6),
+    ("11th", 7),
+    ("12th", 8),
+    ("HS-grad", 9),
+    ("Some-college", 10),
+    ("Assoc-voc", 11),
+    ("Assoc-acdm", 12),
+    ("Bachelors", 13),
+    ("Masters", 14),
+    ("Prof-school", 15),
+    ("Doctorate", 16),
+]
 EDU_WEIGHTS = [0.2, 0.5, 1.0, 2.0, 1.6, 2.9, 3.6, 1.3, 32.3, 22.4, 4.2, 3.3, 16.4, 5.3, 1.8, 1.2]
 MARITAL = ["Never-married", "Married-civ-spouse", "Divorced", "Separated", "Widowed"]
-OCCUPATION = ["Adm-clerical", "Craft-repair", "Exec-managerial", "Farming-fishing", "Handlers-cleaners",
-              "Machine-op-inspct", "Other-service", "Prof-specialty", "Protective-serv", "Sales",
-              "Tech-support", "Transport-moving"]
-BOUNDS = {"age": (17, 90), "education_num": (1, 16), "hours_per_week": (1, 99),
-          "capital_gain": (0, 99999), "capital_loss": (0, 4356)}
+OCCUPATION = [
+    "Adm-clerical",
+    "Craft-repair",
+    "Exec-managerial",
+    "Farming-fishing",
+    "Handlers-cleaners",
+    "Machine-op-inspct",
+    "Other-service",
+    "Prof-specialty",
+    "Protective-serv",
+    "Sales",
+    "Tech-support",
+    "Transport-moving",
+]
+BOUNDS = {
+    "age": (17, 90),
+    "education_num": (1, 16),
+    "hours_per_week": (1, 99),
+    "capital_gain": (0, 99999),
+    "capital_loss": (0, 4356),
+}
 
 
 def census(rng: np.random.Generator) -> pd.DataFrame:
@@ -52,8 +83,11 @@ def census(rng: np.random.Generator) -> pd.DataFrame:
     education = np.array([e for e, _ in EDUCATION])[edu_idx]
     edu_num = np.array([k for _, k in EDUCATION])[edu_idx]
     married_p = np.clip((age - 20) / 30, 0.02, 0.6)
-    marital = np.where(rng.random(n) < married_p, "Married-civ-spouse",
-                       rng.choice(["Never-married", "Divorced", "Separated", "Widowed"], size=n, p=[0.6, 0.25, 0.05, 0.1]))
+    marital = np.where(
+        rng.random(n) < married_p,
+        "Married-civ-spouse",
+        rng.choice(["Never-married", "Divorced", "Separated", "Widowed"], size=n, p=[0.6, 0.25, 0.05, 0.1]),
+    )
     marital = np.where(age < 22, "Never-married", marital)
     occupation = rng.choice(OCCUPATION, size=n).astype(object)
     occupation[rng.random(n) < 0.05] = "?"
@@ -67,20 +101,35 @@ def census(rng: np.random.Generator) -> pd.DataFrame:
     score = -7.5 + 0.35 * edu_num + 0.04 * (age - 17) + 0.03 * hours + 0.8 * (marital == "Married-civ-spouse")
     score += 0.4 * (sex == "Male") + 2.0 * (gain > 5000)
     income = np.where(rng.random(n) < 1 / (1 + np.exp(-score)), ">50K", "<=50K")
-    return pd.DataFrame({"age": age, "sex": sex, "education": education, "education_num": edu_num,
-                         "marital_status": marital, "occupation": occupation, "hours_per_week": hours,
-                         "capital_gain": gain, "capital_loss": loss, "income": income})
+    return pd.DataFrame(
+        {
+            "age": age,
+            "sex": sex,
+            "education": education,
+            "education_num": edu_num,
+            "marital_status": marital,
+            "occupation": occupation,
+            "hours_per_week": hours,
+            "capital_gain": gain,
+            "capital_loss": loss,
+            "income": income,
+        }
+    )
 
 
 def census_schema() -> dict:
-    cols = [{"name": "age", "kind": "numeric"}, {"name": "sex", "kind": "categorical", "categories": ["Female", "Male"]},
-            {"name": "education", "kind": "categorical", "categories": [e for e, _ in EDUCATION]},
-            {"name": "education_num", "kind": "numeric"},
-            {"name": "marital_status", "kind": "categorical", "categories": MARITAL},
-            {"name": "occupation", "kind": "categorical", "categories": OCCUPATION},
-            {"name": "hours_per_week", "kind": "numeric"}, {"name": "capital_gain", "kind": "numeric"},
-            {"name": "capital_loss", "kind": "numeric"},
-            {"name": "income", "kind": "categorical", "categories": ["<=50K", ">50K"]}]
+    cols = [
+        {"name": "age", "kind": "numeric"},
+        {"name": "sex", "kind": "categorical", "categories": ["Female", "Male"]},
+        {"name": "education", "kind": "categorical", "categories": [e for e, _ in EDUCATION]},
+        {"name": "education_num", "kind": "numeric"},
+        {"name": "marital_status", "kind": "categorical", "categories": MARITAL},
+        {"name": "occupation", "kind": "categorical", "categories": OCCUPATION},
+        {"name": "hours_per_week", "kind": "numeric"},
+        {"name": "capital_gain", "kind": "numeric"},
+        {"name": "capital_loss", "kind": "numeric"},
+        {"name": "income", "kind": "categorical", "categories": ["<=50K", ">50K"]},
+    ]
     for c in cols:
         if c["name"] in BOUNDS:
             c["lower"], c["upper"] = BOUNDS[c["name"]]
@@ -106,15 +155,20 @@ def main() -> int:
     rng = np.random.default_rng(SEED)
     SAMPLES.mkdir(parents=True, exist_ok=True)
     census(rng).to_csv(SAMPLES / "census.csv", index=False, lineterminator="\n")
-    (SAMPLES / "census.schema.json").write_text(json.dumps(census_schema(), indent=2) + "\n", encoding="utf-8")
+    (SAMPLES / "census.schema.json").write_text(
+        json.dumps(census_schema(), indent=2) + "\n", encoding="utf-8"
+    )
     ranges = generators.random_ranges("age", 17, 91, 2000, seed=SEED)
     (SAMPLES / "census.queries.json").write_text(json.dumps(queries_to_json(ranges)) + "\n", encoding="utf-8")
     sweep = generators.clip_bound_sweep("capital_gain", 1, 100_000, 25)
-    (SAMPLES / "census.clip_sweep.queries.json").write_text(json.dumps(queries_to_json(sweep)) + "\n",
-                                                           encoding="utf-8")
+    (SAMPLES / "census.clip_sweep.queries.json").write_text(
+        json.dumps(queries_to_json(sweep)) + "\n", encoding="utf-8"
+    )
     lines = [" ".join(map(str, b)) for b in baskets(rng)]
     (SAMPLES / "baskets.dat").write_text("\n".join(lines) + "\n", encoding="ascii")
-    print(f"wrote {SAMPLES}: census.csv ({N_ROWS} rows), baskets.dat ({N_BASKETS} baskets), schema, query sets")
+    print(
+        f"wrote {SAMPLES}: census.csv ({N_ROWS} rows), baskets.dat ({N_BASKETS} baskets), schema, query sets"
+    )
     return 0
 
 

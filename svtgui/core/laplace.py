@@ -19,8 +19,9 @@ def laplace_scale(sensitivity: float, epsilon: float, *, integer: bool = False) 
     return lattice.effective_sensitivity / validation.positive("epsilon", epsilon)
 
 
-def laplace_release(value: float, sensitivity: float, epsilon: float, rng: NoiseSource | None = None, *,
-                    integer: bool = False) -> float | int:
+def laplace_release(
+    value: float, sensitivity: float, epsilon: float, rng: NoiseSource | None = None, *, integer: bool = False
+) -> float | int:
     """``value`` + discrete Laplace noise of scale Δ_eff/ε on the lattice; ε-DP for sensitivity Δ.
 
     ``integer=True`` for counts: step 1, the release is an int. ``rng`` defaults to the OS CSPRNG.

@@ -26,7 +26,7 @@ class Dataset:
     name: str
     path: Path | None
     fingerprint: str
-    frame: pd.DataFrame
+    frame: pd.DataFrame = field(repr=False)  # private data: never in a repr or a log line
     schema: Schema
     format: str = "frame"
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -50,8 +50,9 @@ class Dataset:
     def _check_schema(self, schema: Schema) -> None:
         names = [str(c) for c in self.frame.columns]
         if schema.names != names:
-            raise DatasetError(f"schema columns {schema.names} do not match the data's columns {names}",
-                               path=self.path)
+            raise DatasetError(
+                f"schema columns {schema.names} do not match the data's columns {names}", path=self.path
+            )
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, name: str = "data", schema: Schema | None = None) -> Dataset:

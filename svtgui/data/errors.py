@@ -11,8 +11,14 @@ class DatasetError(Exception):
     ``line`` is 1-based and counts physical lines of the file (the header is line 1).
     """
 
-    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
-                 column: str | int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        column: str | int | None = None,
+    ) -> None:
         self.message = message
         self.path = None if path is None else Path(path)
         self.line = line
@@ -26,7 +32,9 @@ class DatasetError(Exception):
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.column is not None:
-            where.append(f"column {self.column!r}" if isinstance(self.column, str) else f"column {self.column}")
+            where.append(
+                f"column {self.column!r}" if isinstance(self.column, str) else f"column {self.column}"
+            )
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 

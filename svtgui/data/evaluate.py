@@ -85,6 +85,7 @@ def _public_n(ds: Dataset) -> int:
 
 # -- numeric columns ---------------------------------------------------------------------------------
 
+
 def sorted_values(ds: Dataset, column: str) -> np.ndarray:
     """Non-missing values of a numeric column, sorted (cached on the dataset)."""
     key = ("sorted", column)
@@ -127,8 +128,8 @@ def _ranges(ds: Dataset, batch: list[RangeCount]) -> np.ndarray:
 def clipped_sum(xs: np.ndarray, prefix: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Σclip(x, l, u) for sorted ``xs`` with prefix sums, vectorised over (l, u) pairs."""
     n = len(xs)
-    i = np.searchsorted(xs, lower, "left")    # x < l
-    j = np.searchsorted(xs, upper, "right")   # x <= u
+    i = np.searchsorted(xs, lower, "left")  # x < l
+    j = np.searchsorted(xs, upper, "right")  # x <= u
     j = np.maximum(i, j)
     return lower * i + (prefix[j] - prefix[i]) + upper * (n - j)
 
@@ -149,8 +150,8 @@ def _clip_diffs(ds: Dataset, batch: list[ClipDiff]) -> np.ndarray:
         b = np.array([batch[i].bound for i in ix], dtype=np.float64)
         s = np.array([batch[i].step for i in ix], dtype=np.float64)
         n = len(xs)
-        i = np.searchsorted(xs, b, "right")       # x <= b
-        j = np.searchsorted(xs, b + s, "right")   # x <= b + s
+        i = np.searchsorted(xs, b, "right")  # x <= b
+        j = np.searchsorted(xs, b + s, "right")  # x <= b + s
         diff = (prefix[j] - prefix[i]) - b * (j - i) + s * (n - j)
         norm = np.array([batch[k].normalised for k in ix])
         out[ix] = np.where(norm, diff / s, diff)
@@ -159,11 +160,14 @@ def _clip_diffs(ds: Dataset, batch: list[ClipDiff]) -> np.ndarray:
 
 # -- item sets ---------------------------------------------------------------------------------------
 
+
 class _Postings:
     """item → sorted basket ids, from one pass over the exploded item-set column."""
 
     def __init__(self, column: pd.Series) -> None:
-        lengths = column.map(lambda b: len(b) if isinstance(b, tuple | list | frozenset | set) else 0).to_numpy()
+        lengths = column.map(
+            lambda b: len(b) if isinstance(b, tuple | list | frozenset | set) else 0
+        ).to_numpy()
         flat = [it for b in column if isinstance(b, tuple | list | frozenset | set) for it in b]
         baskets = np.repeat(np.arange(len(column)), lengths)
         self.numeric = all(isinstance(it, int | np.integer) for it in flat[:1000])
@@ -173,7 +177,9 @@ class _Postings:
         pairs = pd.DataFrame({"i": items, "b": baskets}).drop_duplicates()
         pairs = pairs.sort_values(["i", "b"], kind="stable")
         self.baskets = pairs["b"].to_numpy()
-        self.items, self.starts, self.counts = np.unique(pairs["i"].to_numpy(), return_index=True, return_counts=True)
+        self.items, self.starts, self.counts = np.unique(
+            pairs["i"].to_numpy(), return_index=True, return_counts=True
+        )
 
     def coerce(self, item: Any) -> Any:
         if self.numeric:
@@ -193,7 +199,7 @@ class _Postings:
         pos = int(np.searchsorted(self.items, item))
         if pos >= len(self.items) or self.items[pos] != item:
             return np.empty(0, dtype=self.baskets.dtype)
-        return self.baskets[self.starts[pos]: self.starts[pos] + self.counts[pos]]
+        return self.baskets[self.starts[pos] : self.starts[pos] + self.counts[pos]]
 
 
 def postings(ds: Dataset, column: str) -> _Postings:
@@ -230,6 +236,7 @@ def _supports(ds: Dataset, batch: list[ItemSupport]) -> np.ndarray:
 
 # -- predicates --------------------------------------------------------------------------------------
 
+
 class _Counts:
     """Counts of predicates over one dataset, sharing masks and group counts within a call."""
 
@@ -265,8 +272,9 @@ class _Counts:
             masks = [self.mask(c) for c in where.children]
             return np.logical_and.reduce(masks) if where.op == "and" else np.logical_or.reduce(masks)
         if where not in self.masks:
-            self.masks[where] = condition_mask(self.frame[where.column],
-                                               self.ds.schema.column(where.column).kind, where)
+            self.masks[where] = condition_mask(
+                self.frame[where.column], self.ds.schema.column(where.column).kind, where
+            )
         return self.masks[where]
 
 
@@ -307,7 +315,11 @@ def coerce_value(series: pd.Series, kind: ColumnKind, value: Any, column: str) -
             return pd.Timestamp(value)
         except (ValueError, TypeError):
             raise QueryError(f"column {column!r} holds dates; {value!r} is not a date") from None
-    return str(value) if not isinstance(series.dtype, pd.CategoricalDtype) or not isinstance(value, str) else value
+    return (
+        str(value)
+        if not isinstance(series.dtype, pd.CategoricalDtype) or not isinstance(value, str)
+        else value
+    )
 
 
 def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.ndarray:
@@ -332,5 +344,7 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
         if op == "between":
             m = (x >= coerced[0]) & (x <= coerced[1])
         else:
-            m = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}[op](x, coerced[0])
+            m = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}[op](
+                x, coerced[0]
+            )
     return np.asarray(m, dtype=bool) & valid

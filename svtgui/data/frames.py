@@ -31,12 +31,10 @@ def tidy_frame(frame: pd.DataFrame, *, categorical: bool) -> pd.DataFrame:
 def _is_text(s: pd.Series) -> bool:
     if isinstance(s.dtype, pd.CategoricalDtype):
         return False
-    if pd.api.types.is_string_dtype(s.dtype):
-        return True
-    if s.dtype != object:
-        return False
-    first = s.dropna()
-    return not (len(first) and isinstance(first.iloc[0], tuple))
+    if s.dtype == object:
+        first = s.dropna()
+        return not (len(first) and isinstance(first.iloc[0], tuple))
+    return pd.api.types.is_string_dtype(s.dtype)
 
 
 def _as_category(s: pd.Series) -> pd.Series:
@@ -46,18 +44,31 @@ def _as_category(s: pd.Series) -> pd.Series:
     return cat.astype(pd.CategoricalDtype(cat.cat.categories.astype(object)))
 
 
-def combine_chunks(chunks: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate chunks column by column, reconciling types (see the module docstring)."""
-    if len(chunks) == 1:
-        frame = chunks[0].reset_index(drop=True)
-        return pd.DataFrame({name: _finish(frame[name]) for name in frame.columns})
+Chunk = dict[str, pd.Series]
+
+
+def split_chunk(frame: pd.DataFrame) -> Chunk:
+    """A parsed chunk as independent columns (copies), so each can be freed once concatenated.
+
+    A DataFrame keeps same-typed columns in one 2-D block; deleting a column from it frees nothing,
+    which would keep every chunk alive until the end of the load.
+    """
+    tidy = tidy_frame(frame, categorical=True)
+    return {name: tidy[name].reset_index(drop=True).copy(deep=True) for name in tidy.columns}
+
+
+def combine_chunks(chunks: list[Chunk]) -> pd.DataFrame:
+    """Concatenate chunks column by column, reconciling types (see the module docstring).
+
+    The chunks are consumed: each column's parts are dropped as soon as they are joined.
+    """
+    names = list(chunks[0])
     columns = {}
-    for name in chunks[0].columns:
-        parts = [c[name].reset_index(drop=True) for c in chunks]
-        columns[name] = _finish(_concat_column(parts))
-        for c in chunks:  # free memory as we go
-            del c[name]
-    return pd.DataFrame(columns)
+    for name in names:
+        parts = [c.pop(name) for c in chunks]
+        columns[name] = _finish(parts[0] if len(parts) == 1 else _concat_column(parts))
+        del parts
+    return pd.DataFrame(columns, copy=False)
 
 
 def _concat_column(parts: list[pd.Series]) -> pd.Series:

@@ -44,7 +44,9 @@ def _finite(name: str, v: Any) -> float:
     return float(v)
 
 
-def range_sweep(column: str, start: float, stop: float, width: float, step: float | None = None) -> list[RangeCount]:
+def range_sweep(
+    column: str, start: float, stop: float, width: float, step: float | None = None
+) -> list[RangeCount]:
     """Windows [a, a + width) for a = start, start + step, … while a < stop (step defaults to width)."""
     start, stop = _finite("start", start), _finite("stop", stop)
     width = _positive("width", width)
@@ -56,8 +58,16 @@ def range_sweep(column: str, start: float, stop: float, width: float, step: floa
     return [RangeCount(column, _tidy(start + i * step), _tidy(start + i * step + width)) for i in range(k)]
 
 
-def random_ranges(column: str, low: float, high: float, k: int, *, seed: int = 0, integer: bool = True,
-                  min_width: float = 1.0) -> list[RangeCount]:
+def random_ranges(
+    column: str,
+    low: float,
+    high: float,
+    k: int,
+    *,
+    seed: int = 0,
+    integer: bool = True,
+    min_width: float = 1.0,
+) -> list[RangeCount]:
     """``k`` random ranges [a, b) inside [low, high] with b − a ≥ min_width (public, seeded)."""
     low, high = _finite("low", low), _finite("high", high)
     min_width = _positive("min_width", min_width)
@@ -75,8 +85,16 @@ def random_ranges(column: str, low: float, high: float, k: int, *, seed: int = 0
     return [RangeCount(column, _tidy(x), _tidy(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
 
 
-def clip_bound_sweep(column: str, start: float, stop: float, step: float = 5.0, *, geometric: bool = False,
-                     diff_step: float | None = None, normalised: bool | None = None) -> list[ClipDiff]:
+def clip_bound_sweep(
+    column: str,
+    start: float,
+    stop: float,
+    step: float = 5.0,
+    *,
+    geometric: bool = False,
+    diff_step: float | None = None,
+    normalised: bool | None = None,
+) -> list[ClipDiff]:
     """Difference queries for the clipping-bound search.
 
     Linear (the notebook's ``bs = range(start, stop, step)``): bounds b = start, start + step, …,
@@ -121,22 +139,27 @@ def every_value(schema: Schema, column: str, values: Sequence[Any] | None = None
     col = _column(schema, column)
     if values is None:
         if col.categories is None:
-            raise QueryError(f"column {column!r} has no declared categories; pass the values explicitly "
-                             "or declare them in the schema")
+            raise QueryError(
+                f"column {column!r} has no declared categories; pass the values explicitly "
+                "or declare them in the schema"
+            )
         values = col.categories
     if not values:
         raise QueryError(f"no values given for column {column!r}")
     return [Count(Condition(column, "=", v)) for v in values]
 
 
-def marginals(schema: Schema, columns: Sequence[str], k: int = 2,
-              values: Mapping[str, Sequence[Any]] | None = None) -> list[Count]:
+def marginals(
+    schema: Schema, columns: Sequence[str], k: int = 2, values: Mapping[str, Sequence[Any]] | None = None
+) -> list[Count]:
     """Every cell of every k-way marginal of ``columns``: counts of AND-ed equalities.
 
     Domains come from ``values`` (column → list) or the schema's declared categories.
     """
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(columns):
-        raise QueryError(f"k must be an integer between 1 and {len(columns)} (the number of columns), got {k!r}")
+        raise QueryError(
+            f"k must be an integer between 1 and {len(columns)} (the number of columns), got {k!r}"
+        )
     if len(set(columns)) != len(columns):
         raise QueryError("columns must be distinct")
     values = dict(values or {})

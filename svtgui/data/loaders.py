@@ -21,13 +21,24 @@ import pandas as pd
 from svtgui.data import textio
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, LoadCancelled
-from svtgui.data.frames import combine_chunks, tidy_frame
+from svtgui.data.frames import Chunk, combine_chunks, split_chunk, tidy_frame
 from svtgui.data.schema import Schema, SchemaError, infer_schema
 from svtgui.data.textio import Progress
 
 FORMATS = ("csv", "tsv", "parquet", "excel", "jsonl", "fimi")
-_SUFFIXES = {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
-             ".xlsx": "excel", ".xlsm": "excel", ".jsonl": "jsonl", ".ndjson": "jsonl", ".dat": "fimi"}
+_SUFFIXES = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".xlsx": "excel",
+    ".xlsm": "excel",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".dat": "fimi",
+}
 DEFAULT_MISSING = ("?",)
 
 
@@ -49,7 +60,7 @@ class LoadOptions:
     header: bool = True
     sheet: str | int = 0
     schema: Schema | str | Path | None = None
-    chunk_rows: int = 100_000
+    chunk_rows: int = 50_000
     item_column: str = "items"
 
     def __post_init__(self) -> None:
@@ -70,14 +81,21 @@ class _Loaded:
     notes: list[str] = field(default_factory=list)
 
 
-def load_dataset(path: str | Path, options: LoadOptions | None = None,
-                 progress: Progress | None = None) -> Dataset:
+def load_dataset(
+    path: str | Path, options: LoadOptions | None = None, progress: Progress | None = None
+) -> Dataset:
     """Load ``path`` into a :class:`Dataset` (see the module docstring for the guarantees)."""
     options = options or LoadOptions()
     path = Path(path)
     fmt = _check_path(path, options)
-    readers = {"csv": _read_delimited, "tsv": _read_delimited, "parquet": _read_parquet, "excel": _read_excel,
-               "jsonl": _read_jsonl, "fimi": _read_fimi}
+    readers = {
+        "csv": _read_delimited,
+        "tsv": _read_delimited,
+        "parquet": _read_parquet,
+        "excel": _read_excel,
+        "jsonl": _read_jsonl,
+        "fimi": _read_fimi,
+    }
     try:
         loaded = readers[fmt](path, options, progress)
     except (DatasetError, LoadCancelled):
@@ -106,31 +124,38 @@ def _check_path(path: Path, options: LoadOptions) -> str:
     fmt = options.format or _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         known = ", ".join(sorted(_SUFFIXES))
-        raise DatasetError(f"unknown file type {path.suffix or '(no suffix)'!r}; known: {known} "
-                           "(or choose a format in the load options)", path=path)
+        raise DatasetError(
+            f"unknown file type {path.suffix or '(no suffix)'!r}; known: {known} "
+            "(or choose a format in the load options)",
+            path=path,
+        )
     return fmt
 
 
 def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema:
     inferred = infer_schema(frame)
     declared = options.schema
-    if declared is None:
+    if isinstance(declared, Schema):
+        source = path
+    else:
         sidecar = path.with_name(path.stem + ".schema.json")
-        declared = sidecar if sidecar.exists() else None
-    if declared is None:
-        return inferred
+        source = Path(declared) if declared is not None else sidecar if sidecar.exists() else None
+        if source is None:
+            return inferred
+        try:
+            declared = Schema.from_json(source.read_text(encoding="utf-8"))
+        except SchemaError as e:
+            raise DatasetError(f"schema: {e}", path=source) from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise DatasetError(f"cannot read the schema file: {e}", path=source) from None
     try:
-        if not isinstance(declared, Schema):
-            declared = Schema.from_json(Path(declared).read_text(encoding="utf-8"))
         return inferred.merged(declared)
     except SchemaError as e:
-        where = path if isinstance(options.schema, Schema) else Path(str(options.schema or declared))
-        raise DatasetError(f"schema: {e}", path=where) from None
-    except OSError as e:
-        raise DatasetError(f"cannot read the schema file: {e.strerror or e}", path=Path(str(declared))) from None
+        raise DatasetError(f"schema: {e}", path=source) from None
 
 
 # -- delimited text ---------------------------------------------------------------------------------
+
 
 def _encoding(path: Path, options: LoadOptions, sample: bytes) -> str:
     if options.encoding is not None:
@@ -141,11 +166,21 @@ def _encoding(path: Path, options: LoadOptions, sample: bytes) -> str:
 def _read_delimited(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
-    if options.encoding is not None and textio.looks_binary(sample) and "16" not in encoding and "32" not in encoding:
-        raise DatasetError("this looks like a binary file, not text (it contains NUL or control bytes)", path=path)
+    if (
+        options.encoding is not None
+        and textio.looks_binary(sample)
+        and "16" not in encoding
+        and "32" not in encoding
+    ):
+        raise DatasetError(
+            "this looks like a binary file, not text (it contains NUL or control bytes)", path=path
+        )
     text = sample.decode(encoding, errors="replace")
-    delimiter = options.delimiter or ("\t" if path.suffix.lower() in (".tsv", ".tab") and "\t" in text
-                                      else textio.detect_delimiter(text, path))
+    delimiter = options.delimiter or (
+        "\t"
+        if path.suffix.lower() in (".tsv", ".tab") and "\t" in text
+        else textio.detect_delimiter(text, path)
+    )
     try:
         return _parse_delimited(path, options, progress, encoding, delimiter)
     except DatasetError as e:
@@ -155,21 +190,30 @@ def _read_delimited(path: Path, options: LoadOptions, progress: Progress | None)
         raise
 
 
-def _parse_delimited(path: Path, options: LoadOptions, progress: Progress | None, encoding: str,
-                     delimiter: str) -> _Loaded:
-    chunks: list[pd.DataFrame] = []
+def _parse_delimited(
+    path: Path, options: LoadOptions, progress: Progress | None, encoding: str, delimiter: str
+) -> _Loaded:
+    chunks: list[Chunk] = []
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
         import io
 
-        buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+        buffered = io.BufferedReader(raw, buffer_size=1 << 18)
         try:
             reader = pd.read_csv(
-                buffered, sep=delimiter, encoding=encoding, skipinitialspace=True, header=0 if options.header else None,
-                na_values=list(options.missing), keep_default_na=options.standard_missing,
-                chunksize=options.chunk_rows, engine="c", low_memory=True)
+                buffered,
+                sep=delimiter,
+                encoding=encoding,
+                skipinitialspace=True,
+                header=0 if options.header else None,
+                na_values=list(options.missing),
+                keep_default_na=options.standard_missing,
+                chunksize=options.chunk_rows,
+                engine="c",
+                low_memory=True,
+            )
             with reader:
                 for chunk in reader:
-                    chunks.append(tidy_frame(chunk, categorical=True))
+                    chunks.append(split_chunk(chunk))
         except pd.errors.EmptyDataError:
             raise DatasetError("the file has no columns (it is empty or blank)", path=path) from None
         except pd.errors.ParserError as e:
@@ -178,7 +222,7 @@ def _parse_delimited(path: Path, options: LoadOptions, progress: Progress | None
             raise DatasetError(f"cannot be decoded as {encoding} ({e.reason})", path=path) from None
         raw.drain()
         fingerprint = raw.fingerprint
-    if not chunks:
+    if not sum(len(next(iter(c.values()), ())) for c in chunks):
         raise DatasetError("the file has a header but no data rows", path=path, line=2)
     frame = combine_chunks(chunks)
     if not options.header:
@@ -191,10 +235,15 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
     for i, name in enumerate(frame.columns):
         if str(name).startswith("Unnamed: "):
             raise DatasetError("the header has an empty column name", path=path, line=1, column=i + 1)
-    dupes = [c for c in frame.columns if "." in str(c) and str(c).rsplit(".", 1)[0] in frame.columns
-             and str(c).rsplit(".", 1)[1].isdigit()]
+    dupes = [
+        c
+        for c in frame.columns
+        if "." in str(c) and str(c).rsplit(".", 1)[0] in frame.columns and str(c).rsplit(".", 1)[1].isdigit()
+    ]
     if dupes:
-        raise DatasetError("the header repeats a column name", path=path, line=1, column=dupes[0].rsplit(".", 1)[0])
+        raise DatasetError(
+            "the header repeats a column name", path=path, line=1, column=dupes[0].rsplit(".", 1)[0]
+        )
 
 
 def _parser_error(path: Path, message: str) -> DatasetError:
@@ -202,8 +251,11 @@ def _parser_error(path: Path, message: str) -> DatasetError:
 
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
-        return DatasetError(f"ragged row: {m.group(3)} fields where the header has {m.group(1)}", path=path,
-                            line=int(m.group(2)))
+        return DatasetError(
+            f"ragged row: {m.group(3)} fields where the header has {m.group(1)}",
+            path=path,
+            line=int(m.group(2)),
+        )
     m = re.search(r"line (\d+)", message)
     detail = message.split("C error: ")[-1].strip()
     return DatasetError(f"cannot parse the file: {detail}", path=path, line=int(m.group(1)) if m else None)
@@ -211,12 +263,13 @@ def _parser_error(path: Path, message: str) -> DatasetError:
 
 # -- JSON Lines -------------------------------------------------------------------------------------
 
+
 def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     import io
 
-    chunks: list[pd.DataFrame] = []
+    chunks: list[Chunk] = []
     records: list[dict] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
@@ -226,17 +279,20 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> 
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as e:
-                raise DatasetError(f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno) from None
+                raise DatasetError(
+                    f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
+                ) from None
             if not isinstance(rec, dict):
-                raise DatasetError(f"each line must be a JSON object, got {type(rec).__name__}", path=path,
-                                   line=lineno)
+                raise DatasetError(
+                    f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
+                )
             records.append({k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
             if len(records) >= options.chunk_rows:
-                chunks.append(tidy_frame(pd.DataFrame.from_records(records), categorical=True))
+                chunks.append(split_chunk(pd.DataFrame.from_records(records)))
                 records = []
         fingerprint = raw.fingerprint
     if records:
-        chunks.append(tidy_frame(pd.DataFrame.from_records(records), categorical=True))
+        chunks.append(split_chunk(pd.DataFrame.from_records(records)))
     if not chunks:
         raise DatasetError("the file holds no JSON records", path=path)
     frame = combine_chunks(chunks)
@@ -246,6 +302,7 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> 
 
 
 # -- FIMI transactions ------------------------------------------------------------------------------
+
 
 def _read_fimi(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
     sample = textio.read_sample(path)
@@ -272,6 +329,7 @@ def _read_fimi(path: Path, options: LoadOptions, progress: Progress | None) -> _
 
 # -- Parquet and Excel (their parsers open the file themselves; hash first, then parse) -------------
 
+
 def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -290,8 +348,13 @@ def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -
     frame = table.to_pandas()
     if frame.empty:
         raise DatasetError("the file holds no rows", path=path)
-    frame = frame.apply(lambda s: s.map(lambda v: tuple(v) if hasattr(v, "__len__") and not isinstance(v, str)
-                                        else v) if s.dtype == object else s)
+    frame = frame.apply(
+        lambda s: (
+            s.map(lambda v: tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v)
+            if s.dtype == object
+            else s
+        )
+    )
     return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
 
 
@@ -300,9 +363,14 @@ def _read_excel(path: Path, options: LoadOptions, progress: Progress | None) -> 
 
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
     try:
-        frame = pd.read_excel(path, sheet_name=options.sheet, engine="openpyxl",
-                              header=0 if options.header else None, na_values=list(options.missing),
-                              keep_default_na=options.standard_missing)
+        frame = pd.read_excel(
+            path,
+            sheet_name=options.sheet,
+            engine="openpyxl",
+            header=0 if options.header else None,
+            na_values=list(options.missing),
+            keep_default_na=options.standard_missing,
+        )
     except (zipfile.BadZipFile, KeyError) as e:
         raise DatasetError(f"not a readable Excel workbook ({e})", path=path) from None
     except ValueError as e:

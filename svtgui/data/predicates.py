@@ -20,8 +20,22 @@ from typing import Any
 from svtgui.data.schema import ColumnKind, Schema, SchemaError
 
 OPS = ("=", "!=", "<", "<=", ">", ">=", "in", "between", "is_missing")
-_ALIASES = {"==": "=", "eq": "=", "≠": "!=", "<>": "!=", "ne": "!=", "lt": "<", "≤": "<=", "le": "<=", "gt": ">",
-            "≥": ">=", "ge": ">=", "is missing": "is_missing", "missing": "is_missing", "isna": "is_missing"}
+_ALIASES = {
+    "==": "=",
+    "eq": "=",
+    "≠": "!=",
+    "<>": "!=",
+    "ne": "!=",
+    "lt": "<",
+    "≤": "<=",
+    "le": "<=",
+    "gt": ">",
+    "≥": ">=",
+    "ge": ">=",
+    "is missing": "is_missing",
+    "missing": "is_missing",
+    "isna": "is_missing",
+}
 _SYMBOL = {"=": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 ORDERED_KINDS = (ColumnKind.NUMERIC, ColumnKind.DATETIME)
 
@@ -75,8 +89,10 @@ class Condition:
         if col.kind == ColumnKind.ITEMSET:
             raise QueryError(f"column {self.column!r} holds item sets; use an item-support query")
         if self.op in ("<", "<=", ">", ">=", "between") and col.kind not in ORDERED_KINDS:
-            raise QueryError(f"operator {self.op!r} needs a numeric or datetime column; "
-                             f"{self.column!r} is {col.kind.value}")
+            raise QueryError(
+                f"operator {self.op!r} needs a numeric or datetime column; "
+                f"{self.column!r} is {col.kind.value}"
+            )
 
     def describe(self) -> str:
         if self.op == "is_missing":
@@ -116,8 +132,10 @@ class Junction:
             c.validate(schema)
 
     def describe(self) -> str:
-        parts = [c.describe() if isinstance(c, Condition) or len(self.children) == 1 else f"({c.describe()})"
-                 for c in self.children]
+        parts = [
+            c.describe() if isinstance(c, Condition) or len(self.children) == 1 else f"({c.describe()})"
+            for c in self.children
+        ]
         return f" {self.op} ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -139,7 +157,9 @@ def predicate_from_json(obj: Any, where: str = "where") -> Predicate:
         children = obj[key]
         if not isinstance(children, list) or not children:
             raise QueryError(f"field '{where}.{key}' must be a non-empty list")
-        return Junction(key, tuple(predicate_from_json(c, f"{where}.{key}[{i}]") for i, c in enumerate(children)))
+        return Junction(
+            key, tuple(predicate_from_json(c, f"{where}.{key}[{i}]") for i, c in enumerate(children))
+        )
     unknown = set(obj) - {"column", "op", "value"}
     if unknown:
         raise QueryError(f"field '{where}': unknown field {sorted(unknown)[0]!r}")

@@ -312,12 +312,23 @@ class Mean(Count):
         return f"fraction of rows where {self.where.describe()}" if self.where else "fraction of rows (1)"
 
 
-QUERY_KINDS: dict[str, type[Query]] = {q.kind: q for q in (Count, RangeCount, ClipDiff, ClippedSum, ItemSupport, Mean)}
-_FIELDS = {"count": {"where"}, "mean": {"where"}, "range": {"column", "low", "high", "closed"},
-           "clip_diff": {"column", "bound", "step", "normalised"}, "sum": {"column", "lower", "upper"},
-           "item_support": {"items", "column"}}
-_REQUIRED = {"range": ("column", "low", "high"), "clip_diff": ("column", "bound"), "sum": ("column",),
-             "item_support": ("items",)}
+QUERY_KINDS: dict[str, type[Query]] = {
+    q.kind: q for q in (Count, RangeCount, ClipDiff, ClippedSum, ItemSupport, Mean)
+}
+_FIELDS = {
+    "count": {"where"},
+    "mean": {"where"},
+    "range": {"column", "low", "high", "closed"},
+    "clip_diff": {"column", "bound", "step", "normalised"},
+    "sum": {"column", "lower", "upper"},
+    "item_support": {"items", "column"},
+}
+_REQUIRED = {
+    "range": ("column", "low", "high"),
+    "clip_diff": ("column", "bound"),
+    "sum": ("column",),
+    "item_support": ("items",),
+}
 
 
 def query_from_json(obj: Any) -> Query:
@@ -332,7 +343,9 @@ def query_from_json(obj: Any) -> Query:
     fields = {k: v for k, v in obj.items() if k != "kind"}
     unknown = set(fields) - _FIELDS[kind]
     if unknown:
-        raise QueryError(f"{kind}: unknown field {sorted(unknown)[0]!r}; fields: {', '.join(sorted(_FIELDS[kind]))}")
+        raise QueryError(
+            f"{kind}: unknown field {sorted(unknown)[0]!r}; fields: {', '.join(sorted(_FIELDS[kind]))}"
+        )
     for name in _REQUIRED.get(kind, ()):
         if name not in fields:
             raise QueryError(f"{kind}: field {name!r} is missing")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ class SchemaError(ValueError):
     """A schema (or a sidecar schema file) that is malformed; the message names the field."""
 
 
-class ColumnKind(str, Enum):
+class ColumnKind(StrEnum):
     NUMERIC = "numeric"
     CATEGORICAL = "categorical"
     BOOLEAN = "boolean"
@@ -43,7 +43,7 @@ class ColumnKind(str, Enum):
     ITEMSET = "itemset"
 
 
-class Neighbouring(str, Enum):
+class Neighbouring(StrEnum):
     ADD_REMOVE = "add_remove"
     REPLACE = "replace"
 
@@ -70,8 +70,9 @@ class Column:
             raise SchemaError(f"column {self.name!r}: declare both bounds (lower and upper) or neither")
         if self.lower is not None:
             if self.kind != ColumnKind.NUMERIC:
-                raise SchemaError(f"column {self.name!r}: bounds apply only to numeric columns, "
-                                  f"not {self.kind.value}")
+                raise SchemaError(
+                    f"column {self.name!r}: bounds apply only to numeric columns, not {self.kind.value}"
+                )
             lo, hi = _finite(self.name, "lower", self.lower), _finite(self.name, "upper", self.upper)
             if lo > hi:
                 raise SchemaError(f"column {self.name!r}: lower bound {lo:g} exceeds upper bound {hi:g}")
@@ -87,8 +88,10 @@ class Column:
     def bounds(self) -> tuple[float, float]:
         """The declared bounds, or a ``SchemaError`` telling the curator to declare them."""
         if self.lower is None or self.upper is None:
-            raise SchemaError(f"column {self.name!r} has no declared bounds; declare public lower and upper "
-                              "bounds (never taken from the data) before using it in sums or means")
+            raise SchemaError(
+                f"column {self.name!r} has no declared bounds; declare public lower and upper "
+                "bounds (never taken from the data) before using it in sums or means"
+            )
         return self.lower, self.upper
 
     def to_json(self) -> dict[str, Any]:
@@ -111,8 +114,13 @@ class Column:
         cats = obj.get("categories")
         if cats is not None and not isinstance(cats, list):
             raise SchemaError(f"column {obj['name']!r}: 'categories' must be a list")
-        return cls(obj["name"], obj["kind"], obj.get("lower"), obj.get("upper"),
-                   tuple(cats) if cats is not None else None)
+        return cls(
+            obj["name"],
+            obj["kind"],
+            obj.get("lower"),
+            obj.get("upper"),
+            tuple(cats) if cats is not None else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -136,9 +144,12 @@ class Schema:
         try:
             object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring))
         except ValueError:
-            raise SchemaError(f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}") from None
-        if self.n is not None and (isinstance(self.n, bool) or not isinstance(self.n, int | np.integer)
-                                   or self.n < 1):
+            raise SchemaError(
+                f"neighbouring must be 'add_remove' or 'replace', got {self.neighbouring!r}"
+            ) from None
+        if self.n is not None and (
+            isinstance(self.n, bool) or not isinstance(self.n, int | np.integer) or self.n < 1
+        ):
             raise SchemaError(f"n must be a positive integer, got {self.n!r}")
 
     # -- lookup -------------------------------------------------------------------------------
@@ -164,8 +175,10 @@ class Schema:
     def public_n(self) -> int:
         """n under ``replace`` (public by assumption); a ``SchemaError`` under add/remove."""
         if self.neighbouring != Neighbouring.REPLACE or self.n is None:
-            raise SchemaError("this needs the 'replace one row' neighbouring relation with a public n; "
-                              "under 'add/remove one row' the number of rows is private")
+            raise SchemaError(
+                "this needs the 'replace one row' neighbouring relation with a public n; "
+                "under 'add/remove one row' the number of rows is private"
+            )
         return int(self.n)
 
     # -- edits (schemas are immutable; each edit returns a new one) --------------------------------
@@ -176,12 +189,16 @@ class Schema:
 
     def with_kind(self, name: str, kind: ColumnKind | str) -> Schema:
         col = self.column(name)
-        return self._with(Column(col.name, kind, col.lower, col.upper, col.categories)
-                          if _kind(kind, name) == ColumnKind.NUMERIC else Column(col.name, kind,
-                                                                                  categories=col.categories))
+        return self._with(
+            Column(col.name, kind, col.lower, col.upper, col.categories)
+            if _kind(kind, name) == ColumnKind.NUMERIC
+            else Column(col.name, kind, categories=col.categories)
+        )
 
     def with_categories(self, name: str, categories: list[str] | tuple[str, ...] | None) -> Schema:
-        return self._with(replace(self.column(name), categories=None if categories is None else tuple(categories)))
+        return self._with(
+            replace(self.column(name), categories=None if categories is None else tuple(categories))
+        )
 
     def with_neighbouring(self, neighbouring: Neighbouring | str, n: int | None = None) -> Schema:
         """Switch the relation; ``replace`` needs the public n."""
@@ -191,7 +208,9 @@ class Schema:
         return Schema(self.columns, rel, n if rel == Neighbouring.REPLACE else None)
 
     def _with(self, col: Column) -> Schema:
-        return Schema(tuple(col if c.name == col.name else c for c in self.columns), self.neighbouring, self.n)
+        return Schema(
+            tuple(col if c.name == col.name else c for c in self.columns), self.neighbouring, self.n
+        )
 
     def merged(self, declared: Schema) -> Schema:
         """This (inferred) schema overridden by the curator's ``declared`` one, column by column.
@@ -200,15 +219,20 @@ class Schema:
         """
         missing = [c.name for c in declared.columns if c.name not in self]
         if missing:
-            raise SchemaError(f"declared column {missing[0]!r} is not in the data; columns: {', '.join(self.names)}")
+            raise SchemaError(
+                f"declared column {missing[0]!r} is not in the data; columns: {', '.join(self.names)}"
+            )
         cols = tuple(declared.column(c.name) if c.name in declared else c for c in self.columns)
         return Schema(cols, declared.neighbouring, declared.n)
 
     # -- JSON -------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"format": SCHEMA_FORMAT, "version": SCHEMA_VERSION,
-                             "neighbouring": self.neighbouring.value,
-                             "columns": [c.to_json() for c in self.columns]}
+        d: dict[str, Any] = {
+            "format": SCHEMA_FORMAT,
+            "version": SCHEMA_VERSION,
+            "neighbouring": self.neighbouring.value,
+            "columns": [c.to_json() for c in self.columns],
+        }
         if self.n is not None:
             d["n"] = int(self.n)
         return d
@@ -222,7 +246,9 @@ class Schema:
             try:
                 obj = json.loads(obj)
             except json.JSONDecodeError as e:
-                raise SchemaError(f"schema is not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+                raise SchemaError(
+                    f"schema is not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}"
+                ) from None
         if not isinstance(obj, dict):
             raise SchemaError("a schema must be a JSON object with a 'columns' list")
         if obj.get("format", SCHEMA_FORMAT) != SCHEMA_FORMAT:
@@ -232,7 +258,9 @@ class Schema:
         cols = obj.get("columns")
         if not isinstance(cols, list):
             raise SchemaError("schema field 'columns' must be a list")
-        return cls(tuple(Column.from_json(c) for c in cols), obj.get("neighbouring", "add_remove"), obj.get("n"))
+        return cls(
+            tuple(Column.from_json(c) for c in cols), obj.get("neighbouring", "add_remove"), obj.get("n")
+        )
 
 
 def infer_schema(frame: pd.DataFrame) -> Schema:
@@ -248,7 +276,7 @@ def _kind_of(series: pd.Series) -> ColumnKind:
         return ColumnKind.DATETIME
     if pd.api.types.is_numeric_dtype(dtype):
         return ColumnKind.NUMERIC
-    if dtype == object:
+    if pd.api.types.is_object_dtype(dtype):
         first = series.dropna()
         if len(first) and isinstance(first.iloc[0], tuple | frozenset | list):
             return ColumnKind.ITEMSET

@@ -92,8 +92,11 @@ class FieldCounter:
         # a line holding only "\r" or spaces is blank; pandas skips blank lines, so do we
         blank = lengths == 0
         if np.any(~blank):
-            stripped = [i for i in np.flatnonzero(~blank & (lengths <= 2) & (counts == 0))
-                        if not buf[starts[i]:ends[i]].strip()]
+            stripped = [
+                i
+                for i in np.flatnonzero(~blank & (lengths <= 2) & (counts == 0))
+                if not buf[starts[i] : ends[i]].strip()
+            ]
             blank[stripped] = True
         check = np.flatnonzero(~blank)
         if len(check):
@@ -104,16 +107,25 @@ class FieldCounter:
                 i = int(bad[0])
                 raise DatasetError(
                     f"ragged row: {counts[i] + 1} fields where the header has {self.expected + 1}",
-                    path=self.path, line=self.line + i + 1)
+                    path=self.path,
+                    line=self.line + i + 1,
+                )
         self.line += len(ends)
-        self.carry = buf[ends[-1] + 1:] if not final else b""
+        self.carry = buf[ends[-1] + 1 :] if not final else b""
 
 
 class StreamingReader(io.RawIOBase):
     """A raw binary stream over a file that hashes, reports progress and validates as it is read."""
 
-    def __init__(self, path: Path, progress: Progress | None, *, encoding: str | None = None,
-                 delimiter: str | None = None, span: tuple[float, float] = (0.0, 1.0)) -> None:
+    def __init__(
+        self,
+        path: Path,
+        progress: Progress | None,
+        *,
+        encoding: str | None = None,
+        delimiter: str | None = None,
+        span: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
         super().__init__()
         self.path = path
         self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
@@ -126,8 +138,11 @@ class StreamingReader(io.RawIOBase):
         self.decoder = codecs.getincrementaldecoder(encoding)("strict") if encoding else None
         self.lines_done = 0  # for locating decoding errors
         ascii_compatible = encoding is None or codecs.lookup(encoding).name not in _WIDE_ENCODINGS
-        self.fields = FieldCounter(path, delimiter) if delimiter and ascii_compatible and len(
-            delimiter) == 1 and ord(delimiter) < 128 else None
+        self.fields = (
+            FieldCounter(path, delimiter)
+            if delimiter and ascii_compatible and len(delimiter) == 1 and ord(delimiter) < 128
+            else None
+        )
 
     def readable(self) -> bool:
         return True
@@ -151,9 +166,12 @@ class StreamingReader(io.RawIOBase):
                 self.decoder.decode(data, final=final)
             except UnicodeDecodeError as e:
                 line = self.lines_done + data[: max(e.start, 0)].count(b"\n") + 1
-                raise DatasetError(f"cannot be decoded as {self.encoding} ({e.reason}); "
-                                   "choose the file's encoding in the load options",
-                                   path=self.path, line=line) from None
+                raise DatasetError(
+                    f"cannot be decoded as {self.encoding} ({e.reason}); "
+                    "choose the file's encoding in the load options",
+                    path=self.path,
+                    line=line,
+                ) from None
             self.lines_done += data.count(b"\n")
         if self.fields is not None:
             self.fields.feed(data, final)
@@ -178,8 +196,14 @@ class StreamingReader(io.RawIOBase):
 _WIDE_ENCODINGS = {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}
 
 
-def open_stream(path: Path, progress: Progress | None, *, encoding: str | None = None,
-                delimiter: str | None = None, span: tuple[float, float] = (0.0, 1.0)) -> StreamingReader:
+def open_stream(
+    path: Path,
+    progress: Progress | None,
+    *,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    span: tuple[float, float] = (0.0, 1.0),
+) -> StreamingReader:
     return StreamingReader(path, progress, encoding=encoding, delimiter=delimiter, span=span)
 
 
@@ -205,7 +229,9 @@ def detect_encoding(sample: bytes, path: Path) -> str:
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     if looks_binary(sample):
-        raise DatasetError("this looks like a binary file, not text (it contains NUL or control bytes)", path=path)
+        raise DatasetError(
+            "this looks like a binary file, not text (it contains NUL or control bytes)", path=path
+        )
     for enc in ("utf-8", "cp1252"):
         try:
             codecs.getincrementaldecoder(enc)("strict").decode(sample, final=False)
@@ -235,7 +261,9 @@ def detect_delimiter(text: str, path: Path) -> str:
 
     Tab wins ties for ``.tsv`` files. A file with none of the candidates has one column (",").
     """
-    lines = [ln for ln in text.splitlines()[:-1 if len(text) >= SAMPLE_BYTES - 4 else None] if ln.strip()][:100]
+    lines = [ln for ln in text.splitlines()[: -1 if len(text) >= SAMPLE_BYTES - 4 else None] if ln.strip()][
+        :100
+    ]
     if not lines:
         return "\t" if path.suffix.lower() == ".tsv" else ","
     best, best_score = ",", (0.0, 0, False)

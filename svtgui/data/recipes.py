@@ -1,0 +1,292 @@
+"""Headless recipes from the seed material, built from the core mechanisms and the data layer.
+
+* :func:`auto_avg` — the programming-DP notebook's auto-clipped mean: AboveThreshold over
+  clipped-sum differences picks the clipping bound b, then Laplace releases Σclip(x, 0, b)
+  (sensitivity b) and the count (sensitivity 1); budget in thirds by default.
+* :func:`range_screening` — the notebook's ``range_query_svt``: Sparse finds up to c ranges whose
+  count exceeds T (half the budget), fresh Laplace answers only those (ε/(2c) each).
+* :func:`frequent_items` — top-c items of a transaction dataset by ``standard_svt`` (monotonic),
+  the book's ``sparse`` or ``em_top_c`` (Lyu, Su & Li), scored by :func:`score_selection`.
+
+All noise comes from ``svtgui.core`` (mechanisms and ``core.laplace``); pass ``rng=seeded(s)``
+only for tests and reproducible demonstrations. When a ``budget`` is passed, the whole ε of the
+recipe is charged before anything is computed and is never refunded.
+Results hold only released (noisy) values and public choices, never true answers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from svtgui.core import mechanisms, validation
+from svtgui.core.budget import Budget
+from svtgui.core.laplace import laplace_release
+from svtgui.core.noise import NoiseSource, secure
+from svtgui.data import generators
+from svtgui.data.dataset import Dataset
+from svtgui.data.evaluate import evaluate
+from svtgui.data.predicates import QueryError
+from svtgui.data.queries import (
+    ClipDiff,
+    ClippedSum,
+    Count,
+    ItemSupport,
+    Query,
+    all_integer,
+    batch_sensitivity,
+)
+
+FREQUENT_ITEM_METHODS = ("standard_svt", "sparse", "em_top_c")
+
+
+def _charge(budget: Budget | None, run_id: str, epsilon: float) -> None:
+    if budget is not None:
+        budget.charge(run_id, epsilon)
+
+
+def _shares(split: Sequence[float], n: int, name: str) -> list[float]:
+    if len(split) != n or any(isinstance(s, bool) or not isinstance(s, int | float) or s <= 0 for s in split):
+        raise ValueError(f"{name} must be {n} positive numbers, got {split!r}")
+    total = float(sum(split))
+    return [s / total for s in split]
+
+
+# -- auto-clipped mean -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AutoAvgResult:
+    """The released bound, noisy sum, noisy count and their ratio; ε of each step."""
+
+    column: str
+    bound: float
+    found: bool  # False: AboveThreshold never fired, the sweep's last bound was used
+    noisy_sum: float
+    noisy_count: float
+    epsilon: float
+    epsilons: tuple[float, float, float]  # (svt, sum, count)
+
+    @property
+    def mean(self) -> float:
+        return self.noisy_sum / max(self.noisy_count, 1.0)
+
+
+def auto_avg(
+    ds: Dataset,
+    column: str,
+    epsilon: float,
+    *,
+    sweep: Sequence[ClipDiff] | None = None,
+    threshold: float = 0.0,
+    split: Sequence[float] = (1, 1, 1),
+    rng: NoiseSource | None = None,
+    budget: Budget | None = None,
+) -> AutoAvgResult:
+    """Differentially private mean of ``column`` with a clipping bound chosen by AboveThreshold.
+
+    ``sweep`` defaults to the notebook's ``bs = range(1, 150000, 5)`` with differences
+    Σclip(x, 0, b+1) − Σclip(x, 0, b). AboveThreshold looks for the first b where that difference
+    (how much clipping at b still loses) falls to ``threshold``: it is fed the negated differences
+    against −threshold, as the notebook does. Works unchanged on age (b ≈ 90) and capital gain
+    (b ≈ 10^5), which is the point of the recipe.
+    """
+    eps = validation.positive("epsilon", epsilon)
+    validation.finite("threshold", threshold)
+    e_svt, e_sum, e_count = (eps * s for s in _shares(split, 3, "split"))
+    sweep = list(sweep) if sweep is not None else generators.clip_bound_sweep(column, 1, 150_000, 5)
+    if not sweep:
+        raise QueryError("the clip-bound sweep is empty")
+    if any(not isinstance(q, ClipDiff) or q.column != column for q in sweep):
+        raise QueryError(f"the sweep must hold clip_diff queries on column {column!r}")
+    ClippedSum(column, 0, 1).validate(ds.schema)
+    source = rng if rng is not None else secure()
+    _charge(budget, f"auto_avg:{column}", eps)
+    answers = evaluate(ds, sweep)
+    at = mechanisms.create(
+        "above_threshold",
+        epsilon=e_svt,
+        threshold=-float(threshold),
+        sensitivity=batch_sensitivity(sweep, ds.schema),
+        rng=source,
+    )
+    batch = at.submit_many(-answers)
+    hits = np.flatnonzero(batch.above[: batch.consumed])
+    found = bool(hits.size)
+    chosen = sweep[int(hits[0])] if found else sweep[-1]
+    bound = float(chosen.bound + chosen.step) if not found else float(chosen.bound)
+    bound = max(bound, 1e-9)
+    total = evaluate(ds, [ClippedSum(column, 0, bound), Count()])
+    noisy_sum = float(laplace_release(total[0], bound, e_sum, source))
+    noisy_count = float(laplace_release(total[1], 1.0, e_count, source, integer=True))
+    return AutoAvgResult(column, bound, found, noisy_sum, noisy_count, eps, (e_svt, e_sum, e_count))
+
+
+# -- range screening ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScreeningResult:
+    """Indices (into the query list) Sparse found above T, and their fresh Laplace answers."""
+
+    indices: tuple[int, ...]
+    answers: tuple[float, ...]
+    epsilon: float
+    examined: int  # queries Sparse processed before halting (public: it is where it stopped)
+
+
+def range_screening(
+    ds: Dataset,
+    queries: Sequence[Query],
+    epsilon: float,
+    threshold: float,
+    cutoff: int,
+    *,
+    screen_share: float = 0.5,
+    rng: NoiseSource | None = None,
+    budget: Budget | None = None,
+) -> ScreeningResult:
+    """Sparse (ε·share) finds up to ``cutoff`` queries above ``threshold``; Laplace answers only those.
+
+    Each answer gets ε·(1 − share)/cutoff, so the total is ε whatever Sparse finds.
+    """
+    eps = validation.positive("epsilon", epsilon)
+    c = validation.count("cutoff", cutoff)
+    share = validation.fraction_open("screen_share", screen_share)
+    queries = list(queries)
+    if not queries:
+        raise QueryError("the query list is empty")
+    sens = batch_sensitivity(queries, ds.schema)
+    integer = all_integer(queries)
+    source = rng if rng is not None else secure()
+    _charge(budget, "range_screening", eps)
+    answers = evaluate(ds, queries)
+    sparse = mechanisms.create(
+        "sparse",
+        epsilon=eps * share,
+        threshold=float(threshold),
+        cutoff=c,
+        sensitivity=sens,
+        integer=integer,
+        rng=source,
+    )
+    batch = sparse.submit_many(answers)
+    found = np.flatnonzero(batch.above[: batch.consumed])
+    e_answer = eps * (1 - share) / c
+    released = tuple(
+        float(
+            laplace_release(
+                answers[i], queries[i].sensitivity(ds.schema), e_answer, source, integer=queries[i].integer
+            )
+        )
+        for i in found
+    )
+    return ScreeningResult(tuple(int(i) for i in found), released, eps, int(batch.consumed))
+
+
+# -- frequent items ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FrequentItemsResult:
+    method: str
+    items: tuple
+    epsilon: float
+    cutoff: int
+
+
+@dataclass(frozen=True)
+class SelectionScore:
+    precision: float
+    recall: float
+    f1: float
+
+
+def frequent_items(
+    ds: Dataset,
+    cutoff: int,
+    epsilon: float,
+    method: str = "em_top_c",
+    *,
+    threshold: float | None = None,
+    items: Sequence | None = None,
+    column: str = "items",
+    order_seed: int | None = 0,
+    rng: NoiseSource | None = None,
+    budget: Budget | None = None,
+) -> FrequentItemsResult:
+    """Up to ``cutoff`` frequent items chosen privately.
+
+    ``items`` is the public item domain (default: the items that occur, see
+    ``generators.observed_items``). SVT methods need a public ``threshold`` and examine the items
+    in a public random order (``order_seed``; None keeps the given order) and stop after c ⊤.
+    ``em_top_c`` needs no threshold.
+    """
+    if method not in FREQUENT_ITEM_METHODS:
+        raise ValueError(f"method must be one of {', '.join(FREQUENT_ITEM_METHODS)}, got {method!r}")
+    eps = validation.positive("epsilon", epsilon)
+    c = validation.count("cutoff", cutoff)
+    if method != "em_top_c" and threshold is None:
+        raise ValueError(f"{method} needs a public threshold")
+    domain = list(items) if items is not None else generators.observed_items(ds, column)
+    if order_seed is not None:
+        domain = [domain[i] for i in np.random.default_rng(order_seed).permutation(len(domain))]
+    queries = generators.every_item(domain, column)
+    source = rng if rng is not None else secure()
+    _charge(budget, f"frequent_items:{method}", eps)
+    answers = evaluate(ds, queries)
+    if method == "em_top_c":
+        sel = mechanisms.create(
+            "em_top_c", epsilon=eps, cutoff=c, sensitivity=1.0, monotonic=True, rng=source
+        ).select(answers)
+        chosen = list(sel.indices)
+    else:
+        extra = {"monotonic": True} if method == "standard_svt" else {}
+        mech = mechanisms.create(
+            method,
+            epsilon=eps,
+            threshold=float(threshold),
+            cutoff=c,
+            sensitivity=1.0,
+            integer=True,
+            rng=source,
+            **extra,
+        )
+        batch = mech.submit_many(answers)
+        chosen = np.flatnonzero(batch.above[: batch.consumed]).tolist()
+    return FrequentItemsResult(method, tuple(domain[i] for i in chosen), eps, c)
+
+
+def true_top_items(ds: Dataset, cutoff: int, column: str = "items") -> tuple[list, np.ndarray]:
+    """The exact top-c items (ties broken by item id) and all supports sorted descending.
+
+    For evaluation and benchmarks only: the result is computed from the private data.
+    """
+    c = validation.count("cutoff", cutoff)
+    domain = generators.observed_items(ds, column)
+    supports = evaluate(ds, [ItemSupport((it,), column) for it in domain])
+    order = np.lexsort((np.arange(len(domain)), -supports))
+    return [domain[i] for i in order[:c]], supports[order]
+
+
+def score_selection(selected: Sequence, truth: Sequence) -> SelectionScore:
+    """Precision, recall and F1 of a selection against the true top-c."""
+    chosen, true = set(selected), set(truth)
+    hit = len(chosen & true)
+    precision = hit / len(chosen) if chosen else 0.0
+    recall = hit / len(true) if true else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return SelectionScore(precision, recall, f1)
+
+
+def mid_threshold(sorted_supports: np.ndarray, cutoff: int) -> float:
+    """Lyu et al.'s evaluation threshold: midway between the c-th and (c+1)-th largest supports.
+
+    Data-dependent, so only for benchmarks that reproduce the paper's setting.
+    """
+    c = validation.count("cutoff", cutoff)
+    s = sorted_supports
+    return float((s[c - 1] + s[min(c, len(s) - 1)]) / 2) if len(s) else math.nan
