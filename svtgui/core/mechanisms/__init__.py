@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-# Importing the definition modules fills the registry.
-from svtgui.core.mechanisms import broken, ding, dwork_roth, lyu, lyu_broken  # noqa: F401
-from svtgui.core.mechanisms import pmw, sparse_project  # noqa: F401  (issue 4: linear queries)
+# Importing the definition modules fills the registry. One module per line, alphabetical: add yours.
+from svtgui.core.mechanisms import (
+    broken,  # noqa: F401
+    ding,  # noqa: F401
+    dwork_roth,  # noqa: F401
+    lyu,  # noqa: F401
+    lyu_broken,  # noqa: F401
+    pmw,  # noqa: F401  (issue 4: linear queries)
+    sparse_project,  # noqa: F401  (issue 4: linear queries)
+)
 from svtgui.core.mechanisms.base import (
     KNOWN_NON_PRIVATE,
     PRIVATE,
