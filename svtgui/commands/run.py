@@ -11,6 +11,7 @@ import json
 import sys
 import time
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +159,12 @@ def load_inputs(s: dict[str, Any]):
 def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:
     from svtgui.cli import CliError
 
-    if led.dataset(ds.fingerprint) is not None:
+    known = led.dataset(ds.fingerprint)
+    if known is not None:
+        if s.get("budget_epsilon") is not None and Fraction(str(s["budget_epsilon"])) != known.total_epsilon:
+            print(f"svtgui-cli run: note: {ds.name} is already in the ledger with total ε "
+                  f"{fmt(known.total_epsilon)}; --budget-epsilon is ignored (raise a total with "
+                  "`svtgui-cli ledger raise`)", file=sys.stderr)
         return
     if s.get("budget_epsilon") is None:
         raise CliError(f"dataset {ds.name!r} [{ds.fingerprint[:12]}] is new to the ledger {led.path}: "
