@@ -33,6 +33,17 @@ def exact(name: str, value: Amount) -> Fraction:
     return result
 
 
+def guarantee(epsilon: Amount, delta: Amount, prefix: str = "") -> tuple[Fraction, Fraction]:
+    """An exact (ε, δ) with ε > 0 and 0 ≤ δ < 1; errors name ``{prefix}epsilon`` / ``{prefix}delta``."""
+    eps = exact(f"{prefix}epsilon", epsilon)
+    if eps <= 0:
+        raise ValueError(f"{prefix}epsilon must be > 0, got {epsilon!r}")
+    dlt = exact(f"{prefix}delta", delta)
+    if dlt >= 1:
+        raise ValueError(f"{prefix}delta must be in [0, 1), got {delta!r}")
+    return eps, dlt
+
+
 def fmt(x: Fraction) -> str:
     """Short human form of an exact amount (exact decimals stay exact: 3/10 -> 0.3)."""
     as_float = float(x)
@@ -62,13 +73,7 @@ class Budget:
 
     @classmethod
     def of(cls, epsilon: Amount, delta: Amount = 0) -> Budget:
-        eps = exact("total epsilon", epsilon)
-        if eps <= 0:
-            raise ValueError(f"total epsilon must be > 0, got {epsilon!r}")
-        dlt = exact("total delta", delta)
-        if dlt >= 1:
-            raise ValueError(f"total delta must be in [0, 1), got {delta!r}")
-        return cls(eps, dlt)
+        return cls(*guarantee(epsilon, delta, prefix="total "))
 
     @property
     def spent_epsilon(self) -> Fraction:
@@ -88,12 +93,7 @@ class Budget:
 
     def check(self, epsilon: Amount, delta: Amount = 0) -> tuple[Fraction, Fraction]:
         """Validate a request and return it exactly; raise :class:`BudgetExceeded` if it does not fit."""
-        eps = exact("epsilon", epsilon)
-        if eps <= 0:
-            raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-        dlt = exact("delta", delta)
-        if dlt >= 1:
-            raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+        eps, dlt = guarantee(epsilon, delta)
         over_eps = self.spent_epsilon + eps > self.total_epsilon
         over_delta = self.spent_delta + dlt > self.total_delta
         if over_eps or over_delta:
