@@ -1,0 +1,175 @@
+"""``.svtsession`` files: a curator's set-up, saved and re-opened (JSON, versioned).
+
+A session holds *where* the data is and *what* was declared and planned — dataset path and
+content fingerprint, the declared schema (kinds, public bounds, neighbouring relation), the
+mechanism and its public parameters, the query list. It never holds data, answers, noise, seeds
+or budget figures: the history of what was spent comes from the ledger, keyed by the fingerprint,
+so copying or editing a session file cannot change a budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from svtgui.core import mechanisms
+
+SESSION_FORMAT = "svtgui-session"
+SESSION_VERSION = 1
+SUFFIX = ".svtsession"
+_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by"}
+_NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
+
+
+class SessionError(ValueError):
+    """A session file that cannot be used; the message names the file and the field at fault."""
+
+
+@dataclass
+class Session:
+    """What a ``.svtsession`` file holds (public set-up only)."""
+
+    dataset_path: str
+    fingerprint: str
+    schema: dict[str, Any]
+    mechanism_id: str
+    params: dict[str, Any]
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    monotonic: bool = False
+    dataset_name: str = ""
+
+    @classmethod
+    def from_state(cls, dataset: Any, queries: list[Any], mechanism_id: str, params: dict[str, Any],
+                   monotonic: bool = False) -> Session:
+        """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters)."""
+        session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.fingerprint,
+                      dataset.schema.to_json(), mechanism_id, dict(params), [q.to_json() for q in queries],
+                      bool(monotonic), dataset.name)
+        session.check()
+        return session
+
+    def check(self, where: str = "session") -> None:
+        """Validate every field (mechanism, parameters, schema, queries) without touching any data."""
+        from svtgui.data.queries import queries_from_json
+        from svtgui.data.schema import Schema
+
+        if not isinstance(self.fingerprint, str) or len(self.fingerprint) < 16:
+            raise SessionError(f"{where}: field 'dataset.fingerprint' must be the dataset's content hash")
+        try:
+            info = mechanisms.info(self.mechanism_id)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'mechanism.id': {exc}") from None
+        if not isinstance(self.params, dict):
+            raise SessionError(f"{where}: field 'mechanism.params' must be an object")
+        allowed = {p.name for p in info.params}
+        for key in self.params:
+            if key in _NOT_SAVED or key not in allowed:
+                raise SessionError(f"{where}: field 'mechanism.params': {self.mechanism_id} has no saved "
+                                   f"parameter {key!r}; its parameters: {', '.join(sorted(allowed))}")
+        try:
+            Schema.from_json(self.schema)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'dataset.schema': {exc}") from None
+        try:
+            queries_from_json(self.queries)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'queries': {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        from svtgui import __version__
+
+        return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
+                "dataset": {"path": self.dataset_path, "name": self.dataset_name,
+                            "fingerprint": self.fingerprint, "schema": self.schema},
+                "mechanism": {"id": self.mechanism_id, "params": self.params},
+                "monotonic": self.monotonic, "queries": self.queries}
+
+    def query_objects(self) -> list[Any]:
+        from svtgui.data.queries import queries_from_json
+
+        return queries_from_json(self.queries)
+
+    def schema_object(self) -> Any:
+        from svtgui.data.schema import Schema
+
+        return Schema.from_json(self.schema)
+
+    def open_dataset(self, session_path: str | os.PathLike[str] | None = None) -> Any:
+        """Load the dataset and check it is the same content the session was saved with.
+
+        A missing absolute path is also tried next to the session file (a moved project folder).
+        The saved schema (declared bounds and relation) replaces the inferred one.
+        """
+        from svtgui.data import load_dataset
+
+        path = Path(self.dataset_path)
+        if not path.exists() and session_path is not None:
+            beside = Path(session_path).parent / path.name
+            if beside.exists():
+                path = beside
+        ds = load_dataset(path)
+        if ds.fingerprint != self.fingerprint:
+            raise SessionError(
+                f"{path} is not the dataset this session was saved with: its content fingerprint is "
+                f"{ds.fingerprint[:16]}…, the session expects {self.fingerprint[:16]}…. The file has changed "
+                "(its privacy budget is tracked separately); open the original file or start a new session.")
+        try:
+            return ds.with_schema(self.schema_object())
+        except ValueError as exc:
+            raise SessionError(f"{path}: the saved schema does not fit the data: {exc}") from None
+
+
+def save(session: Session, path: str | os.PathLike[str]) -> Path:
+    """Write ``session`` as JSON (atomically: a crash never leaves half a file)."""
+    session.check()
+    p = Path(path)
+    if p.suffix != SUFFIX:
+        p = p.with_name(p.name + SUFFIX)
+    text = json.dumps(session.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def load(path: str | os.PathLike[str]) -> Session:
+    """Read and validate a session file (``SessionError`` naming the file and field otherwise)."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SessionError(f"{p}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise SessionError(f"{p}: not a text file") from None
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}): "
+                           f"{exc.msg}") from None
+    if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
+        raise SessionError(f"{p}: not an SVT Studio session file (field 'format' must be {SESSION_FORMAT!r})")
+    version = doc.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise SessionError(f"{p}: field 'version' must be a positive integer, got {version!r}")
+    if version > SESSION_VERSION:
+        raise SessionError(f"{p}: session version {version} is newer than this SVT Studio understands "
+                           f"({SESSION_VERSION}); upgrade SVT Studio")
+    unknown = sorted(set(doc) - _FIELDS)
+    if unknown:
+        raise SessionError(f"{p}: unknown field {unknown[0]!r}")
+    try:
+        ds, mech = doc["dataset"], doc["mechanism"]
+        session = Session(str(ds["path"]), ds["fingerprint"], ds["schema"], mech["id"],
+                          mech.get("params", {}), doc.get("queries", []), bool(doc.get("monotonic", False)),
+                          str(ds.get("name", "")))
+    except (KeyError, TypeError) as exc:
+        raise SessionError(f"{p}: missing or malformed field {exc}") from None
+    session.check(str(p))
+    return session
