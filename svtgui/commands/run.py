@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="example: svtgui-cli run --data adult.csv --queries ages.json --mechanism sparse "
                "--epsilon 0.5 --threshold 1000 --cutoff 3 --budget-epsilon 2 --report release.html",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--session", metavar="FILE.svtsession",
+                   help="replay a saved GUI session headlessly: its dataset (fingerprint checked), schema, "
+                        "mechanism, parameters and queries; options below override its parameters")
     p.add_argument("--config", metavar="RUN.toml", help="read the options below from a TOML file "
                    "(command-line options override it; relative paths are relative to the file)")
     p.add_argument("--data", metavar="FILE", help="dataset (CSV, TSV, Parquet, Excel, JSON lines, FIMI .dat)")
@@ -104,7 +107,16 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if value is not None and key != "params":
             s[key] = value
     s["params"] = {**s["params"], **_pairs(args.param)}
-    for key in ("data", "queries", "mechanism", "epsilon"):
+    session = _session(args.session) if args.session else None
+    if session is not None:
+        if args.data or args.queries:
+            raise CliError("--session already names the dataset and the queries; drop --data/--queries")
+        s["session"], s["session_path"] = session, args.session
+        s["mechanism"] = s.get("mechanism") or session.mechanism_id
+        s["params"] = {**session.params, **s["params"]}
+        s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
+    needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
+    for key in needed:
         if s.get(key) is None:
             raise CliError(f"--{key} is required (on the command line or in --config)")
     batch = s["batch_size"]
@@ -126,6 +138,28 @@ def _pairs(items: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             raise CliError(f"--param {name}: {text!r} is not a number or true/false") from None
     return out
+
+
+def _session(path: str) -> Any:
+    from svtgui.cli import CliError
+    from svtgui.session.session_file import SessionError, load
+
+    try:
+        return load(path)
+    except SessionError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _session_inputs(s: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from svtgui.cli import CliError
+    from svtgui.data import DatasetError
+    from svtgui.session.session_file import SessionError
+
+    session = s["session"]
+    try:
+        return session.open_dataset(s.get("session_path")), session.query_objects()
+    except (SessionError, DatasetError) as exc:
+        raise CliError(f"--session: {exc}") from None
 
 
 def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
@@ -182,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
     reports = [Path(r) for r in s.get("report") or []]
     check_report_paths(reports, "--report")
-    ds, queries = load_inputs(s)
+    ds, queries = _session_inputs(s) if s.get("session") else load_inputs(s)
     with open_ledger(s.get("ledger")) as led:
         try:
             _register(led, ds, s)

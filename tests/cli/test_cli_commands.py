@@ -474,3 +474,29 @@ def test_run_on_the_real_adult_data(shared_data, tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 3
     with Ledger.open(ledger) as led:
         assert led.datasets()[0].name == "adult" and led.runs()[0].status == "halted"
+
+
+def test_saved_session_replays_headlessly(files, tmp_path, capsys):
+    from svtgui.data import load_dataset
+    from svtgui.session.session_file import Session, save
+
+    data, queries, ledger = files
+    ds = load_dataset(data)
+    params = {"epsilon": 0.5, "threshold": 250.0, "cutoff": 2}
+    path = save(
+        Session.from_state(ds, queries_from_json(queries.read_text()), "sparse", params), tmp_path / "s"
+    )
+    args = ["run", "--session", str(path), "--ledger", str(ledger), "--budget-epsilon", "1"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert main([*args, "--epsilon", "0.25"]) == 0  # options override the saved parameters
+    runs = _runs(ledger)
+    assert [(r.mechanism_id, r.epsilon, r.params["cutoff"]) for r in runs] == [
+        ("sparse", Fraction(1, 2), 2),
+        ("sparse", Fraction(1, 4), 2),
+    ]
+    assert main([*args, "--data", str(data)]) == 2
+    data.write_text(data.read_text() + "5,red\n")
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "not the dataset this session was saved with" in capsys.readouterr().err
+    assert len(_runs(ledger)) == 2
