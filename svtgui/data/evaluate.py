@@ -18,7 +18,8 @@ The returned answers are secrets: hand them to a mechanism, never to a view.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -34,42 +35,27 @@ def evaluate(ds: Dataset, queries: Sequence[Query]) -> np.ndarray:
     """True answers (float64) of ``queries`` on ``ds``, in order. ``QueryError`` if one does not fit."""
     queries = list(queries)
     out = np.empty(len(queries), dtype=np.float64)
-    groups: dict[type, list[int]] = defaultdict(list)
+    groups: dict[tuple[type, str | None], list[int]] = defaultdict(list)
     for i, q in enumerate(queries):
-        if not isinstance(q, Query):
-            raise QueryError(f"query {i + 1}: not a query object ({type(q).__name__})")
-        groups[type(q)].append(i)
-    for i_list in groups.values():
-        _check(ds.schema, queries, i_list)
+        groups[(type(q), getattr(q, "column", None))].append(i)
     counts = _Counts(ds)
-    for cls, idx in groups.items():
-        ix = np.asarray(idx)
+    for (cls, column), idx in groups.items():
+        if cls not in _BATCH and cls not in (Count, Mean):
+            raise QueryError(f"query {idx[0] + 1}: not a query object ({cls.__name__})")
         batch = [queries[i] for i in idx]
-        if cls is RangeCount:
-            out[ix] = _ranges(ds, batch)
-        elif cls is ClipDiff:
-            out[ix] = _clip_diffs(ds, batch)
-        elif cls is ClippedSum:
-            out[ix] = _clipped_sums(ds, batch)
-        elif cls is ItemSupport:
-            out[ix] = _supports(ds, batch)
+        _validate(ds.schema, batch, idx, per_query=cls in (Count, Mean, ClippedSum))
+        if cls is Count:
+            out[idx] = [counts.count(q.where) for q in batch]
         elif cls is Mean:
-            out[ix] = np.array([counts.count(q.where) for q in batch], dtype=np.float64) / _public_n(ds)
-        elif cls is Count:
-            out[ix] = [counts.count(q.where) for q in batch]
-        else:  # pragma: no cover - every kind in QUERY_KINDS is handled above
-            raise QueryError(f"no evaluator for {cls.__name__}")
+            out[idx] = np.array([counts.count(q.where) for q in batch], dtype=np.float64) / _public_n(ds)
+        else:
+            out[idx] = _BATCH[cls](ds, column, batch)
     return out
 
 
-def _check(schema: Schema, queries: list[Query], idx: list[int]) -> None:
-    seen: set = set()
-    for i in idx:
-        q = queries[i]
-        key = (type(q), frozenset(q.columns()), getattr(q, "lower", 0) is None)
-        if key in seen and not isinstance(q, Count):
-            continue  # same kind on the same columns: validated once (kind checks depend on columns only)
-        seen.add(key)
+def _validate(schema: Schema, batch: list[Query], idx: list[int], *, per_query: bool) -> None:
+    """Validate each query, or (same kind on the same column: same verdict) only the first."""
+    for q, i in zip(batch if per_query else batch[:1], idx, strict=False):
         try:
             q.validate(schema)
         except QueryError as e:
@@ -103,26 +89,19 @@ def _prefix(ds: Dataset, column: str) -> tuple[np.ndarray, np.ndarray]:
     return ds._cache[key]
 
 
-def _by_column(batch: list[Any]) -> dict[str, np.ndarray]:
-    idx: dict[str, list[int]] = defaultdict(list)
-    for i, q in enumerate(batch):
-        idx[q.column].append(i)
-    return {c: np.asarray(v) for c, v in idx.items()}
+def _floats(batch: list[Any], name: str) -> np.ndarray:
+    return np.fromiter(map(attrgetter(name), batch), dtype=np.float64, count=len(batch))
 
 
-def _ranges(ds: Dataset, batch: list[RangeCount]) -> np.ndarray:
-    out = np.empty(len(batch))
-    for column, ix in _by_column(batch).items():
-        xs = sorted_values(ds, column)
-        low = np.array([batch[i].low for i in ix], dtype=np.float64)
-        high = np.array([batch[i].high for i in ix], dtype=np.float64)
-        closed = np.array([batch[i].closed for i in ix])
-        incl_low = (closed == "left") | (closed == "both")
-        incl_high = (closed == "right") | (closed == "both")
-        below_low = np.where(incl_low, np.searchsorted(xs, low, "left"), np.searchsorted(xs, low, "right"))
-        upto_high = np.where(incl_high, np.searchsorted(xs, high, "right"), np.searchsorted(xs, high, "left"))
-        out[ix] = np.maximum(upto_high - below_low, 0)
-    return out
+def _ranges(ds: Dataset, column: str, batch: list[RangeCount]) -> np.ndarray:
+    xs = sorted_values(ds, column)
+    low, high = _floats(batch, "low"), _floats(batch, "high")
+    closed = np.array([q.closed for q in batch])
+    incl_low = (closed == "left") | (closed == "both")
+    incl_high = (closed == "right") | (closed == "both")
+    below_low = np.where(incl_low, np.searchsorted(xs, low, "left"), np.searchsorted(xs, low, "right"))
+    upto_high = np.where(incl_high, np.searchsorted(xs, high, "right"), np.searchsorted(xs, high, "left"))
+    return np.maximum(upto_high - below_low, 0)
 
 
 def clipped_sum(xs: np.ndarray, prefix: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -134,28 +113,21 @@ def clipped_sum(xs: np.ndarray, prefix: np.ndarray, lower: np.ndarray, upper: np
     return lower * i + (prefix[j] - prefix[i]) + upper * (n - j)
 
 
-def _clipped_sums(ds: Dataset, batch: list[ClippedSum]) -> np.ndarray:
-    out = np.empty(len(batch))
-    for column, ix in _by_column(batch).items():
-        xs, prefix = _prefix(ds, column)
-        bounds = np.array([batch[i].bounds(ds.schema) for i in ix], dtype=np.float64)
-        out[ix] = clipped_sum(xs, prefix, bounds[:, 0], bounds[:, 1])
-    return out
+def _clipped_sums(ds: Dataset, column: str, batch: list[ClippedSum]) -> np.ndarray:
+    xs, prefix = _prefix(ds, column)
+    bounds = np.array([q.bounds(ds.schema) for q in batch], dtype=np.float64)
+    return clipped_sum(xs, prefix, bounds[:, 0], bounds[:, 1])
 
 
-def _clip_diffs(ds: Dataset, batch: list[ClipDiff]) -> np.ndarray:
-    out = np.empty(len(batch))
-    for column, ix in _by_column(batch).items():
-        xs, prefix = _prefix(ds, column)
-        b = np.array([batch[i].bound for i in ix], dtype=np.float64)
-        s = np.array([batch[i].step for i in ix], dtype=np.float64)
-        n = len(xs)
-        i = np.searchsorted(xs, b, "right")  # x <= b
-        j = np.searchsorted(xs, b + s, "right")  # x <= b + s
-        diff = (prefix[j] - prefix[i]) - b * (j - i) + s * (n - j)
-        norm = np.array([batch[k].normalised for k in ix])
-        out[ix] = np.where(norm, diff / s, diff)
-    return out
+def _clip_diffs(ds: Dataset, column: str, batch: list[ClipDiff]) -> np.ndarray:
+    xs, prefix = _prefix(ds, column)
+    b, s = _floats(batch, "bound"), _floats(batch, "step")
+    n = len(xs)
+    i = np.searchsorted(xs, b, "right")  # x <= b
+    j = np.searchsorted(xs, b + s, "right")  # x <= b + s
+    diff = (prefix[j] - prefix[i]) - b * (j - i) + s * (n - j)
+    norm = np.fromiter(map(attrgetter("normalised"), batch), dtype=bool, count=len(batch))
+    return np.where(norm, diff / s, diff)
 
 
 # -- item sets ---------------------------------------------------------------------------------------
@@ -209,28 +181,24 @@ def postings(ds: Dataset, column: str) -> _Postings:
     return ds._cache[key]
 
 
-def _supports(ds: Dataset, batch: list[ItemSupport]) -> np.ndarray:
+def _supports(ds: Dataset, column: str, batch: list[ItemSupport]) -> np.ndarray:
     out = np.zeros(len(batch))
-    for column, ix in _by_column(batch).items():
-        post = postings(ds, column)
-        singles = [k for k in ix if len(batch[k].items) == 1]
-        if singles and len(post.items):
-            coerced = [post.coerce(batch[k].items[0]) for k in singles]
-            ok = [c is not None for c in coerced]
-            keys = np.array([c for c in coerced if c is not None], dtype=post.items.dtype)
-            sel = np.asarray(singles)[np.asarray(ok, dtype=bool)]
-            if len(sel):
-                out[sel] = post.support(keys)
-        for k in ix:
-            items = batch[k].items
-            if len(items) > 1:
-                coerced = [post.coerce(it) for it in items]
-                if any(c is None for c in coerced):
-                    continue
-                common = post.posting(coerced[0])
-                for c in coerced[1:]:
-                    common = np.intersect1d(common, post.posting(c), assume_unique=True)
-                out[k] = len(common)
+    post = postings(ds, column)
+    singles = [k for k, q in enumerate(batch) if len(q.items) == 1]
+    coerced = [post.coerce(batch[k].items[0]) for k in singles]
+    known = [(k, c) for k, c in zip(singles, coerced, strict=True) if c is not None]
+    if known and len(post.items):
+        keys = np.array([c for _, c in known], dtype=post.items.dtype)
+        out[[k for k, _ in known]] = post.support(keys)
+    for k, q in enumerate(batch):
+        if len(q.items) > 1:
+            items = [post.coerce(it) for it in q.items]
+            if any(c is None for c in items):
+                continue  # an item of the wrong type cannot occur
+            common = post.posting(items[0])
+            for c in items[1:]:
+                common = np.intersect1d(common, post.posting(c), assume_unique=True)
+            out[k] = len(common)
     return out
 
 
@@ -348,3 +316,7 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
                 x, coerced[0]
             )
     return np.asarray(m, dtype=bool) & valid
+
+
+_BATCH: dict[type, Callable[[Dataset, Any, list[Any]], np.ndarray]] = {
+    RangeCount: _ranges, ClipDiff: _clip_diffs, ClippedSum: _clipped_sums, ItemSupport: _supports}
