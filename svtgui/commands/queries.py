@@ -89,7 +89,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=show)
 
 
-def _load(path: str, schema: str | None):
+def read_queries(path: str | Path) -> list[Any]:
+    """A query file, with any problem as a CLI error naming the file (and the query's position)."""
+    from svtgui.cli import CliError
+    from svtgui.data.queries import queries_from_json
+
+    path = Path(path)
+    try:
+        return queries_from_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: {exc}") from None
+
+
+def load_data(path: str, schema: str | None) -> Any:
+    """A dataset (with an optional declared schema file), errors as one CLI line naming the file."""
     from svtgui.cli import CliError
     from svtgui.data import DatasetError, LoadOptions, load_dataset
 
@@ -119,9 +134,9 @@ def _build(args: argparse.Namespace) -> list[Any]:
     if name == "every-item":
         if args.observed:
             _revealing("items")
-            return g.every_item(g.observed_items(_load(args.observed, None), args.column), args.column)
+            return g.every_item(g.observed_items(load_data(args.observed, None), args.column), args.column)
         return g.every_item([_item(i) for i in args.items], args.column)
-    ds = _load(args.data, args.schema)
+    ds = load_data(args.data, args.schema)
     if name == "every-value":
         values = args.values
         if args.observed:
@@ -165,17 +180,8 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    from svtgui.cli import CliError
-    from svtgui.data.queries import queries_from_json
-
-    path = Path(args.file)
-    try:
-        queries = queries_from_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CliError(f"{path}: {exc}") from None
-    schema = _load(args.data, args.schema).schema if args.data else None
+    queries = read_queries(args.file)
+    schema = load_data(args.data, args.schema).schema if args.data else None
     for i, q in enumerate(queries, start=1):
         extra = ""
         if schema is not None:

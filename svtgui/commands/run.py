@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.commands.ledger import add_ledger_option, open_ledger
+from svtgui.commands.queries import load_data, read_queries
 from svtgui.commands.report import check_report_paths, write_reports
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
@@ -172,22 +173,7 @@ def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
 
 def load_inputs(s: dict[str, Any]):
     """The dataset and the query list, with any problem as a CLI error naming the file."""
-    from svtgui.cli import CliError
-    from svtgui.data import DatasetError, LoadOptions, load_dataset
-    from svtgui.data.queries import queries_from_json
-
-    try:
-        ds = load_dataset(s["data"], LoadOptions(schema=s.get("schema")))
-    except (DatasetError, ValueError) as exc:
-        raise CliError(f"--data: {exc}") from None
-    qpath = Path(s["queries"])
-    try:
-        queries = queries_from_json(qpath.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CliError(f"{qpath}: cannot read: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CliError(f"{qpath}: {exc}") from None
-    return ds, queries
+    return load_data(s["data"], s.get("schema")), read_queries(s["queries"])
 
 
 def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:

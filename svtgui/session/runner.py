@@ -28,7 +28,7 @@ import numpy as np
 
 from svtgui.core import mechanisms, validation
 from svtgui.core.mechanisms import PRIVATE, Mechanism, SelectionMechanism, StreamingMechanism
-from svtgui.session.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, RunRecord
+from svtgui.session.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseRecord, RunRecord
 
 # Parameters the runner derives itself: the user never types them (and cannot lie about them).
 DERIVED = ("integer", "monotonic")
@@ -50,20 +50,8 @@ class QueryLike(Protocol):
 Evaluator = Callable[[Any, Sequence[QueryLike]], np.ndarray]
 
 
-@dataclass(frozen=True)
-class Row:
-    """One released response, exactly as committed to the ledger (nothing secret in it)."""
-
-    index: int
-    description: str
-    above: bool
-    value: float | int | None
-    gap: float | None
-    time: str
-
-    @property
-    def symbol(self) -> str:
-        return "⊤" if self.above else "⊥"
+# One released response exactly as committed to the ledger (nothing secret in it).
+Row = ResponseRecord
 
 
 def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
@@ -381,7 +369,7 @@ class Run:
         at = self.ledger.record(self.id, rows)
         self._answered += len(rows)
         self._above += sum(1 for r in rows if r[2])
-        return [Row(i, d, bool(a), v, g, at) for i, d, a, v, g in rows]
+        return [Row(self.id, i, d, bool(a), v, g, at) for i, d, a, v, g in rows]
 
     def _require_running(self) -> None:
         if self.finished:
