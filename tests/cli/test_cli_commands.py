@@ -500,3 +500,34 @@ def test_saved_session_replays_headlessly(files, tmp_path, capsys):
     assert main(args) == 2
     assert "not the dataset this session was saved with" in capsys.readouterr().err
     assert len(_runs(ledger)) == 2
+
+
+def test_progress_bar_only_on_a_terminal(files):
+    """stderr on a pseudo-terminal gets the bar; a pipe (the other tests) gets none."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    data, queries, ledger = files
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "svtgui.cli", "run", "--data", str(data), "--queries", str(queries),
+         "--ledger", str(ledger), "--mechanism", "sparse", "--epsilon", "1", "--threshold", "1e9",
+         "--budget-epsilon", "1", "--batch-size", "2"],
+        stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    assert proc.wait(60) == 0
+    os.close(master)
+    err = b"".join(chunks).decode()
+    assert "\r[" in err and "10/10" in err and "run 1: finished" in err
+    assert proc.stdout.read() == b""  # no ⊤ rows: nothing on stdout, and the bar never goes there
