@@ -1,0 +1,80 @@
+"""The stream chart: query index against released values, the public threshold T, ⊤ marks.
+
+Only public things are drawn. A ⊥ query has no released value, so it has no point; a ⊤ of a
+mechanism that releases no number is marked on the T line. The noisy threshold is never known
+here and therefore never drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
+
+
+class LiveChart(QWidget):
+    """pyqtgraph plot of the run so far; :meth:`update_from` is called by the coalescing UI timer."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pal = self.palette()
+        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        named(self.plot, "Stream chart",
+              "Query number against released value. Dashed line: the public threshold T. "
+              "▲ marks: ⊤ answers. ⊥ answers are not plotted: nothing about them is released.")
+        fg = pal.color(QPalette.ColorRole.Text)
+        for axis in ("left", "bottom"):
+            ax = self.plot.getAxis(axis)
+            ax.setTextPen(fg)
+            ax.setPen(fg)
+        self.plot.setLabel("bottom", "query number")
+        self.plot.setLabel("left", "released value")
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        self.plot.setClipToView(True)
+        self.legend = self.plot.addLegend(offset=(10, 10), labelTextColor=fg)
+        self.threshold_line = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
+            label="T = {value:g}", labelOpts={"position": 0.05, "color": THRESHOLD_COLOR, "movable": False})
+        self.plot.addItem(self.threshold_line)
+        self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2,
+                                                         style=pg.QtCore.Qt.PenStyle.DashLine)),
+                            "public threshold T")
+        self.tops = pg.ScatterPlotItem(symbol="t1", size=11, pen=pg.mkPen(ABOVE_COLOR.darker(130)),
+                                       brush=pg.mkBrush(ABOVE_COLOR), name="⊤ (released value, or on T)")
+        self.plot.addItem(self.tops)
+        self.legend.addItem(self.tops, "⊤ answer")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.plot)
+        self._threshold = 0.0
+        self._n = -1
+        self._tops = -1
+        self.xs = np.empty(0)
+        self.ys = np.empty(0)
+
+    def set_threshold(self, threshold: float) -> None:
+        self._threshold = float(threshold)
+        self.threshold_line.setValue(self._threshold)
+
+    def clear(self) -> None:
+        self.tops.setData([], [])
+        self.xs, self.ys = np.empty(0), np.empty(0)
+        self._n = self._tops = -1
+
+    def update_from(self, indices: np.ndarray, values: np.ndarray, n_answered: int) -> None:
+        """Redraw from the ⊤ rows (1-based query numbers); ``values`` NaN = no released number."""
+        if n_answered == self._n and len(indices) == self._tops:
+            return
+        self._n, self._tops = n_answered, len(indices)
+        xs = indices.astype(np.float64) + 1
+        ys = np.where(np.isnan(values), self._threshold, values)
+        self.xs, self.ys = xs, ys
+        self.tops.setData(xs, ys)
+        span = [self._threshold, *(ys if len(ys) else [])]
+        lo, hi = float(np.min(span)), float(np.max(span))
+        pad = max(1.0, 0.15 * (hi - lo), 0.1 * abs(self._threshold))
+        self.plot.setXRange(0, max(10, n_answered) * 1.02, padding=0)
+        self.plot.setYRange(lo - pad, hi + pad, padding=0)
