@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from svtgui import __version__
@@ -24,6 +25,7 @@ COMMAND_MODULES = [
 ]
 
 EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed pipe writer
 
 
 class CliError(Exception):
@@ -54,6 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"svtgui-cli {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (`svtgui-cli run ... | head`): every row already printed is in the
+        # ledger, and the run has been marked interrupted by the runner. Exit quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
