@@ -51,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
             for m in METHODS:
                 f1 = []
                 for run in range(args.runs):
-                    res = recipes.frequent_items(ds, c, eps, m, threshold=threshold, order_seed=run,
-                                                 rng=seeded(1000 * run + 17))
+                    res = recipes.frequent_items(
+                        ds, c, eps, m, threshold=threshold, order_seed=run, rng=seeded(1000 * run + 17)
+                    )
                     f1.append(recipes.score_selection(res.items, truth).f1)
                 means[m] = float(np.mean(f1))
                 cells.append(f"{means[m]:13.3f} ± {np.std(f1):4.2f}")
@@ -61,9 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             wins["em>=standard"] += means["em_top_c"] >= means["standard_svt"]
             wins["standard>=book"] += means["standard_svt"] >= means["sparse"]
     n = wins["cells"]
-    print(f"\nEM ≥ Standard SVT in {wins['em>=standard']}/{n} cells; "
-          f"Standard SVT ≥ book SVT in {wins['standard>=book']}/{n} cells "
-          f"({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"\nEM ≥ Standard SVT in {wins['em>=standard']}/{n} cells; "
+        f"Standard SVT ≥ book SVT in {wins['standard>=book']}/{n} cells "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
     return 0
 
 

@@ -26,8 +26,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from svtgui.data import load_dataset  # noqa: E402
-from svtgui.data import generators  # noqa: E402
+from svtgui.data import generators, load_dataset  # noqa: E402
 from svtgui.data.evaluate import evaluate  # noqa: E402
 
 
@@ -42,8 +41,13 @@ def best_of(repeat: int, fn) -> tuple[float, object]:
 
 def naive_clip(frame, column, queries):
     s = frame[column]
-    return np.array([s.clip(lower=0, upper=q.bound + q.step).sum() - s.clip(lower=0, upper=q.bound).sum()
-                     for q in queries], dtype=float)
+    return np.array(
+        [
+            s.clip(lower=0, upper=q.bound + q.step).sum() - s.clip(lower=0, upper=q.bound).sum()
+            for q in queries
+        ],
+        dtype=float,
+    )
 
 
 def naive_ranges(frame, column, queries):
@@ -63,9 +67,9 @@ def run(name: str, ds, queries, naive, column: str, sample: int, repeat: int) ->
     t_naive = t_naive_sub * k / len(subset)
     extrapolated = len(subset) < k
     print(f"{name}: {k:,} queries")
-    print(f"  naive pandas loop : {t_naive:9.3f} s"
-          + (f"  (measured on {len(subset):,} queries: {t_naive_sub:.3f} s, extrapolated x{k / len(subset):.1f})"
-             if extrapolated else ""))
+    factor = k / len(subset)
+    note = f"  (measured on {len(subset):,} queries: {t_naive_sub:.3f} s, extrapolated x{factor:.1f})"
+    print(f"  naive pandas loop : {t_naive:9.3f} s" + (note if extrapolated else ""))
     print(f"  svtgui evaluate   : {t_ours:9.4f} s  (best of {repeat}, cold caches: includes sorting)")
     print(f"  speed-up          : {t_naive / t_ours:9.0f} x")
 
@@ -82,7 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     clip = generators.clip_bound_sweep("capital-gain", 1, 150_000, 5)
     ranges = generators.random_ranges("age", 17, 91, 10_000, seed=1)
     print(f"building both query lists (Python objects): {time.perf_counter() - t0:.3f} s (not in the ratios)")
-    run("clip-bound search on capital-gain", ds, clip, naive_clip, "capital-gain", args.naive_sample, args.repeat)
+    run(
+        "clip-bound search on capital-gain",
+        ds,
+        clip,
+        naive_clip,
+        "capital-gain",
+        args.naive_sample,
+        args.repeat,
+    )
     run("random age-range counts", ds, ranges, naive_ranges, "age", args.naive_sample, args.repeat)
     return 0
 

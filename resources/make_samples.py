@@ -147,28 +147,29 @@ def baskets(rng: np.random.Generator) -> list[list[int]]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE.parent))
+    import argparse
+
     from svtgui.data import generators
     from svtgui.data.queries import queries_to_json
 
+    ap = argparse.ArgumentParser(description="Generate the bundled sample data (fixed seed).")
+    ap.add_argument("--out", type=Path, default=SAMPLES, help="output folder (default: resources/samples)")
+    out = ap.parse_args(argv).out
     rng = np.random.default_rng(SEED)
-    SAMPLES.mkdir(parents=True, exist_ok=True)
-    census(rng).to_csv(SAMPLES / "census.csv", index=False, lineterminator="\n")
-    (SAMPLES / "census.schema.json").write_text(
-        json.dumps(census_schema(), indent=2) + "\n", encoding="utf-8"
-    )
+    out.mkdir(parents=True, exist_ok=True)
+    census(rng).to_csv(out / "census.csv", index=False, lineterminator="\n")
+    (out / "census.schema.json").write_text(json.dumps(census_schema(), indent=2) + "\n", encoding="utf-8")
     ranges = generators.random_ranges("age", 17, 91, 2000, seed=SEED)
-    (SAMPLES / "census.queries.json").write_text(json.dumps(queries_to_json(ranges)) + "\n", encoding="utf-8")
+    (out / "census.queries.json").write_text(json.dumps(queries_to_json(ranges)) + "\n", encoding="utf-8")
     sweep = generators.clip_bound_sweep("capital_gain", 1, 100_000, 25)
-    (SAMPLES / "census.clip_sweep.queries.json").write_text(
+    (out / "census.clip_sweep.queries.json").write_text(
         json.dumps(queries_to_json(sweep)) + "\n", encoding="utf-8"
     )
     lines = [" ".join(map(str, b)) for b in baskets(rng)]
-    (SAMPLES / "baskets.dat").write_text("\n".join(lines) + "\n", encoding="ascii")
-    print(
-        f"wrote {SAMPLES}: census.csv ({N_ROWS} rows), baskets.dat ({N_BASKETS} baskets), schema, query sets"
-    )
+    (out / "baskets.dat").write_text("\n".join(lines) + "\n", encoding="ascii")
+    print(f"wrote {out}: census.csv ({N_ROWS} rows), baskets.dat ({N_BASKETS} baskets), schema, query sets")
     return 0
 
 

@@ -319,4 +319,8 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
 
 
 _BATCH: dict[type, Callable[[Dataset, Any, list[Any]], np.ndarray]] = {
-    RangeCount: _ranges, ClipDiff: _clip_diffs, ClippedSum: _clipped_sums, ItemSupport: _supports}
+    RangeCount: _ranges,
+    ClipDiff: _clip_diffs,
+    ClippedSum: _clipped_sums,
+    ItemSupport: _supports,
+}
