@@ -68,12 +68,9 @@ class Axis:
     def from_json(cls, obj: dict[str, Any]) -> Axis:
         try:
             edges = obj.get("edges")
-            return cls(
-                str(obj["column"]),
-                tuple(str(v) for v in obj["levels"]),
-                None if edges is None else tuple(float(e) for e in edges),
-                not obj.get("levels_from_data", False),
-            )
+            return cls(str(obj["column"]), tuple(str(v) for v in obj["levels"]),
+                       None if edges is None else tuple(float(e) for e in edges),
+                       not obj.get("levels_from_data", False))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed universe axis {obj!r} ({exc})") from None
 
@@ -88,9 +85,8 @@ class Axis:
         else:
             lookup = {v: i for i, v in enumerate(self.levels) if v not in (MISSING, OTHER)}
             other = self.levels.index(OTHER) if OTHER in self.levels else -1
-            codes = np.fromiter(
-                (lookup.get(str(v), other) for v in series.to_numpy()), dtype=np.int64, count=len(series)
-            )
+            codes = np.fromiter((lookup.get(str(v), other) for v in series.to_numpy()), dtype=np.int64,
+                                count=len(series))
             if np.any((codes < 0) & ~missing):
                 bad = series[(codes < 0) & ~missing].iloc[0]
                 raise QueryError(f"column {self.column!r}: value {bad!r} is not a level of the universe")
@@ -113,10 +109,8 @@ class Axis:
         values = {str(v) for v in (cond.value if cond.op == "in" else (cond.value,))}
         hit = np.array([lv in values for lv in self.levels])
         if OTHER in self.levels and (values - set(self.levels)):
-            raise QueryError(
-                f"column {self.column!r}: {sorted(values - set(self.levels))[0]!r} is not a "
-                f"declared level; it would fall in {OTHER!r} with other values"
-            )
+            raise QueryError(f"column {self.column!r}: {sorted(values - set(self.levels))[0]!r} is not a "
+                             f"declared level; it would fall in {OTHER!r} with other values")
         if cond.op == "!=":
             if OTHER in self.levels:
                 raise QueryError(f"column {self.column!r}: '!=' would include {OTHER!r}; use 'in'")
@@ -129,30 +123,21 @@ class Axis:
         lo[0], hi[-1] = -math.inf, math.inf  # outer bins take the clamped values
         if cond.op == "between":
             a, b = (float(v) for v in cond.value)
-            return self._numeric(Condition(cond.column, ">=", a)) & self._numeric(
-                Condition(cond.column, "<=", b)
-            )
+            return (self._numeric(Condition(cond.column, ">=", a))
+                    & self._numeric(Condition(cond.column, "<=", b)))
         if cond.op not in ("<", "<=", ">", ">="):
-            raise QueryError(
-                f"column {self.column!r} is binned; use <, <=, >, >= or between at bin edges "
-                f"({', '.join(f'{x:g}' for x in self.edges)})"
-            )
+            raise QueryError(f"column {self.column!r} is binned; use <, <=, >, >= or between at bin edges "
+                             f"({', '.join(f'{x:g}' for x in self.edges)})")
         v = float(cond.value)
         # bin [lo, hi): all / none of its values satisfy the comparison
-        rules = {
-            "<": (hi <= v, lo >= v),
-            "<=": (hi <= v, lo > v),
-            ">=": (lo >= v, hi <= v),
-            ">": (lo > v, hi <= v),
-        }
+        rules = {"<": (hi <= v, lo >= v), "<=": (hi <= v, lo > v),
+                 ">=": (lo >= v, hi <= v), ">": (lo > v, hi <= v)}
         every, none = rules[cond.op]
         if np.any(~every & ~none):
-            raise QueryError(
-                f"column {self.column!r}: '{cond.op} {v:g}' cuts a bin; use a bin edge "
-                f"({', '.join(f'{x:g}' for x in self.edges)}) or finer bins"
-            )
+            raise QueryError(f"column {self.column!r}: '{cond.op} {v:g}' cuts a bin; use a bin edge "
+                             f"({', '.join(f'{x:g}' for x in self.edges)}) or finer bins")
         out = np.zeros(self.size, dtype=bool)
-        out[: len(every)] = every
+        out[:len(every)] = every
         return out
 
 
@@ -184,9 +169,8 @@ def parse_axis(spec: str, ds: Dataset) -> Axis:
             raise QueryError(f"universe column {spec!r}: list at least one level after '='")
         return Axis(name, tuple(dict.fromkeys(levels)) + (OTHER, MISSING))
     if sep:
-        raise QueryError(
-            f"universe column {spec!r}: bins (':' or '@') need a numeric column; {name!r} is {col.kind.value}"
-        )
+        raise QueryError(f"universe column {spec!r}: bins (':' or '@') need a numeric column; "
+                         f"{name!r} is {col.kind.value}")
     if col.categories:
         return Axis(name, tuple(col.categories) + (OTHER, MISSING))
     observed = sorted({str(v) for v in ds.frame[name].dropna().unique()})
@@ -199,17 +183,13 @@ def _edges(spec: str, sep: str, arg: str, lower: float | None, upper: float | No
             edges = [float(v) for v in arg.split(",")]
         except ValueError:
             raise QueryError(f"universe column {spec!r}: edges must be numbers separated by commas") from None
-        if (
-            len(edges) < 2
-            or any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True))
-            or not all(math.isfinite(e) for e in edges)
-        ):
+        if len(edges) < 2 or any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True)) \
+                or not all(math.isfinite(e) for e in edges):
             raise QueryError(f"universe column {spec!r}: give at least two finite, increasing edges")
         return edges
     if sep != ":":
-        raise QueryError(
-            f"universe column {spec!r}: a numeric column needs bins, e.g. '{spec}:8' or '{spec}@0,10,20'"
-        )
+        raise QueryError(f"universe column {spec!r}: a numeric column needs bins, e.g. '{spec}:8' or "
+                         f"'{spec}@0,10,20'")
     try:
         bins = int(arg)
     except ValueError:
@@ -304,9 +284,8 @@ class Universe:
         mask = np.ones(self.shape, dtype=bool)
         for column, level in assignment.items():
             if level not in self.axis(column).levels:
-                raise QueryError(
-                    f"column {column!r} has no level {level!r}; levels: {', '.join(self.axis(column).levels)}"
-                )
+                raise QueryError(f"column {column!r} has no level {level!r}; "
+                                 f"levels: {', '.join(self.axis(column).levels)}")
             k = [a.column for a in self.axes].index(column)
             per = np.array([lv == level for lv in self.axes[k].levels])
             view = [1] * len(self.axes)
@@ -315,9 +294,8 @@ class Universe:
         label = " and ".join(f"{c} = {v}" for c, v in assignment.items())
         return LinearQuery.counting(np.flatnonzero(mask.reshape(-1)), self.size, label)
 
-    def random_marginals(
-        self, count: int, rng: np.random.Generator, *, width: int = 2, subsets: bool = False
-    ) -> list[LinearQuery]:
+    def random_marginals(self, count: int, rng: np.random.Generator, *, width: int = 2,
+                         subsets: bool = False) -> list[LinearQuery]:
         """``count`` random marginal queries over ``width`` random axes (for benches and tests).
 
         With ``subsets`` each chosen axis is restricted to a random non-empty subset of its levels
@@ -337,10 +315,7 @@ class Universe:
                 view[k] = -1
                 mask = mask & take.reshape(view)
                 chosen = [lv for lv, t in zip(axis.levels, take, strict=True) if t]
-                parts.append(
-                    f"{axis.column} in {{{', '.join(chosen)}}}"
-                    if len(chosen) > 1
-                    else f"{axis.column} = {chosen[0]}"
-                )
+                parts.append(f"{axis.column} in {{{', '.join(chosen)}}}" if len(chosen) > 1
+                             else f"{axis.column} = {chosen[0]}")
             out.append(LinearQuery.counting(np.flatnonzero(mask.reshape(-1)), self.size, " and ".join(parts)))
         return out
