@@ -77,7 +77,7 @@ def clip_table(ds) -> str:
             rows.append([column, f"{len(sweep):,}", eps, " / ".join(f"{b:,.0f}" for b in bounds),
                          f"{true_mean:,.2f}", f"{np.median(errors):,.2f}"])
     return table(["column", "k bounds tried", "ε (⅓ to SVT)", "chosen b: 5% / 50% / 95%", "true mean",
-                  "median |error| of the mean"], rows)
+                  "median \\|error\\| of the mean"], rows)
 
 
 def main(path: str) -> None:
