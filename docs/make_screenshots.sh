@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Regenerate every screenshot the documentation shows, from the running app (never by hand).
+#
+#   docs/make_screenshots.sh                 # uses .venv/bin/svtgui
+#   SVTGUI=dist/svtgui/svtgui docs/make_screenshots.sh   # or the frozen bundle
+#
+# Each shot is `svtgui --screenshot OUT.png [--sample NAME] [--run] [--page NAME]` rendered offscreen,
+# in the light theme, with a throw-away ledger and settings so that runs made for the pictures never
+# touch the user's privacy budget. The file names are referenced by README.md, docs/user-guide.md and
+# packaging/io.github.svtstudio.SvtStudio.metainfo.xml; tests/packaging/test_docs.py fails when a
+# document shows an image that does not exist.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SVTGUI=${SVTGUI:-.venv/bin/svtgui}
+OUT=docs/screenshots
+SAMPLE=census
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export QT_QPA_PLATFORM=offscreen SVTGUI_THEME=light
+export SVTGUI_LEDGER="$tmp/ledger.sqlite" SVTGUI_CONFIG_DIR="$tmp/config"
+mkdir -p "$OUT"
+
+shot() {  # shot NAME [svtgui arguments...]
+    local name=$1; shift
+    # A fresh ledger per shot: every picture starts from the same untouched budget.
+    rm -f "$tmp"/ledger.sqlite*
+    "$SVTGUI" --screenshot "$OUT/$name.png" "$@"
+    [ -s "$OUT/$name.png" ] || { echo "make_screenshots.sh: $name.png is empty" >&2; exit 1; }
+    echo "$OUT/$name.png"
+}
+
+shot main-window --sample "$SAMPLE"
+shot run-finished --sample "$SAMPLE" --run
+# One picture per page of the main window (names as `svtgui --page` accepts them).
+for page in ${SVTGUI_PAGES:-}; do
+    shot "page-$page" --sample "$SAMPLE" --page "$page"
+done
