@@ -29,12 +29,17 @@ from svtgui.data import LoadCancelled, Progress, load_dataset  # noqa: E402
 def make(path: Path, n: int) -> None:
     rng = np.random.default_rng(0)
     edu = np.array(["HS-grad", "Bachelors", "Some-college", "Masters", "Doctorate", "11th"])
-    frame = pd.DataFrame({
-        "age": rng.integers(17, 91, n), "sex": rng.choice(["Male", "Female"], n),
-        "education": rng.choice(edu, n), "hours": rng.integers(1, 100, n),
-        "gain": np.where(rng.random(n) < 0.08, rng.lognormal(8, 1, n).round(), 0).astype(int),
-        "occupation": rng.choice(["Sales", "Tech-support", "?", "Craft-repair"], n),
-        "weight": rng.random(n)})
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "sex": rng.choice(["Male", "Female"], n),
+            "education": rng.choice(edu, n),
+            "hours": rng.integers(1, 100, n),
+            "gain": np.where(rng.random(n) < 0.08, rng.lognormal(8, 1, n).round(), 0).astype(int),
+            "occupation": rng.choice(["Sales", "Tech-support", "?", "Craft-repair"], n),
+            "weight": rng.random(n),
+        }
+    )
     frame.to_csv(path, index=False, sep=",")
 
 
@@ -59,10 +64,14 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.stop()
         frame_mb = ds.frame.memory_usage(deep=True).sum() / 1e6
         print(f"pandas.read_csv (baseline)  : {t_pandas:6.2f} s")
-        print(f"load_dataset                : {t_ours:6.2f} s  ({t_ours / t_pandas:.2f}x the baseline: chunked, "
-              f"hashed, checked, text as categoricals), {len(calls)} progress callbacks")
+        print(
+            f"load_dataset                : {t_ours:6.2f} s  ({t_ours / t_pandas:.2f}x the baseline: chunked,"
+            f" hashed, checked, text as categoricals), {len(calls)} progress callbacks"
+        )
         ratio = peak / 1e6 / frame_mb
-        print(f"frame {frame_mb:.1f} MB, traced peak while loading {peak / 1e6:.1f} MB = {ratio:.2f}x the frame")
+        print(
+            f"frame {frame_mb:.1f} MB, traced peak while loading {peak / 1e6:.1f} MB = {ratio:.2f}x the frame"
+        )
         progress = Progress()
         progress.callback = lambda f: progress.cancel() if f >= 0.3 else None
         t0 = time.perf_counter()
