@@ -72,7 +72,8 @@ def citations_html() -> str:
             flag = (" <b>— known NOT private; teaching example only.</b> "
                     f"{html.escape(entry.why_not_private or '')}")
         items.append(
-            f"<li style='margin-bottom:6px'><b>{html.escape(entry.name)}</b> (<code>{html.escape(entry.id)}</code>), "
+            f"<li style='margin-bottom:6px'><b>{html.escape(entry.name)}</b> "
+            f"(<code>{html.escape(entry.id)}</code>), "
             f"{html.escape(entry.guarantee)}{flag}<br>{html.escape(entry.citation)}</li>")
     return "<p>The mechanisms and the papers they come from:</p><ul>" + "".join(items) + "</ul>"
 
