@@ -301,11 +301,13 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
         values = [v for v in (coerce_value(series, kind, x, cond.column) for x in raw) if v is not _NO_MATCH]
         hit = series.isin(values).to_numpy(dtype=bool) & valid if values else np.zeros(len(series), bool)
         return valid & ~hit if op == "!=" else hit
-    x = series.to_numpy()
-    if kind == ColumnKind.NUMERIC:
-        x = series.to_numpy(dtype=np.float64, na_value=np.nan)
     bounds = cond.value if op == "between" else (cond.value,)
     coerced = [coerce_value(series, kind, b, cond.column) for b in bounds]
+    if kind == ColumnKind.DATETIME:  # compare as int64 nanoseconds; missing cells are masked below
+        x = pd.to_datetime(series).astype("datetime64[ns]").to_numpy().astype(np.int64)
+        coerced = [pd.Timestamp(c).as_unit("ns").value for c in coerced]
+    else:
+        x = series.to_numpy(dtype=np.float64, na_value=np.nan)
     if any(c is _NO_MATCH for c in coerced):
         raise QueryError(f"column {cond.column!r}: operator {op!r} needs a number, got {cond.value!r}")
     with np.errstate(invalid="ignore"):

@@ -188,12 +188,11 @@ class Schema:
         return self._with(replace(col, lower=lower, upper=upper))
 
     def with_kind(self, name: str, kind: ColumnKind | str) -> Schema:
+        """Change a column's kind; bounds survive only on numeric columns."""
         col = self.column(name)
-        return self._with(
-            Column(col.name, kind, col.lower, col.upper, col.categories)
-            if _kind(kind, name) == ColumnKind.NUMERIC
-            else Column(col.name, kind, categories=col.categories)
-        )
+        numeric = _kind(kind, name) == ColumnKind.NUMERIC
+        lower, upper = (col.lower, col.upper) if numeric else (None, None)
+        return self._with(Column(col.name, kind, lower, upper, col.categories))
 
     def with_categories(self, name: str, categories: list[str] | tuple[str, ...] | None) -> Schema:
         return self._with(

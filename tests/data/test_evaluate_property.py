@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from svtgui.data.dataset import Dataset
 from svtgui.data.evaluate import evaluate
-from svtgui.data.predicates import Condition, Junction
+from svtgui.data.predicates import Condition, Junction, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, RangeCount
 from svtgui.data.schema import Neighbouring
 
@@ -231,3 +231,26 @@ def test_equality_coerces_json_values_to_the_column_type(value, expected):
     ds = Dataset.from_frame(frame)
     assert evaluate(ds, [Count(Condition("num", "=", value))])[0] == (expected if value != "x" else 0)
     assert evaluate(ds, [Count(Condition("cat", "=", value))])[0] == 1
+
+
+def test_datetime_and_boolean_predicates():
+    frame = pd.DataFrame(
+        {
+            "d": pd.to_datetime(["2020-01-01", "2021-06-01", None]),
+            "b": pd.array([True, False, None], dtype="boolean"),
+        }
+    )
+    ds = Dataset.from_frame(frame)
+    queries = [
+        Count(Condition("d", ">=", "2021-01-01")),
+        Count(Condition("d", "between", ["2019-01-01", "2020-12-31"])),
+        Count(Condition("d", "<", "2030-01-01")),
+        Count(Condition("d", "=", "2020-01-01")),
+        Count(Condition("d", "is_missing")),
+        Count(Condition("b", "=", True)),
+        Count(Condition("b", "!=", "true")),
+        Count(Condition("b", "in", ["false", True])),
+    ]
+    assert evaluate(ds, queries).tolist() == [1, 1, 2, 1, 1, 1, 1, 2]
+    with pytest.raises(QueryError, match="not a date"):
+        evaluate(ds, [Count(Condition("d", ">", "soon"))])
