@@ -1,0 +1,62 @@
+"""Candidate neighbouring inputs for the auditor: the standard adversarial answer-vector pairs.
+
+A pair ``(d1, d2)`` stands for two neighbouring datasets through the answers they give: every query
+differs by at most Δ (here exactly 0 or ±Δ). The patterns are StatDP's (Ding et al., CCS 2018)
+plus the long runs of ⊥ before a ⊤ that expose Lyu et al.'s Algorithms 3 and 4: the leak of
+those variants grows with the number of ⊥ answers the run survives. Every pattern sits at the
+public threshold T, where the ⊤/⊥ decisions are most sensitive to a change of Δ (placing them a
+noise scale below T as well was tried: it never won and halved the search sample per pattern).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class InputPair:
+    """Two neighbouring answer vectors (|d1_i − d2_i| ≤ Δ for every i) and a readable name."""
+
+    name: str
+    d1: np.ndarray
+    d2: np.ndarray
+
+    def swapped(self) -> InputPair:
+        return InputPair(self.name + " (swapped)", self.d2, self.d1)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "d1": self.d1.tolist(), "d2": self.d2.tolist()}
+
+
+def _pair(name: str, low_high: list[tuple[int, int]], level: float, step: float) -> InputPair:
+    """Build a pair from per-query (d1, d2) offsets in units of Δ, placed at ``level``."""
+    d1 = np.array([level + a * step for a, _ in low_high], dtype=np.float64)
+    d2 = np.array([level + b * step for _, b in low_high], dtype=np.float64)
+    return InputPair(name, d1, d2)
+
+
+def candidates(threshold: float, sensitivity: float, *, queries: int = 10,
+               long_run: int = 30, wide: int = 100) -> list[InputPair]:
+    """The candidate pairs the search tries (see the module docstring).
+
+    ``queries`` is the length of the fixed-length patterns, ``long_run`` of the longest ⊥ run and
+    ``wide`` of the long half-half input that exposes mechanisms without a cutoff (whose leak
+    grows with the number of ⊤ answers).
+    """
+    if min(queries, long_run, wide) < 2:
+        raise ValueError(f"the audit needs at least 2 queries per input, got {min(queries, long_run, wide)}")
+    half = queries // 2
+    below = (0, 1)  # d1 lower: the query is "harder to pass" on d2
+    above = (1, 0)
+    patterns: list[tuple[str, list[tuple[int, int]]]] = [
+        (f"{queries - 1} ⊥ then ⊤", [below] * (queries - 1) + [above]),
+        (f"{long_run - 1} ⊥ then ⊤", [below] * (long_run - 1) + [above]),
+        ("one above, rest below", [above] + [below] * (queries - 1)),
+        ("all shifted up vs. down", [below] * queries),
+        ("half-half", [below] * half + [above] * (queries - half)),
+        ("alternating", [below, above] * half),
+        (f"half-half, {wide} queries", [below] * (wide // 2) + [above] * (wide - wide // 2)),
+    ]
+    return [_pair(name, offsets, threshold, sensitivity) for name, offsets in patterns]
