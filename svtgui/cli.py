@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "svtgui.commands.report",
     "svtgui.commands.queries",
     "svtgui.commands.release",
+    "svtgui.commands.audit",
 ]
 
 EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
