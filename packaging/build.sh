@@ -4,6 +4,7 @@
 #   packaging/build.sh            # uses .venv (created, with PyInstaller, if missing)
 #   PYTHON=/path/python packaging/build.sh
 #   SVTGUI_BUILD_CLEAN=1 packaging/build.sh   # discard PyInstaller's cache first
+#   SVTGUI_BUILD_ARCHIVE=1 packaging/build.sh # also pack dist/svtgui-VERSION-linux-ARCH.tar.gz
 #
 # Smoke test: both executables report the version of svtgui/_version.py, the CLI lists the mechanism
 # catalogue, and (once the GUI exists) the app renders a screenshot of the sample dataset to a PNG.
@@ -28,6 +29,9 @@ echo "== building dist/svtgui with PyInstaller"
     --distpath dist --workpath build/pyinstaller packaging/svtgui.spec
 
 BUNDLE=dist/svtgui
+# Desktop integration travels with the bundle: ./install-desktop-entry.sh adds the menu entry.
+cp packaging/install-desktop-entry.sh packaging/io.github.svtstudio.SvtStudio.desktop \
+    packaging/io.github.svtstudio.SvtStudio.metainfo.xml "$BUNDLE/"
 expected=$("$PYTHON" -c "import runpy; print(runpy.run_path('svtgui/_version.py')['__version__'])")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -83,9 +87,22 @@ small = image.scaled(64, 48)
 colours = {small.pixel(x, y) for x in range(small.width()) for y in range(small.height())}
 assert len(colours) > 8, f"only {len(colours)} colours: a blank window?"
 PY
+    echo "== smoke test: desktop entry from the bundle"
+    "$BUNDLE/install-desktop-entry.sh" >/dev/null || fail "install-desktop-entry.sh exited $?"
+    entry="$XDG_DATA_HOME/applications/io.github.svtstudio.SvtStudio.desktop"
+    grep -q "^Exec=$PWD/$BUNDLE/svtgui\$" "$entry" || fail "installed desktop entry does not run the bundle"
+    if command -v desktop-file-validate >/dev/null; then
+        desktop-file-validate "$entry" || fail "installed desktop entry is invalid"
+    fi
 else
     [ -f svtgui/__main__.py ] && fail "svtgui/__main__.py exists but the bundle has no svtgui executable"
     echo "== svtgui/__main__.py not written yet: bundle holds the CLI only, GUI smoke test skipped"
+fi
+
+if [ "${SVTGUI_BUILD_ARCHIVE:-0}" = 1 ]; then
+    archive="dist/svtgui-$expected-linux-$(uname -m).tar.gz"
+    tar -C dist -czf "$archive" svtgui
+    echo "== archive: $archive ($(du -sh "$archive" | cut -f1))"
 fi
 
 echo "== bundle OK: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1)), version $expected, $((SECONDS - start)) s"
