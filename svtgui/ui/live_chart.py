@@ -43,9 +43,9 @@ class LiveChart(QWidget):
                                                          style=pg.QtCore.Qt.PenStyle.DashLine)),
                             "public threshold T")
         self.tops = pg.ScatterPlotItem(symbol="t1", size=11, pen=pg.mkPen(ABOVE_COLOR.darker(130)),
-                                       brush=pg.mkBrush(ABOVE_COLOR), name="⊤ (released value, or on T)")
+                                       brush=pg.mkBrush(ABOVE_COLOR))
         self.plot.addItem(self.tops)
-        self.legend.addItem(self.tops, "⊤ answer")
+        self.legend.addItem(self.tops, "⊤ answer (its released value, or on T if none)")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot)

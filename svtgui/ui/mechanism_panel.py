@@ -35,8 +35,9 @@ from svtgui.ui.param_form import LABELS, ErrorLabel, ParamForm
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 
 GROUPS = (
-    (True, "Interactive — answer a stream of queries, one at a time"),
-    (False, "Non-interactive — choose from the whole list at once"),
+    (True, "Interactive (a stream of queries)", "Answer queries one at a time; later queries may depend "
+                                                "on earlier answers"),
+    (False, "Non-interactive (the whole list)", "Look at the whole query list at once and choose from it"),
 )
 
 
@@ -65,8 +66,9 @@ class MechanismPicker(QTreeWidget):
         self.setHeaderHidden(True)
         self.setRootIsDecorated(False)
         self.items: dict[str, QTreeWidgetItem] = {}
-        for interactive, title in GROUPS:
+        for interactive, title, tip in GROUPS:
             group = QTreeWidgetItem(self, [title])
+            group.setToolTip(0, tip)
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = group.font(0)
             font.setBold(True)
@@ -147,6 +149,18 @@ class AccuracyPreview(QGroupBox):
         self.sim_x = np.empty(0)
         self.sim_p = np.empty(0)
 
+    @staticmethod
+    def _words(result, params: dict[str, Any], k: int) -> str:
+        """The bound as a sentence with the numbers filled in."""
+        a = float(result.alpha)
+        text = f"α = {a:,.4g} at β = {result.beta:g}, over {k:,} queries.\n{result.statement}"
+        if "threshold" in params:
+            t = float(params["threshold"])
+            text += (f"\nWith T = {t:,.6g}: queries whose true answer is below {t - a:,.6g} come back ⊥, "
+                     f"those above {t + a:,.6g} come back ⊤ (until the run halts), "
+                     f"with probability at least {1 - result.beta:g}.")
+        return text + f"\nSource: {result.source}."
+
     def show_invalid(self, why: str) -> None:
         self.alpha = None
         self.statement.setText(f"No preview: {why}")
@@ -163,9 +177,10 @@ class AccuracyPreview(QGroupBox):
             try:
                 result = acc.bound(info.id, params, max(1, k), beta)
                 alpha = float(result.alpha)
-                self.statement.setText(result.statement)
-            except (ValueError, NotImplementedError, KeyError) as exc:
-                self.statement.setText(f"No closed-form bound for this setting: {exc}")
+                self.statement.setText(self._words(result, params, k))
+            except Exception as exc:  # noqa: BLE001 - some mechanisms have no closed-form bound
+                self.statement.setText(f"No closed-form (α, β) bound for {info.name} with these parameters "
+                                       f"({type(exc).__name__}: {exc}).")
         self.alpha = alpha
         if "threshold" not in params or not info.interactive:
             self.curve.setData([], [])
@@ -178,11 +193,17 @@ class AccuracyPreview(QGroupBox):
         t = float(params["threshold"])
         scale = alpha if alpha and np.isfinite(alpha) else 10 * float(params.get("sensitivity", 1.0))
         offsets = preview_sim.offsets_for(scale, bool(params.get("integer")))
+        try:
+            self.sim_p = preview_sim.top_probability(info.id, params, offsets)
+        except Exception as exc:  # noqa: BLE001 - a mechanism without a plain submit(answer)
+            self.curve.setData([], [])
+            self.sim_x, self.sim_p = np.empty(0), np.empty(0)
+            self.note.setText(f"No simulated curve for this mechanism ({type(exc).__name__}).")
+            return
         self.sim_x = t + offsets
-        self.sim_p = preview_sim.top_probability(info.id, params, offsets)
         self.curve.setData(self.sim_x, self.sim_p)
         self.t_line.setValue(t)
-        show = alpha is not None and np.isfinite(alpha)
+        show = bool(alpha is not None and np.isfinite(alpha))
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
             line.setVisible(show)
             line.setValue(v)
@@ -309,7 +330,7 @@ class MechanismPanel(QWidget):
         """Apply pending edits now (tests, Run button) instead of after the debounce."""
         if self._debounce.isActive():
             self._debounce.stop()
-        self._recompute()
+            self._recompute()
 
 
 __all__ = ["MechanismPanel", "MechanismPicker", "AccuracyPreview", "offered"]

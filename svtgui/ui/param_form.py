@@ -114,7 +114,7 @@ class ParamForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.form = QFormLayout(self)
-        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFields)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.info: MechanismInfo | None = None
         self.editors: dict[str, QWidget] = {}
         self.errors: dict[str, ErrorLabel] = {}

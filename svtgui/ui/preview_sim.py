@@ -14,10 +14,12 @@ import numpy as np
 from svtgui.core import mechanisms
 
 
-def offsets_for(scale: float, integer: bool, points: int = 25) -> np.ndarray:
-    """Distances from T spanning ±3·scale (whole numbers for integer queries)."""
-    span = max(scale, 1.0 if integer else 1e-9) * 3
-    d = np.linspace(-span, span, points)
+def offsets_for(scale: float, integer: bool, points: int = 31) -> np.ndarray:
+    """Distances from T spanning ±1.5·scale, denser near T where the curve turns (whole numbers
+    for integer queries)."""
+    span = max(scale, 1.0 if integer else 1e-9) * 1.5
+    u = np.linspace(-1.0, 1.0, points)
+    d = span * np.sign(u) * u**2
     return np.unique(np.round(d)) if integer else d
 
 

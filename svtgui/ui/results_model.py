@@ -37,6 +37,7 @@ class ResultsModel(QAbstractTableModel):
     """⊤/⊥ badges with colour *and* symbol; ⊥ rows never show a value."""
 
     def __init__(self, store: ResultStore, describe: Callable[[int], str], parent=None) -> None:
+        """``describe(ref)`` gives the text of a query from its ``ResultStore.ref``."""
         super().__init__(parent)
         self.store = store
         self.describe = describe
@@ -95,7 +96,7 @@ class ResultsModel(QAbstractTableModel):
             if col == COL_INDEX:
                 return f"{int(self.store.index[r]) + 1:,}"
             if col == COL_QUERY:
-                return self.describe(int(self.store.index[r]))
+                return self.describe(int(self.store.ref[r]))
             if col == COL_ANSWER:
                 return ABOVE_TEXT if above else BELOW_TEXT
             if col == COL_VALUE:

@@ -1,7 +1,8 @@
 """The released rows of a run, kept compactly in growable numpy arrays (≈ 25 bytes per row).
 
 A million-query stream therefore costs ~25 MB, not a million Python objects. Only public
-outcomes are stored: the query's position, ⊤/⊥, the released value (NaN when nothing was
+outcomes are stored: the mechanism's query index, where the query came from (``ref``: its
+position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/⊥, the released value (NaN when nothing was
 released, always for ⊥) and the release time. Descriptions are looked up lazily from the query
 list when a row is painted.
 """
@@ -18,6 +19,7 @@ class ResultStore:
         self._cap = capacity
         self.n = 0
         self.index = np.empty(capacity, dtype=np.int64)
+        self.ref = np.empty(capacity, dtype=np.int64)
         self.above = np.empty(capacity, dtype=bool)
         self.value = np.empty(capacity, dtype=np.float64)
         self.time = np.empty(capacity, dtype=np.float64)
@@ -29,14 +31,15 @@ class ResultStore:
         while cap < need:
             cap *= 2
         if cap != self._cap:
-            for name in ("index", "above", "value", "time"):
+            for name in ("index", "ref", "above", "value", "time"):
                 old = getattr(self, name)
                 new = np.empty(cap, dtype=old.dtype)
                 new[: self.n] = old[: self.n]
                 setattr(self, name, new)
             self._cap = cap
 
-    def append(self, index: np.ndarray, above: np.ndarray, value: np.ndarray, time: float | np.ndarray) -> None:
+    def append(self, index: np.ndarray, ref: np.ndarray, above: np.ndarray, value: np.ndarray,
+               time: float | np.ndarray) -> None:
         """Add a batch of released rows (arrays of equal length)."""
         k = len(index)
         if k == 0:
@@ -44,6 +47,7 @@ class ResultStore:
         start = self.n
         self._grow(start + k)
         self.index[start:start + k] = index
+        self.ref[start:start + k] = ref
         self.above[start:start + k] = above
         self.value[start:start + k] = np.where(above, value, np.nan)  # ⊥ never carries a value
         self.time[start:start + k] = time
@@ -78,4 +82,4 @@ class ResultStore:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.index, self.above, self.value, self.time, self._tops))
+        return sum(a.nbytes for a in (self.index, self.ref, self.above, self.value, self.time, self._tops))

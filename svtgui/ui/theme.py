@@ -7,7 +7,6 @@ deficiency, and are *always* paired with a symbol and a word so colour is never 
 from __future__ import annotations
 
 import os
-
 from typing import TypeVar
 
 from PySide6.QtCore import Qt

@@ -1,0 +1,380 @@
+"""The main window: start page, then five steps as tabs — Dataset, Schema, Mechanism, Queries, Run.
+
+The window wires the panels together and owns the actions (menus, toolbar, shortcuts). Work is
+done elsewhere: loading in :class:`DatasetLoader`, runs in :class:`RunController` and its worker.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QSpinBox,
+    QStackedWidget,
+    QTabWidget,
+    QWidget,
+)
+
+from svtgui import __version__
+from svtgui.assets import asset
+from svtgui.ui.dataset_panel import DatasetPanel
+from svtgui.ui.generator_dialog import GeneratorDialog
+from svtgui.ui.loader import DatasetLoader
+from svtgui.ui.mechanism_panel import MechanismPanel
+from svtgui.ui.query_queue import QueriesPage
+from svtgui.ui.results_store import ResultStore
+from svtgui.ui.run_controller import RunController
+from svtgui.ui.run_page import RunPage
+from svtgui.ui.schema_editor import SchemaEditor
+from svtgui.ui.settings import Settings
+from svtgui.ui.start_page import SAMPLES, StartPage
+from svtgui.ui.theme import named
+
+log = logging.getLogger("svtgui.ui")
+PAGES = ("dataset", "schema", "mechanism", "queries", "run")
+TAB_TITLES = ("1 · Dataset", "2 · Schema", "3 · Mechanism", "4 · Queries", "5 · Run")
+DATA_FILTER = ("Datasets (*.csv *.tsv *.txt *.parquet *.xlsx *.xls *.jsonl *.ndjson *.dat);;All files (*)")
+# Public, dataset-independent starting points for the bundled samples (the curator changes them).
+SAMPLE_PARAMS = {"census": {"threshold": 21000.0, "cutoff": 5, "epsilon": 1.0},
+                 "baskets": {"threshold": 500.0, "cutoff": 10, "epsilon": 1.0}}
+
+
+def sample_path(name: str) -> Path:
+    """The bundled sample ``name`` (census → samples/census.csv, baskets → samples/baskets.dat)."""
+    for suffix in (".csv", ".dat"):
+        try:
+            return asset(f"samples/{name}{suffix}")
+        except FileNotFoundError:
+            continue
+    raise FileNotFoundError(f"no bundled sample {name!r}; samples: {', '.join(SAMPLES)}")
+
+
+class MainWindow(QMainWindow):
+    """SVT Studio's curator window."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        self.setWindowTitle("SVT Studio")
+        named(self, "SVT Studio main window")
+        self.setAcceptDrops(True)
+        self.ds = None
+        self._pending_queries: list[Any] | None = None
+        self._teaching: QWidget | None = None
+
+        self.start = StartPage()
+        self.dataset_panel = DatasetPanel()
+        self.schema_editor = SchemaEditor()
+        self.mechanism = MechanismPanel(self.settings)
+        self.queries = QueriesPage()
+        self.store = ResultStore()
+        self.run_page = RunPage(self.store, lambda ref: self.controller.describe(ref))
+        self.controller = RunController(self.run_page, self.store, self.mechanism, self.queries, self)
+        self.tabs = named(QTabWidget(), "Workflow steps")
+        for w, title in zip((self.dataset_panel, self.schema_editor, self.mechanism, self.queries, self.run_page),
+                            TAB_TITLES, strict=True):
+            self.tabs.addTab(w, title)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start)
+        self.stack.addWidget(self.tabs)
+        self.setCentralWidget(self.stack)
+        self.status_label = named(QLabel("No dataset."), "Status")
+        self.statusBar().addWidget(self.status_label, 1)
+
+        self.loader = DatasetLoader(self)
+        self.loader.progress.connect(self.dataset_panel.set_progress)
+        self.loader.loaded.connect(self._loaded)
+        self.loader.failed.connect(self._load_failed)
+        self.loader.cancelled.connect(self._load_cancelled)
+        self.dataset_panel.cancel_requested.connect(self.loader.cancel)
+        self.schema_editor.schema_changed.connect(self._schema_changed)
+        self.queries.changed.connect(self._queries_changed)
+        self.queries.generate_requested.connect(self.generate_queries)
+        self.queries.import_requested.connect(self.import_queries)
+        self.queries.export_requested.connect(self.export_queries)
+        self.mechanism.changed.connect(self.controller.validate)
+        self.controller.state_changed.connect(self._run_state)
+        self.start.open_file.connect(self.open_file)
+        self.start.open_sample.connect(self.open_sample)
+        self.start.open_recent.connect(self.open_path)
+        self.start.open_teaching.connect(self.open_teaching)
+
+        self._make_actions()
+        self._refresh_recent()
+        self.resize(1280, 820)
+        if self.settings.geometry is not None:
+            self.restoreGeometry(self.settings.geometry)
+        if self.settings.window_state is not None:
+            self.restoreState(self.settings.window_state)
+
+    # -- actions --------------------------------------------------------------------------------------
+    def _action(self, text: str, shortcut: str | QKeySequence.StandardKey, tip: str, slot,
+                menu=None, toolbar=None, checkable: bool = False) -> QAction:
+        a = QAction(text, self)
+        a.setShortcut(QKeySequence(shortcut))
+        keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+        a.setToolTip(f"{tip} ({keys})")
+        a.setStatusTip(tip)
+        a.setCheckable(checkable)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        if menu is not None:
+            menu.addAction(a)
+        if toolbar is not None:
+            toolbar.addAction(a)
+        return a
+
+    def _make_actions(self) -> None:
+        mb = self.menuBar()
+        tb = self.addToolBar("Main")
+        tb.setObjectName("main_toolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        f = mb.addMenu("&File")
+        self.act_open = self._action("&Open dataset…", QKeySequence.StandardKey.Open,
+                                     "Open a dataset file", self.open_file, f, tb)
+        self.samples_menu = f.addMenu("Open &sample")
+        for i, (key, (name, _)) in enumerate(SAMPLES.items(), start=1):
+            self._action(name, f"Ctrl+Shift+{i}", f"Open the bundled sample {name}",
+                         lambda _=False, k=key: self.open_sample(k), self.samples_menu)
+        self.recent_menu = f.addMenu("Open &recent")
+        f.addSeparator()
+        self.act_import = self._action("&Import queries…", "Ctrl+I", "Import queries from JSON",
+                                       self.import_queries, f)
+        self.act_export = self._action("&Export queries…", "Ctrl+E", "Export the queue as JSON",
+                                       self.export_queries, f)
+        f.addSeparator()
+        self.act_start = self._action("Start &page", "Ctrl+Home", "Back to the start page",
+                                      lambda: self.stack.setCurrentWidget(self.start), f)
+        self.act_quit = self._action("&Quit", QKeySequence.StandardKey.Quit, "Quit SVT Studio", self.close, f)
+        q = mb.addMenu("&Queries")
+        self.act_generate = self._action("&Generate queries…", "Ctrl+G", "Generate a list of queries",
+                                         self.generate_queries, q, tb)
+        r = mb.addMenu("&Run")
+        tb.addSeparator()
+        c = self.controller
+        self.act_run = self._action("&Run…", "F5", "Check the spend, then start answering",
+                                    self._run_clicked, r, tb)
+        self.act_pause = self._action("&Pause / resume", "F6", "Pause or resume the stream", c.toggle_pause, r, tb)
+        self.act_step = self._action("&Step", "F10", "Answer exactly one more query", c.step, r, tb)
+        self.act_stop = self._action("S&top", "Shift+F5", "End the run now; the budget stays spent", c.stop, r, tb)
+        v = mb.addMenu("&View")
+        for i, (page, title) in enumerate(zip(PAGES, TAB_TITLES, strict=True), start=1):
+            self._action(title, f"Ctrl+{i}", f"Show the {page} step", lambda _=False, p=page: self.show_page(p), v)
+        v.addSeparator()
+        self.act_only_above = self._action("Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers",
+                                           self.run_page.only_above.toggle, v)
+        h = mb.addMenu("&Help")
+        tb.addSeparator()
+        self.act_teaching = self._action("&Teaching mode…", "Ctrl+T", "Watch SVT work step by step on toy data",
+                                         self.open_teaching, h, tb)
+        self.act_about = self._action("&About SVT Studio", QKeySequence.StandardKey.HelpContents,
+                                      "Version, licence and citations", self.show_about, h)
+        self._run_state(c.state)
+
+    def _run_clicked(self) -> None:
+        self.show_page("run")
+        self.controller.request_run()
+
+    def _run_state(self, state: str) -> None:
+        live = state in ("running", "paused", "drained")
+        self.act_run.setEnabled(not live and self.ds is not None)
+        self.act_pause.setEnabled(state in ("running", "paused"))
+        self.act_step.setEnabled(state in ("running", "paused"))
+        self.act_stop.setEnabled(live)
+        self.act_open.setEnabled(not live)
+        self.samples_menu.setEnabled(not live)
+        self.recent_menu.setEnabled(not live)
+        for w in (self.schema_editor, self.mechanism, self.queries, self.start):
+            w.setEnabled(not live)
+
+    # -- pages ----------------------------------------------------------------------------------------
+    def show_page(self, name: str) -> None:
+        """Show ``start`` or one of PAGES (``main`` is the dataset step)."""
+        if name == "start":
+            self.stack.setCurrentWidget(self.start)
+            return
+        name = "dataset" if name == "main" else name
+        if name not in PAGES:
+            raise ValueError(f"unknown page {name!r}; pages: start, main, {', '.join(PAGES)}")
+        self.stack.setCurrentWidget(self.tabs)
+        self.tabs.setCurrentIndex(PAGES.index(name))
+
+    # -- opening data ---------------------------------------------------------------------------------
+    def open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", "", DATA_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_sample(self, name: str) -> None:
+        try:
+            path = sample_path(name)
+        except FileNotFoundError as exc:
+            self.dataset_panel.show_error(str(exc))
+            return
+        queries = path.with_name(f"{name}.queries.json")
+        self._pending_queries = None
+        if queries.exists():
+            from svtgui.data.queries import queries_from_json
+
+            self._pending_queries = queries_from_json(queries.read_text(encoding="utf-8"))
+        for key, value in SAMPLE_PARAMS.get(name, {}).items():
+            editor = self.mechanism.form.editors.get(key)
+            if isinstance(editor, QLineEdit):
+                editor.setText(f"{value:g}")
+            elif isinstance(editor, QSpinBox):
+                editor.setValue(int(value))
+        self._load(path, remember=False)
+
+    def open_path(self, path: str | Path) -> None:
+        self._pending_queries = None
+        self._load(Path(path), remember=True)
+
+    def _load(self, path: Path, remember: bool) -> None:
+        if self.controller.state in ("running", "paused", "drained"):
+            self.dataset_panel.show_error("A run is in progress: stop it before opening another dataset.")
+            return
+        self._remember = remember
+        self.show_page("dataset")
+        self.dataset_panel.show_loading(str(path))
+        self.status_label.setText(f"Loading {path} …")
+        self.loader.load(path)
+
+    def _loaded(self, ds) -> None:
+        self.ds = ds
+        self.dataset_panel.show_dataset(ds)
+        self.schema_editor.set_schema(ds.schema, ds.n_rows)
+        self.queries.set_schema(ds.schema)
+        self.queries.set_queries(self._pending_queries or [])
+        self._pending_queries = None
+        self.controller.set_dataset(ds)
+        if self._remember and ds.path is not None:
+            self.settings.add_recent_file(ds.path)
+            self._refresh_recent()
+        self.setWindowTitle(f"{ds.name} — SVT Studio")
+        self.status_label.setText(f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
+                                  "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5).")
+        self._queries_changed()
+        self._run_state(self.controller.state)
+
+    def _load_failed(self, message: str) -> None:
+        self.dataset_panel.show_error(message)
+        self.status_label.setText("The file could not be opened; see the message on the Dataset page.")
+        if self.loader.path is not None:
+            self.settings.remove_recent_file(self.loader.path)
+            self._refresh_recent()
+
+    def _load_cancelled(self) -> None:
+        self.dataset_panel.hide_progress()
+        self.status_label.setText("Loading cancelled." + (f" Still open: {self.ds.name}." if self.ds else ""))
+
+    def _refresh_recent(self) -> None:
+        files = self.settings.recent_files
+        self.start.set_recent(files)
+        self.recent_menu.clear()
+        for i, f in enumerate(files):
+            a = self.recent_menu.addAction(f"&{i + 1}  {Path(f).name}")
+            a.setToolTip(f)
+            a.triggered.connect(lambda _=False, p=f: self.open_path(p))
+        self.recent_menu.setEnabled(bool(files))
+
+    # -- schema and queries ---------------------------------------------------------------------------
+    def _schema_changed(self, schema) -> None:
+        if self.ds is None:
+            return
+        self.ds = self.ds.with_schema(schema)
+        self.queries.set_schema(schema)
+        self.controller.set_dataset(self.ds)
+        self._queries_changed()
+
+    def _queries_changed(self) -> None:
+        try:
+            delta, integer, mono, reason = self.queries.derived()
+        except ValueError as exc:
+            delta, integer, mono, reason = 1.0, False, False, str(exc)
+        self.mechanism.set_derived(delta, integer, mono, reason, max(1, len(self.queries.queries)))
+        self.controller.validate()
+
+    def generate_queries(self) -> GeneratorDialog | None:
+        if self.ds is None:
+            self.status_label.setText("Open a dataset first: generators need its columns.")
+            return None
+        self.show_page("queries")
+        dlg = GeneratorDialog(self.ds, self)
+        dlg.accepted.connect(lambda: self.queries.add(dlg.result))
+        dlg.open()
+        return dlg
+
+    def import_queries(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import queries", "", "Query lists (*.json);;All files (*)")
+        if path:
+            self.show_page("queries")
+            self.queries.import_json(path)
+
+    def export_queries(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export queries", "queries.json", "Query lists (*.json)")
+        if path:
+            self.queries.export_json(path)
+
+    # -- other windows --------------------------------------------------------------------------------
+    def open_teaching(self) -> QWidget | None:
+        """The teaching mode (toy data, internals shown) in its own window, if it is installed."""
+        try:
+            teaching = importlib.import_module("svtgui.ui.teaching")
+        except ImportError:
+            self.status_label.setText("The teaching mode is not available in this build.")
+            return None
+        factory = getattr(teaching, "TeachingWindow", None) or getattr(teaching, "open_window", None)
+        if factory is None:
+            self.status_label.setText("The teaching mode is not available in this build.")
+            return None
+        if self._teaching is None:
+            self._teaching = factory()
+        self._teaching.show()
+        self._teaching.raise_()
+        return self._teaching
+
+    def show_about(self) -> None:
+        try:
+            from svtgui.ui.about import AboutDialog
+        except ImportError:
+            self.status_label.setText(f"SVT Studio {__version__}")
+            return
+        dlg = AboutDialog(self)
+        dlg.open()
+
+    # -- drag and drop --------------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        urls = event.mimeData().urls()
+        if len(urls) == 1 and urls[0].isLocalFile() and self.controller.state not in ("running", "paused"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        path = Path(event.mimeData().urls()[0].toLocalFile())
+        event.acceptProposedAction()
+        if path.name.endswith(".queries.json") and self.ds is not None:
+            self.show_page("queries")
+            self.queries.import_json(path)
+        else:
+            self.open_path(path)
+
+    # -- closing --------------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.controller.shutdown()
+        self.loader.cancel()
+        self.settings.geometry = self.saveGeometry()
+        self.settings.window_state = self.saveState()
+        if self.mechanism.info is not None:
+            self.settings.set_last_params(self.mechanism.info.id, self.mechanism.form.remembered())
+        self.settings.sync()
+        if self._teaching is not None:
+            self._teaching.close()
+        super().closeEvent(event)

@@ -1,0 +1,384 @@
+"""Drives a run from the window: validate, confirm the spend, start, stream, pause/step/stop.
+
+Order of events (the privacy contract, visible to the curator):
+1. Parameters are validated continuously (``plan_run``: nothing charged); problems disable Run
+   and are shown next to the field at fault.
+2. Run shows an inline confirmation naming the budget to be spent and what remains.
+3. Spend-and-run registers the dataset with its total budget if it is new, then ``start_run``
+   charges the whole guarantee (committed) — or refuses an overspend, charging nothing.
+4. A :class:`RunWorker` streams; batches land in a :class:`ResultStore`; a 30 Hz timer
+   refreshes table, chart and gauge (coalesced, never per query).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from fractions import Fraction
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from svtgui.core.budget import fmt
+from svtgui.session.ledger import BudgetExceeded, Ledger, LedgerError
+from svtgui.session.runner import plan_run, start_run
+from svtgui.ui.results_store import ResultStore
+from svtgui.ui.run_page import RunPage
+from svtgui.ui.run_worker import ReleasedBatch, RunWorker
+
+log = logging.getLogger("svtgui.ui.run")
+REFRESH_MS = 33
+IDLE, RUNNING, PAUSED, DRAINED, ENDED = "idle", "running", "paused", "drained", "ended"
+ENDINGS = {"halted": "Halted: the cutoff c was reached", "finished": "Finished: every planned query was answered",
+           "stopped": "Stopped by you", "interrupted": "Interrupted"}
+
+
+class RunController(QObject):
+    """Owns the ledger connection, the worker and the result store of the current run."""
+
+    state_changed = Signal(str)
+
+    def __init__(self, page: RunPage, store: ResultStore, mechanism_panel, queries_page, parent=None) -> None:
+        super().__init__(parent)
+        self.page, self.store, self.mech, self.queries_page = page, store, mechanism_panel, queries_page
+        self.ds = None
+        self._ledger: Ledger | None = None
+        self.worker: RunWorker | None = None
+        self.run = None
+        self.run_queries: list[Any] = []
+        self.adaptive: list[Any] = []
+        self.state = IDLE
+        self.seed: int | None = None  # tests and replays only: reproducible, NOT secure noise
+        self.started_at = 0.0
+        self.elapsed = 0.0
+        self.problems: dict[str, str] = {}
+        self.timer = QTimer(self, interval=REFRESH_MS)
+        self.timer.timeout.connect(self.refresh)
+        p = page
+        p.run_button.clicked.connect(self.request_run)
+        p.confirm.spend.clicked.connect(self.confirm_run)
+        p.confirm.cancel.clicked.connect(p.confirm.hide)
+        p.pause_button.clicked.connect(self.toggle_pause)
+        p.step_button.clicked.connect(self.step)
+        p.stop_button.clicked.connect(self.stop)
+        p.only_above.toggled.connect(self._filter)
+        p.ask.submitted.connect(self.ask)
+        p.totals.raise_.clicked.connect(self._raise_total)
+        for w in (p.totals.epsilon, p.totals.delta):
+            w.textChanged.connect(self.validate)
+        self._set_state(IDLE)
+
+    # -- ledger and dataset -------------------------------------------------------------------------
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger.open()
+        return self._ledger
+
+    def set_dataset(self, ds) -> None:
+        self.ds = ds
+        self.page.ask.set_schema(ds.schema)
+        self.refresh_budget()
+        self.validate()
+
+    def dataset_record(self):
+        if self.ds is None:
+            return None
+        try:
+            return self.ledger.dataset(self.ds.fingerprint)
+        except LedgerError as exc:
+            self.page.totals.error.show_error(str(exc))
+            return None
+
+    def refresh_budget(self) -> None:
+        t = self.page.totals
+        rec = self.dataset_record()
+        registered = rec is not None
+        t.epsilon.setReadOnly(registered and not t.raise_.isChecked())
+        t.delta.setReadOnly(registered and not t.raise_.isChecked())
+        t.raise_.setEnabled(registered)
+        if not registered:
+            t.state.setText("New dataset: its total budget is recorded in the ledger at the first run and can "
+                            "then only be raised, never reset.")
+            self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
+            return
+        b = self.ledger.budget(self.ds.fingerprint)
+        if not t.raise_.isChecked():
+            t.epsilon.setText(fmt(b.total_epsilon))
+            t.delta.setText(fmt(b.total_delta))
+        runs = len(b.charges)
+        t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {runs} run(s) charged.")
+        self.page.gauge.set_dataset(float(b.spent_epsilon), float(b.total_epsilon),
+                                    f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; "
+                                    f"{runs} run(s) across sessions.")
+
+    def _raise_total(self) -> None:
+        t = self.page.totals
+        if not t.raise_.isCheckable():
+            t.raise_.setCheckable(True)
+        if t.raise_.isChecked():
+            t.raise_.setText("Apply raise")
+            t.epsilon.setReadOnly(False)
+            t.delta.setReadOnly(False)
+            t.epsilon.setFocus()
+            return
+        t.raise_.setText("Raise…")
+        try:
+            self.ledger.raise_total(self.ds.fingerprint, t.epsilon.text().strip(), t.delta.text().strip() or None,
+                                    note="raised in the GUI")
+            t.error.show_error(None)
+        except ValueError as exc:
+            t.error.show_error(str(exc))
+        self.refresh_budget()
+        self.validate()
+
+    # -- validation -----------------------------------------------------------------------------------
+    def plan(self) -> tuple[dict[str, Any], bool, dict[str, str]]:
+        """(params for start_run, monotonic, problems keyed by field)."""
+        problems: dict[str, str] = {}
+        if self.ds is None:
+            return {}, False, {"dataset": "open a dataset first"}
+        self.mech.flush()
+        params, form_problems = self.mech.params()
+        problems.update(form_problems)
+        monotonic = bool(params.pop("monotonic", False))
+        params.pop("integer", None)
+        queries = self.queries_page.queries
+        info = self.mech.info
+        if info is not None and not info.interactive and not queries:
+            problems["queries"] = f"{info.name} needs the whole query list up front: add queries first"
+        if not problems:
+            try:
+                plan_run(self.ds, queries, self.mech.mechanism_id, params, monotonic=monotonic)
+            except ValueError as exc:
+                problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
+        if self.dataset_record() is None:
+            try:
+                eps = Fraction(self.page.totals.epsilon.text().strip())
+                dlt = Fraction(self.page.totals.delta.text().strip() or "0")
+                if eps <= 0 or not 0 <= dlt < 1:
+                    raise ValueError
+            except (ValueError, ZeroDivisionError):
+                problems["budget"] = "the dataset's total ε must be a number > 0 and δ in [0, 1)"
+        return params, monotonic, problems
+
+    def validate(self) -> None:
+        if self.state in (RUNNING, PAUSED, DRAINED):
+            return
+        _, _, problems = self.plan()
+        self.problems = problems
+        self.page.totals.error.show_error(problems.get("budget"))
+        self.page.run_button.setEnabled(not problems)
+        if problems:
+            where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}
+            key, text = next(iter(problems.items()))
+            self.page.run_button.setToolTip(f"Run is disabled: {text}")
+            self.page.run_error.show_error(f"Run is disabled — {where.get(key, 'Parameter ' + key)}: {text}")
+        else:
+            self.page.run_button.setToolTip("Check the spend, then start answering (F5)")
+            self.page.run_error.show_error(None)
+
+    # -- starting -------------------------------------------------------------------------------------
+    def request_run(self) -> None:
+        self.validate()
+        if self.problems or self.state in (RUNNING, PAUSED, DRAINED):
+            return
+        params, _, _ = self.plan()
+        eps, dlt = params.get("epsilon"), params.get("delta", 0.0) or 0.0
+        rec = self.dataset_record()
+        if rec is None:
+            remaining = (f"This new dataset will be recorded with a total budget of ε = "
+                         f"{self.page.totals.epsilon.text().strip()}")
+        else:
+            b = self.ledger.budget(self.ds.fingerprint)
+            remaining = f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
+        n = len(self.queries_page.queries)
+        cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
+        self.page.confirm.text.setText(
+            f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {n:,} planned queries "
+            f"with {self.mech.info.name}. {remaining}. The spend is charged now, before the first answer, "
+            "and is never refunded.")
+        self.page.confirm.spend.setText(f"Spend {cost} and run")
+        self.page.confirm.show()
+        self.page.confirm.spend.setFocus()
+
+    def confirm_run(self) -> bool:
+        """Charge and start; False (with the reason shown inline) when refused — nothing charged then."""
+        self.page.confirm.hide()
+        params, monotonic, problems = self.plan()
+        if problems:
+            self.validate()
+            return False
+        try:
+            if self.dataset_record() is None:
+                schema = self.ds.schema
+                bounds = {c.name: [c.lower, c.upper] for c in schema.columns if c.bounded}
+                self.ledger.register_dataset(self.ds.fingerprint, self.ds.name,
+                                             self.page.totals.epsilon.text().strip(),
+                                             self.page.totals.delta.text().strip() or "0",
+                                             neighbouring=schema.neighbouring.value, bounds=bounds)
+            queries = list(self.queries_page.queries)
+            run = start_run(self.ledger, self.ds, queries, self.mech.mechanism_id, params,
+                            seed=self.seed, monotonic=monotonic)
+        except BudgetExceeded as exc:
+            self.page.run_error.show_error(f"Overspend refused, nothing was charged: {exc}")
+            self.mech.form.errors["epsilon"].show_error(
+                "This ε does not fit the dataset's remaining budget (see the message above the results).")
+            self.refresh_budget()
+            return False
+        except (ValueError, LedgerError) as exc:
+            self.page.run_error.show_error(f"Run refused, nothing was charged: {exc}")
+            return False
+        self.refresh_budget()
+        self._begin(run, queries)
+        return True
+
+    def _begin(self, run, queries: list[Any]) -> None:
+        self.run, self.run_queries, self.adaptive = run, queries, []
+        self.store.clear()
+        self.page.model.reset()
+        self.page.chart.clear()
+        self.page.chart.set_threshold(float(run.params.get("threshold", 0.0)))
+        self.page.run_error.show_error(None)
+        g = run.record
+        self.page.gauge.set_run(
+            f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
+            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}.")
+        log.info("run %s started: %s, ε = %s, δ = %s, %d planned queries", run.id, g.mechanism_id,
+                 fmt(g.epsilon), fmt(g.delta), len(queries))
+        w = RunWorker(run, self)
+        w.released.connect(self._released)
+        w.drained.connect(self._drained)
+        w.ended.connect(self._ended)
+        w.failed.connect(self._failed)
+        w.adaptive_failed.connect(lambda msg: self.page.ask.error.show_error(msg))
+        self.worker = w
+        self.started_at = time.perf_counter()
+        self._set_state(RUNNING)
+        self.timer.start()
+        w.start()
+
+    # -- streaming ------------------------------------------------------------------------------------
+    def _released(self, batch: ReleasedBatch) -> None:
+        self.store.append(batch.index, batch.ref, batch.above, batch.value, batch.time)
+        if self.worker is not None:
+            self.worker.acknowledge()
+
+    def describe(self, ref: int) -> str:
+        if ref >= 0:
+            return self.run_queries[ref].describe() if ref < len(self.run_queries) else ""
+        k = -1 - ref
+        return ("(adaptive) " + self.adaptive[k].describe()) if k < len(self.adaptive) else ""
+
+    def refresh(self) -> None:
+        """Coalesced view update (timer): table rows, chart, gauge, status."""
+        p, s = self.page, self.store
+        p.model.refresh()
+        if p.follow.isChecked() and p.model.rowCount():
+            p.table.scrollToBottom()
+        xs, ys = s.top_points()
+        p.chart.update_from(xs, ys, s.n)
+        cutoff = self.run.cutoff if self.run is not None else None
+        p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff)
+        p.counts.setText(f"{s.n:,} answered · ▲ ⊤ {s.n_tops:,} · ▽ ⊥ {s.n_bottoms:,}")
+        self._status_text()
+
+    def _status_text(self) -> None:
+        s, n_plan = self.store, len(self.run_queries)
+        if self.state == RUNNING:
+            text = f"Running — {s.n:,} of {n_plan:,} planned queries answered."
+        elif self.state == PAUSED:
+            text = f"Paused after {s.n:,} answers. Step (F10) answers one more; Pause (F6) resumes."
+        elif self.state == DRAINED:
+            text = (f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
+                    "or Stop to end the run.")
+        elif self.state == ENDED and self.run is not None:
+            text = f"{ENDINGS.get(self.run.status, self.run.status)} — {s.n:,} answers, {s.n_tops:,} ⊤"
+            if self.run.status == "halted":
+                text += f" (c = {self.run.cutoff:,})"
+            text += f", in {self.elapsed:.2f} s."
+        else:
+            text = "Ready: choose parameters and queries, then Run (F5)."
+        self.page.status.setText(text)
+
+    def _drained(self) -> None:
+        self._set_state(DRAINED)
+        self.refresh()
+
+    def _ended(self, status: str) -> None:
+        self.elapsed = time.perf_counter() - self.started_at
+        self.timer.stop()
+        if self.worker is not None:
+            self.worker.wait(2000)
+        self.worker = None
+        log.info("run %s ended: %s after %d answers", self.run.id, status, self.store.n)
+        self._set_state(ENDED)
+        self.refresh()
+        self.refresh_budget()
+        self.validate()
+
+    def _failed(self, message: str) -> None:
+        self.page.run_error.show_error(f"The run stopped on an error (marked interrupted; the budget stays "
+                                       f"spent): {message}")
+        self._ended("interrupted")
+
+    # -- controls -------------------------------------------------------------------------------------
+    def toggle_pause(self) -> None:
+        if self.worker is None:
+            return
+        if self.state == PAUSED:
+            self.worker.resume()
+            self._set_state(RUNNING)
+        elif self.state == RUNNING:
+            self.worker.pause()
+            self._set_state(PAUSED)
+
+    def step(self) -> None:
+        if self.worker is not None and self.state in (RUNNING, PAUSED):
+            self.worker.step()
+            self._set_state(PAUSED)
+
+    def stop(self) -> None:
+        if self.worker is None:
+            return
+        if self.state == DRAINED:
+            self.worker.finish()
+        else:
+            self.worker.stop()
+
+    def ask(self, query) -> None:
+        if self.worker is None or self.state not in (RUNNING, PAUSED, DRAINED):
+            self.page.ask.error.show_error("Start a run first: adaptive queries join a running session.")
+            return
+        self.adaptive.append(query)
+        self.page.ask.error.show_error(None)
+        self.worker.ask(query)
+
+    def shutdown(self) -> None:
+        """Window closing: end the run cleanly (finished or stopped) and wait for the worker."""
+        if self.worker is not None:
+            if self.state == DRAINED:
+                self.worker.finish()
+            else:
+                self.worker.stop()
+            self.worker.wait(5000)
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
+    def _filter(self, on: bool) -> None:
+        self.page.model.set_only_above(on)
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        p = self.page
+        live = state in (RUNNING, PAUSED, DRAINED)
+        p.pause_button.setEnabled(state in (RUNNING, PAUSED))
+        p.pause_button.setText("Resume" if state == PAUSED else "Pause")
+        p.step_button.setEnabled(state in (RUNNING, PAUSED))
+        p.stop_button.setEnabled(live)
+        p.ask.action.setEnabled(live)
+        if live:
+            p.run_button.setEnabled(False)
+        self._status_text()
+        self.state_changed.emit(state)

@@ -1,0 +1,199 @@
+"""The run loop off the GUI thread: a QThread that drives :class:`svtgui.session.runner.Run`.
+
+Why it is built this way
+------------------------
+* The runner commits every response to the ledger before returning it, so whatever this worker
+  hands to the window is already on disk.
+* Batches adapt their size to take about ``TARGET_SECONDS`` each: small at first (the first
+  answers appear at once), large on long streams (a million queries at full speed).
+* Back-pressure: at most ``MAX_IN_FLIGHT`` batches wait for the GUI. A fast stream therefore
+  never piles up signals (bounded memory) and never starves the event loop.
+* Pause / step / stop / adaptive queries are requests the loop picks up between batches; the
+  GUI thread never calls the runner itself, so it never waits on the runner's lock.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QThread, Signal
+
+TARGET_SECONDS = 0.04
+MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
+MAX_IN_FLIGHT = 2
+
+
+@dataclass
+class ReleasedBatch:
+    """Committed rows as compact arrays (public values only)."""
+
+    index: np.ndarray
+    ref: np.ndarray
+    above: np.ndarray
+    value: np.ndarray
+    time: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
+    """Runner rows (``Row``: index, above, value, time) to arrays; one timestamp parse per commit."""
+    n = len(rows)
+    index = np.fromiter((r.index for r in rows), dtype=np.int64, count=n)
+    above = np.fromiter((r.above for r in rows), dtype=bool, count=n)
+    value = np.fromiter((np.nan if r.value is None or not r.above else r.value for r in rows),
+                        dtype=np.float64, count=n)
+    stamps: dict[str, float] = {}
+    times = np.fromiter((stamps.setdefault(r.time, datetime.fromisoformat(r.time).timestamp())
+                         for r in rows), dtype=np.float64, count=n)
+    return ReleasedBatch(index, refs, above, value, times)
+
+
+class RunWorker(QThread):
+    """Streams a charged run; all public outcomes arrive through signals on the GUI thread."""
+
+    released = Signal(object)  # ReleasedBatch
+    adaptive_failed = Signal(str)  # an adaptive query the run refused (nothing recorded)
+    drained = Signal()  # the planned queue is empty; the run stays open for adaptive queries
+    ended = Signal(str)  # final run status: halted, finished, stopped
+    failed = Signal(str)  # an unexpected error; the run is marked interrupted
+
+    def __init__(self, run: Any, parent=None) -> None:
+        super().__init__(parent)
+        self.run_ = run
+        self._credits = threading.Semaphore(MAX_IN_FLIGHT)
+        self._wake = threading.Condition()
+        self._paused = False
+        self._steps = 0
+        self._stop = False
+        self._finish = False
+        self._adaptive: queue.Queue = queue.Queue()
+        self._adaptive_count = 0
+        self._planned_done = 0
+        self._drained = False
+        self.batch_size = FIRST_BATCH
+
+    # -- requests from the GUI thread ------------------------------------------------------------
+    def acknowledge(self) -> None:
+        """The GUI has taken a batch: one more may be produced."""
+        self._credits.release()
+
+    def pause(self) -> None:
+        with self._wake:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._wake:
+            self._paused = False
+            self._wake.notify_all()
+
+    def step(self) -> None:
+        """Answer exactly one more planned query (pauses the stream)."""
+        with self._wake:
+            self._paused = True
+            self._steps += 1
+            self._wake.notify_all()
+
+    def stop(self) -> None:
+        """End the run now (status ``stopped``; the budget stays spent)."""
+        with self._wake:
+            self._stop = True
+            self._wake.notify_all()
+
+    def finish(self) -> None:
+        """End the run after the queued work (status ``finished`` if every planned query was answered)."""
+        with self._wake:
+            self._finish = True
+            self._wake.notify_all()
+
+    def ask(self, query: Any) -> None:
+        """Queue an adaptive query, answered before the next planned batch."""
+        self._adaptive.put(query)
+        with self._wake:
+            self._wake.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self) -> None:  # noqa: C901 - one loop, each branch a request
+        run = self.run_
+        try:
+            while True:
+                with self._wake:
+                    while (not self._stop and self._adaptive.empty() and not self._finish_ready()
+                           and (self._drained or (self._paused and self._steps == 0))):
+                        self._wake.wait(0.1)
+                    if self._stop:
+                        self.ended.emit(run.stop().status if not run.finished else run.status)
+                        return
+                    stepping = self._paused and self._steps > 0
+                if not self._adaptive.empty():
+                    self._answer_adaptive()
+                elif self._finish_ready():
+                    self.ended.emit(run.finish().status if not run.finished else run.status)
+                    return
+                else:
+                    if not self._take_credit():
+                        continue
+                    started = time.perf_counter()
+                    rows = run.next_batch(1 if stepping else self.batch_size)
+                    if stepping:
+                        with self._wake:
+                            self._steps = max(0, self._steps - 1)
+                    if rows:
+                        refs = np.arange(self._planned_done, self._planned_done + len(rows), dtype=np.int64)
+                        self._planned_done += len(rows)
+                        self.released.emit(to_arrays(rows, refs))
+                        if not stepping:
+                            self._adapt(time.perf_counter() - started, len(rows))
+                    else:
+                        self._credits.release()
+                        if not run.finished:
+                            self._drained = True
+                            self.drained.emit()
+                if run.finished:
+                    self.ended.emit(run.status)
+                    return
+        except Exception as exc:  # the run must end visibly, never hang half-open
+            try:
+                if not run.finished:
+                    run.ledger.finish_run(run.id, "interrupted")
+                    run.status = "interrupted"
+            except Exception:  # noqa: BLE001 - reporting the original error matters more
+                pass
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+    def _finish_ready(self) -> bool:
+        return self._finish and self._adaptive.empty()
+
+    def _take_credit(self) -> bool:
+        return self._credits.acquire(timeout=0.1)
+
+    def _answer_adaptive(self) -> None:
+        q = self._adaptive.get_nowait()
+        while not self._credits.acquire(timeout=0.1):
+            if self._stop:
+                return
+        try:
+            row = self.run_.submit_query(q)
+        except ValueError as exc:
+            self._credits.release()
+            self.adaptive_failed.emit(str(exc))
+            return
+        self._adaptive_count += 1
+        self.released.emit(to_arrays([row], np.array([-self._adaptive_count], dtype=np.int64)))
+
+    def _adapt(self, seconds: float, n: int) -> None:
+        if n < self.batch_size:
+            return
+        factor = TARGET_SECONDS / max(seconds, 1e-4)
+        self.batch_size = int(min(MAX_BATCH, max(MIN_BATCH, self.batch_size * min(4.0, max(0.25, factor)))))
