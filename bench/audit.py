@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     ids = args.ids or [e.id for e in mechanisms.catalog()]
-    print(f"claimed ε = {args.epsilon:g}, cutoff c = 1, budget {args.seconds:g} s per mechanism, seed {args.seed}")
+    print(f"claimed ε = {args.epsilon:g}, cutoff c = 1, budget {args.seconds:g} s per mechanism, "
+          f"seed {args.seed}")
     print(f"{'mechanism':24} {'status':18} {'verdict':19} {'ε_lcb':>7} {'p-value':>9} {'seconds':>7} "
           f"{'runs/input':>12} {'DP-Sniper':>9} {'ratio':>6}")
     for mid in ids:
