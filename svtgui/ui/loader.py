@@ -43,7 +43,7 @@ class DatasetLoader(QObject):
         def work():
             return load_dataset(self.path, options=options or LoadOptions(), progress=progress)
 
-        worker = create_worker(work, _start_thread=False)
+        worker = create_worker(work, _start_thread=False, _ignore_errors=True)
         worker.returned.connect(lambda ds, p=progress: self._done(p, ds))
         worker.errored.connect(lambda exc, p=progress: self._error(p, exc))
         self._worker = worker

@@ -67,6 +67,7 @@ class RunController(QObject):
         for w in (p.totals.epsilon, p.totals.delta):
             w.textChanged.connect(self.validate)
         self._set_state(IDLE)
+        self.validate()
 
     # -- ledger and dataset -------------------------------------------------------------------------
     @property
@@ -152,7 +153,18 @@ class RunController(QObject):
                 plan_run(self.ds, queries, self.mech.mechanism_id, params, monotonic=monotonic)
             except ValueError as exc:
                 problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
-        if self.dataset_record() is None:
+        rec = self.dataset_record()
+        if rec is not None and "epsilon" not in problems and "delta" not in problems:
+            b = self.ledger.budget(self.ds.fingerprint)
+            try:
+                b.check(params.get("epsilon", 0), params.get("delta", 0) or 0)
+            except BudgetExceeded:
+                problems["epsilon"] = (f"ε = {params.get('epsilon', 0):g} does not fit what remains of this "
+                                       f"dataset's budget: ε = {fmt(b.remaining_epsilon)}, "
+                                       f"δ = {fmt(b.remaining_delta)} (total ε = {fmt(b.total_epsilon)})")
+            except ValueError:
+                pass  # the form has already named the bad value
+        if rec is None:
             try:
                 eps = Fraction(self.page.totals.epsilon.text().strip())
                 dlt = Fraction(self.page.totals.delta.text().strip() or "0")
@@ -168,6 +180,8 @@ class RunController(QObject):
         _, _, problems = self.plan()
         self.problems = problems
         self.page.totals.error.show_error(problems.get("budget"))
+        if "epsilon" in problems and "epsilon" not in self.mech.problems:
+            self.mech.form.errors["epsilon"].show_error(problems["epsilon"])
         self.page.run_button.setEnabled(not problems)
         if problems:
             where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}

@@ -1,0 +1,63 @@
+"""Fixtures for the window tests: an isolated MainWindow and a helper that loads a sample.
+
+tests/conftest.py already points the ledger and the settings at a per-test temporary directory
+and sets QT_QPA_PLATFORM=offscreen.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from svtgui.ui.app import create_app
+from svtgui.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot):
+    create_app()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.controller.shutdown()
+
+
+def load(qtbot, win: MainWindow, sample: str = "census") -> None:
+    """Open a bundled sample the way the start page does and wait for it."""
+    win.open_sample(sample)
+    qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
+
+
+def set_param(win: MainWindow, name: str, value) -> None:
+    """Type into the generated parameter form (line edits get text, spin boxes values)."""
+    win.show_page("mechanism")
+    editor = win.mechanism.form.editors[name]
+    if hasattr(editor, "setText"):
+        editor.setText(str(value))
+    else:
+        editor.setValue(value)
+    win.mechanism.flush()
+
+
+def run_to_end(qtbot, win: MainWindow, timeout: int = 60_000) -> None:
+    """Press Run, confirm the spend, and wait until the run ends or drains."""
+    c = win.controller
+    win.show_page("run")
+    qtbot.mouseClick(win.run_page.run_button, _left())
+    assert win.run_page.confirm.isVisible(), win.run_page.run_error.text()
+    qtbot.mouseClick(win.run_page.confirm.spend, _left())
+    qtbot.waitUntil(lambda: c.state in ("ended", "drained"), timeout=timeout)
+
+
+def _left():
+    from PySide6.QtCore import Qt
+
+    return Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def act():
+    """The user's actions as plain functions (pytest fixtures cannot be imported as a module)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(load=load, set_param=set_param, run_to_end=run_to_end)
