@@ -119,6 +119,7 @@ class QueriesPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.schema = None
+        self._problem: str | None = None
         self.builder = QueryBuilder("Add to queue", "Add this query to the end of the queue (Ctrl+Return)")
         self.builder.action.setShortcut(QKeySequence("Ctrl+Return"))
         self.builder.submitted.connect(lambda q: self.add([q]))
@@ -243,6 +244,26 @@ class QueriesPage(QWidget):
         self.error.show_error(None)
         return True
 
+    def problem(self) -> str | None:
+        """The first query that does not fit the schema (validated once per queue change)."""
+        return self._problem
+
+    def _validate_all(self) -> None:
+        self._problem = None
+        if self.schema is None:
+            return
+        seen: set[int] = set()
+        for i, q in enumerate(self.queries):
+            if id(q) in seen:  # a repeated query object was already checked
+                continue
+            seen.add(id(q))
+            try:
+                q.validate(self.schema)
+                q.sensitivity(self.schema)
+            except ValueError as exc:
+                self._problem = f"query {i + 1} ({q.describe()}): {exc}"
+                return
+
     def derived(self) -> tuple[float, bool, bool, str]:
         """(Δ, all integer, all monotonic, reason) of the current queue, or errors as ValueError."""
         qs = self.queries
@@ -258,6 +279,7 @@ class QueriesPage(QWidget):
         return delta, integer, True, "every query only grows when a row is added."
 
     def _changed(self) -> None:
+        self._validate_all()
         qs = self.queries
         if not qs:
             self.summary.setText("No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I).")

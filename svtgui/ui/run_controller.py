@@ -12,7 +12,9 @@ Order of events (the privacy contract, visible to the curator):
 
 from __future__ import annotations
 
+import gc
 import logging
+import sys
 import time
 from fractions import Fraction
 from typing import Any
@@ -52,6 +54,7 @@ class RunController(QObject):
         self.started_at = 0.0
         self.elapsed = 0.0
         self.problems: dict[str, str] = {}
+        self._switch_interval = sys.getswitchinterval()
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.refresh)
         p = page
@@ -148,9 +151,14 @@ class RunController(QObject):
         info = self.mech.info
         if info is not None and not info.interactive and not queries:
             problems["queries"] = f"{info.name} needs the whole query list up front: add queries first"
+        queue_problem = self.queries_page.problem()
+        if queue_problem:
+            problems["queries"] = queue_problem
         if not problems:
+            # Every query was validated when the queue changed; here the parameters are checked
+            # against the first one (a full plan_run over a million queries would freeze typing).
             try:
-                plan_run(self.ds, queries, self.mech.mechanism_id, params, monotonic=monotonic)
+                plan_run(self.ds, queries[:1], self.mech.mechanism_id, params, monotonic=monotonic)
             except ValueError as exc:
                 problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
         rec = self.dataset_record()
@@ -217,7 +225,11 @@ class RunController(QObject):
         self.page.confirm.spend.setFocus()
 
     def confirm_run(self) -> bool:
-        """Charge and start; False (with the reason shown inline) when refused — nothing charged then."""
+        """Charge and start on the worker thread; False (reason shown inline) when refused here.
+
+        An overspend found by the ledger itself (another process spent the budget meanwhile)
+        arrives as the worker's ``refused`` signal; nothing is charged in either case.
+        """
         self.page.confirm.hide()
         params, monotonic, problems = self.plan()
         if problems:
@@ -231,36 +243,24 @@ class RunController(QObject):
                                              self.page.totals.epsilon.text().strip(),
                                              self.page.totals.delta.text().strip() or "0",
                                              neighbouring=schema.neighbouring.value, bounds=bounds)
-            queries = list(self.queries_page.queries)
-            run = start_run(self.ledger, self.ds, queries, self.mech.mechanism_id, params,
-                            seed=self.seed, monotonic=monotonic)
-        except BudgetExceeded as exc:
-            self.page.run_error.show_error(f"Overspend refused, nothing was charged: {exc}")
-            self.mech.form.errors["epsilon"].show_error(
-                "This ε does not fit the dataset's remaining budget (see the message above the results).")
-            self.refresh_budget()
-            return False
         except (ValueError, LedgerError) as exc:
             self.page.run_error.show_error(f"Run refused, nothing was charged: {exc}")
             return False
-        self.refresh_budget()
-        self._begin(run, queries)
-        return True
+        queries = list(self.queries_page.queries)
+        ledger, ds, mid, seed = self.ledger, self.ds, self.mech.mechanism_id, self.seed
 
-    def _begin(self, run, queries: list[Any]) -> None:
-        self.run, self.run_queries, self.adaptive = run, queries, []
+        def start():
+            return start_run(ledger, ds, queries, mid, params, seed=seed, monotonic=monotonic)
+
+        self.run, self.run_queries, self.adaptive = None, queries, []
         self.store.clear()
         self.page.model.reset()
         self.page.chart.clear()
-        self.page.chart.set_threshold(float(run.params.get("threshold", 0.0)))
+        self.page.chart.set_threshold(float(params.get("threshold", 0.0)))
         self.page.run_error.show_error(None)
-        g = run.record
-        self.page.gauge.set_run(
-            f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
-            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}.")
-        log.info("run %s started: %s, ε = %s, δ = %s, %d planned queries", run.id, g.mechanism_id,
-                 fmt(g.epsilon), fmt(g.delta), len(queries))
-        w = RunWorker(run, self)
+        w = RunWorker(start, (BudgetExceeded, ValueError, LedgerError), self)
+        w.started_run.connect(self._started)
+        w.refused.connect(self._refused)
         w.released.connect(self._released)
         w.drained.connect(self._drained)
         w.ended.connect(self._ended)
@@ -268,9 +268,44 @@ class RunController(QObject):
         w.adaptive_failed.connect(lambda msg: self.page.ask.error.show_error(msg))
         self.worker = w
         self.started_at = time.perf_counter()
+        # A long stream allocates millions of short-lived rows; a full collection then walks every
+        # object of the app (Qt wrappers, the data, the query list) while holding the GIL, which
+        # froze the window for ~75 ms. Freezing what exists now keeps those pauses short.
+        gc.freeze()
+        # The worker is pure Python between numpy calls; a shorter GIL switch interval hands the
+        # GUI thread the interpreter sooner, so repaints and input never wait behind a batch.
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.002)
         self._set_state(RUNNING)
         self.timer.start()
         w.start()
+        return True
+
+    def _started(self, run) -> None:
+        self.run = run
+        g = run.record
+        self.page.gauge.set_run(
+            f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
+            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}.")
+        log.info("run %s started: %s, ε = %s, δ = %s, %d planned queries", run.id, g.mechanism_id,
+                 fmt(g.epsilon), fmt(g.delta), len(self.run_queries))
+        self.refresh_budget()
+
+    def _restore_interpreter(self) -> None:
+        gc.unfreeze()
+        sys.setswitchinterval(self._switch_interval)
+
+    def _refused(self, message: str) -> None:
+        self._restore_interpreter()
+        self.timer.stop()
+        if self.worker is not None:
+            self.worker.wait(2000)
+        self.worker = None
+        prefix = "Overspend refused" if "overspend" in message else "Run refused"
+        self.page.run_error.show_error(f"{prefix}, nothing was charged: {message}")
+        self._set_state(ENDED if self.run is not None else IDLE)
+        self.refresh_budget()
+        self.validate()
 
     # -- streaming ------------------------------------------------------------------------------------
     def _released(self, batch: ReleasedBatch) -> None:
@@ -292,10 +327,14 @@ class RunController(QObject):
             p.table.scrollToBottom()
         xs, ys = s.top_points()
         p.chart.update_from(xs, ys, s.n)
-        cutoff = self.run.cutoff if self.run is not None else None
+        cutoff = self.run.cutoff if self.run is not None else self._planned_cutoff()
         p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff)
         p.counts.setText(f"{s.n:,} answered · ▲ ⊤ {s.n_tops:,} · ▽ ⊥ {s.n_bottoms:,}")
         self._status_text()
+
+    def _planned_cutoff(self) -> int | None:
+        editor = self.mech.form.editors.get("cutoff")
+        return editor.value() if editor is not None else None
 
     def _status_text(self) -> None:
         s, n_plan = self.store, len(self.run_queries)
@@ -321,11 +360,13 @@ class RunController(QObject):
 
     def _ended(self, status: str) -> None:
         self.elapsed = time.perf_counter() - self.started_at
+        self._restore_interpreter()
         self.timer.stop()
         if self.worker is not None:
             self.worker.wait(2000)
         self.worker = None
-        log.info("run %s ended: %s after %d answers", self.run.id, status, self.store.n)
+        if self.run is not None:
+            log.info("run %s ended: %s after %d answers", self.run.id, status, self.store.n)
         self._set_state(ENDED)
         self.refresh()
         self.refresh_budget()

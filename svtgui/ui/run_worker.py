@@ -59,15 +59,22 @@ def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
 class RunWorker(QThread):
     """Streams a charged run; all public outcomes arrive through signals on the GUI thread."""
 
+    started_run = Signal(object)  # the charged Run (its public state only is read by the GUI)
+    refused = Signal(str)  # start_run refused (overspend, bad input): nothing was charged
     released = Signal(object)  # ReleasedBatch
     adaptive_failed = Signal(str)  # an adaptive query the run refused (nothing recorded)
     drained = Signal()  # the planned queue is empty; the run stays open for adaptive queries
     ended = Signal(str)  # final run status: halted, finished, stopped
     failed = Signal(str)  # an unexpected error; the run is marked interrupted
 
-    def __init__(self, run: Any, parent=None) -> None:
+    def __init__(self, start: Any, refusals: tuple[type[BaseException], ...] = (ValueError,),
+                 parent=None) -> None:
+        """``start()`` charges and returns the Run; it is called on the worker thread, because
+        validating and charging a million-query list would otherwise freeze the window."""
         super().__init__(parent)
-        self.run_ = run
+        self._start = start
+        self._refusals = refusals
+        self.run_: Any = None
         self._credits = threading.Semaphore(MAX_IN_FLIGHT)
         self._wake = threading.Condition()
         self._paused = False
@@ -125,7 +132,15 @@ class RunWorker(QThread):
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> None:  # noqa: C901 - one loop, each branch a request
-        run = self.run_
+        try:
+            run = self.run_ = self._start()
+        except self._refusals as exc:
+            self.refused.emit(str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - shown to the curator, never swallowed
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
+        self.started_run.emit(run)
         try:
             while True:
                 with self._wake:

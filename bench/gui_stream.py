@@ -1,0 +1,115 @@
+"""GUI streaming vs the headless run loop on the same 1,000,000-query stream.
+
+Prints: headless time (svtgui.session.runner, no Qt), GUI time (the window's worker + coalesced
+views, offscreen), their ratio (target ≤ 2), the longest wait of a 10 ms QTimer heartbeat on the
+GUI thread during the GUI run (target ≤ 50 ms), and the result store's memory.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/gui_stream.py [--queries N]
+
+Both runs use a throw-away ledger and the bundled census sample; the stream is one range query
+repeated N times with a threshold far above every answer, so neither run halts early and both
+commit all N responses to their ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def headless(ds, queries, params) -> float:
+    from svtgui.session.ledger import Ledger
+    from svtgui.session.runner import start_run
+
+    with tempfile.TemporaryDirectory() as d:
+        led = Ledger.open(Path(d) / "ledger.sqlite")
+        led.register_dataset(ds.fingerprint, ds.name, 100)
+        t0 = time.perf_counter()
+        run = start_run(led, ds, queries, "sparse", dict(params))
+        n = sum(len(rows) for rows in run.stream(batch_size=65_536))
+        run.finish()
+        elapsed = time.perf_counter() - t0
+        led.close()
+    assert n == len(queries), n
+    return elapsed
+
+
+def gui(queries, params) -> tuple[float, float, int]:
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    from svtgui.ui.app import create_app
+    from svtgui.ui.main_window import MainWindow
+    from svtgui.ui.screenshot import wait_until
+
+    create_app()
+    win = MainWindow()
+    win.show()
+    win.open_sample("census")
+    wait_until(lambda: win.ds is not None)
+    win.queries.set_queries(queries)
+    for k, v in params.items():
+        win.mechanism.form.editors[k].setText(f"{v:g}") if k != "cutoff" else \
+            win.mechanism.form.editors[k].setValue(v)
+    win.mechanism.flush()
+    win.show_page("run")
+    gaps = [0.0]
+    last = [time.perf_counter()]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    heart = QTimer(interval=10)
+    heart.timeout.connect(beat)
+    c = win.controller
+    c.validate()
+    assert not c.problems, c.problems
+    c.request_run()
+    t0 = time.perf_counter()
+    last[0] = t0
+    heart.start()
+    assert c.confirm_run(), win.run_page.run_error.text()
+    wait_until(lambda: c.state in ("drained", "ended"), 600)
+    elapsed = time.perf_counter() - t0
+    heart.stop()
+    assert win.store.n == len(queries), win.store.n
+    nbytes = win.store.nbytes
+    c.stop()
+    wait_until(lambda: c.state == "ended", 60)
+    win.close()
+    QCoreApplication.processEvents()
+    return elapsed, max(gaps), nbytes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=1_000_000)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        os.environ["SVTGUI_LEDGER"] = str(Path(d) / "gui-ledger.sqlite")
+        os.environ["SVTGUI_CONFIG_DIR"] = str(Path(d) / "config")
+        from svtgui.assets import asset
+        from svtgui.data import load_dataset
+        from svtgui.data.queries import RangeCount
+
+        ds = load_dataset(asset("samples/census.csv"))
+        queries = [RangeCount("age", 30, 40)] * args.queries
+        params = {"epsilon": 1.0, "threshold": 1e9, "cutoff": 5}
+        t_head = headless(ds, queries, params)
+        t_gui, worst_gap, nbytes = gui(queries, params)
+    print(f"queries streamed            : {args.queries:,}")
+    print(f"headless runner (no Qt)     : {t_head:8.2f} s")
+    print(f"GUI (worker + live views)   : {t_gui:8.2f} s")
+    print(f"ratio GUI / headless        : {t_gui / t_head:8.2f}   (target ≤ 2)")
+    print(f"longest heartbeat wait      : {worst_gap * 1000:8.1f} ms (10 ms timer; target ≤ 50 ms)")
+    print(f"result store memory         : {nbytes / 1e6:8.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
