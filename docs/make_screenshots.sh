@@ -13,8 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SVTGUI=${SVTGUI:-.venv/bin/svtgui}
+PYTHON=${PYTHON:-.venv/bin/python}   # only to read the page names from the code
 OUT=docs/screenshots
 SAMPLE=census
+# Page names as `svtgui --page` accepts them, read from the code so a new page gets its picture.
+main_pages=$("$PYTHON" -c "from svtgui.ui.main_window import PAGES; print(' '.join(PAGES))")
+teaching_pages=$("$PYTHON" -c "from svtgui.ui.teaching import pages; print(' '.join(pages()))")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -26,14 +30,21 @@ shot() {  # shot NAME [svtgui arguments...]
     local name=$1; shift
     # A fresh ledger per shot: every picture starts from the same untouched budget.
     rm -f "$tmp"/ledger.sqlite*
-    "$SVTGUI" --screenshot "$OUT/$name.png" "$@"
+    rm -f "$OUT/$name.png"
+    "$SVTGUI" --screenshot "$OUT/$name.png" "$@" >/dev/null \
+        || { echo "make_screenshots.sh: svtgui failed (exit $?) on $name.png" >&2; exit 1; }
     [ -s "$OUT/$name.png" ] || { echo "make_screenshots.sh: $name.png is empty" >&2; exit 1; }
     echo "$OUT/$name.png"
 }
 
-shot main-window --sample "$SAMPLE"
-shot run-finished --sample "$SAMPLE" --run
-# One picture per page of the main window (names as `svtgui --page` accepts them).
-for page in ${SVTGUI_PAGES:-}; do
-    shot "page-$page" --sample "$SAMPLE" --page "$page"
+shot start --page start
+shot main-window --sample "$SAMPLE"              # opens on the dataset step
+shot run-finished --sample "$SAMPLE" --run       # the run step, after a run that halted at c
+for page in $main_pages; do
+    case $page in dataset|run) continue ;; esac   # already shot as main-window / run-finished
+    shot "$page" --sample "$SAMPLE" --page "$page"
+done
+shot teaching --page teaching
+for page in $teaching_pages; do
+    shot "teaching-$page" --page "teaching-$page"
 done
