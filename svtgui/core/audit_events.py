@@ -176,7 +176,8 @@ def predicted_lcb(p1: np.ndarray, p2: np.ndarray, runs: int, judged_on: int) -> 
     return np.where((p1 > 0) & (p2 > 0), out, -np.inf)
 
 
-def _halves(o: Outputs) -> tuple[Outputs, Outputs]:
+def halves(o: Outputs) -> tuple[Outputs, Outputs]:
+    """The first and second half of the runs (independent samples of the same distribution)."""
     h = o.above.shape[0] // 2
     v = o.values
     return (Outputs(o.above[:h], None if v is None else v[:h]),
@@ -195,7 +196,7 @@ def best_event(pair: InputPair, out1: Outputs, out2: Outputs, final_runs: int) -
     so the choice is not fooled by keys that look extreme by chance. A prefix never seen under d2
     counts as seen once there, so impossible-looking events are not over-trusted.
     """
-    (rank_1, judge_1), (rank_2, judge_2) = _halves(out1), _halves(out2)
+    (rank_1, judge_1), (rank_2, judge_2) = halves(out1), halves(out2)
     best: Event | None = None
     pooled = Outputs(np.concatenate([out1.above, out2.above]),
                      None if out1.values is None else np.concatenate([out1.values, out2.values]))

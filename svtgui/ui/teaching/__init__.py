@@ -1,0 +1,77 @@
+"""Teaching mode: SVT explained on toy data, for people who have never heard of differential privacy.
+
+Everything here uses an invented toy dataset and says so on every page, which is why these pages
+may show internals (noisy threshold, noisy and true answers) that a release never shows.
+
+``pages()`` maps page names to factories (the GUI's ``--screenshot --page teaching-<name>``
+uses them through :func:`screenshot_widget`); :class:`TeachingWindow` shows them all as tabs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QWidget
+
+PAGE_SIZE = (1100, 760)
+
+
+def pages() -> dict[str, Callable[[], QWidget]]:
+    """Page name → factory, in the order the window shows them."""
+    from svtgui.ui.teaching.cheap import CheapPage
+    from svtgui.ui.teaching.gallery import GalleryPage
+    from svtgui.ui.teaching.glossary import GlossaryPage
+    from svtgui.ui.teaching.neighbour import NeighbourPage
+    from svtgui.ui.teaching.walkthrough import WalkthroughPage
+
+    return {"walkthrough": WalkthroughPage, "cheap": CheapPage, "neighbour": NeighbourPage,
+            "gallery": GalleryPage, "glossary": GlossaryPage}
+
+
+def screenshot_widget(page: str) -> QWidget | None:
+    """The widget to grab for ``--page teaching-<name>`` (``teaching`` alone: the whole window).
+
+    The walk-through is advanced to an interesting step and the gallery's audits are run to the
+    end first, so the picture shows what a user sees after a minute with the page.
+    """
+    from svtgui.ui.teaching.window import TeachingWindow
+
+    name = page.removeprefix("teaching").lstrip("-") or None
+    if name is not None and name not in pages():
+        return None
+    if name is None:
+        widget: QWidget = TeachingWindow()
+    else:
+        widget = pages()[name]()
+        widget.resize(*PAGE_SIZE)
+    prepare_for_screenshot(widget)
+    widget.show()
+    return widget
+
+
+def prepare_for_screenshot(widget: QWidget, timeout: float = 120.0) -> None:
+    """Bring a page to a representative state (walk-through mid-run, gallery audits finished)."""
+    from svtgui.ui.teaching.gallery import GalleryPage
+    from svtgui.ui.teaching.walkthrough import WalkthroughPage
+
+    if isinstance(widget, WalkthroughPage):
+        widget.show_step(len(widget.steps) - 2)
+    if isinstance(widget, GalleryPage):
+        widget.enqueue(list(widget.cards))
+        deadline = time.monotonic() + timeout
+        while widget.busy and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.01)
+
+
+def __getattr__(name: str):
+    if name == "TeachingWindow":
+        from svtgui.ui.teaching.window import TeachingWindow
+
+        return TeachingWindow
+    raise AttributeError(name)
+
+
+__all__ = ["TeachingWindow", "pages", "screenshot_widget"]
