@@ -53,8 +53,9 @@ def gui(queries, params) -> tuple[float, float, int]:
     wait_until(lambda: win.ds is not None)
     win.queries.set_queries(queries)
     for k, v in params.items():
-        win.mechanism.form.editors[k].setText(f"{v:g}") if k != "cutoff" else \
-            win.mechanism.form.editors[k].setValue(v)
+        win.mechanism.form.editors[k].setText(f"{v:g}") if k != "cutoff" else win.mechanism.form.editors[
+            k
+        ].setValue(v)
     win.mechanism.flush()
     win.show_page("run")
     gaps = [0.0]

@@ -1,9 +1,9 @@
 """``svtgui`` / ``python -m svtgui``: start SVT Studio (or render a screenshot offscreen and exit).
 
-    svtgui [--sample [NAME]]                   open the window (on a bundled sample, default census)
-    svtgui --screenshot OUT.png [--run] [--page NAME]
-                                               render the window to a PNG and exit
-    svtgui --version
+svtgui [--sample [NAME]]                   open the window (on a bundled sample, default census)
+svtgui --screenshot OUT.png [--run] [--page NAME]
+                                           render the window to a PNG and exit
+svtgui --version
 """
 
 from __future__ import annotations
@@ -16,18 +16,32 @@ from svtgui import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="svtgui", description="SVT Studio: differential privacy with the "
-                                "Sparse Vector Technique, for data curators.")
+    p = argparse.ArgumentParser(
+        prog="svtgui",
+        description="SVT Studio: differential privacy with the Sparse Vector Technique, for data curators.",
+    )
     p.add_argument("--version", action="version", version=f"SVT Studio {__version__}")
-    p.add_argument("--sample", nargs="?", const="census", default=None, metavar="NAME",
-                   help="open a bundled sample (census, baskets; default census). Without it the window "
-                        "opens on the start page; --screenshot always loads one (census by default)")
+    p.add_argument(
+        "--sample",
+        nargs="?",
+        const="census",
+        default=None,
+        metavar="NAME",
+        help="open a bundled sample (census, baskets; default census). Without it the window "
+        "opens on the start page; --screenshot always loads one (census by default)",
+    )
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
-    p.add_argument("--run", action="store_true",
-                   help="with --screenshot: stream the sample's default query set to the end first")
-    p.add_argument("--page", metavar="NAME",
-                   help="with --screenshot: the view to show (start, main, dataset, schema, mechanism, "
-                        "queries, run, or teaching-* pages of the teaching mode)")
+    p.add_argument(
+        "--run",
+        action="store_true",
+        help="with --screenshot: stream the sample's default query set to the end first",
+    )
+    p.add_argument(
+        "--page",
+        metavar="NAME",
+        help="with --screenshot: the view to show (start, main, dataset, schema, mechanism, "
+        "queries, run, or teaching-* pages of the teaching mode)",
+    )
     return p
 
 

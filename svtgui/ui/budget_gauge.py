@@ -20,18 +20,30 @@ class BudgetGauge(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Budget", parent)
         named(self, "Budget gauge")
-        self.cutoff_bar = named(QProgressBar(), "Cutoff used",
-                                "How many of the c ⊤ answers this run has used; the run halts at c.")
+        self.cutoff_bar = named(
+            QProgressBar(),
+            "Cutoff used",
+            "How many of the c ⊤ answers this run has used; the run halts at c.",
+        )
         self.cutoff_bar.setTextVisible(True)
         self.cutoff_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {ABOVE_COLOR.name()}; }}")
-        self.free_label = named(QLabel(), "Below-threshold answers",
-                                "⊥ answers cost nothing against the cutoff: only ⊤ answers count.")
+        self.free_label = named(
+            QLabel(),
+            "Below-threshold answers",
+            "⊥ answers cost nothing against the cutoff: only ⊤ answers count.",
+        )
         self.free_label.setWordWrap(True)
-        self.run_label = named(QLabel("No run yet."), "This run's privacy cost",
-                               "Charged in full before the first answer and never refunded.")
+        self.run_label = named(
+            QLabel("No run yet."),
+            "This run's privacy cost",
+            "Charged in full before the first answer and never refunded.",
+        )
         self.run_label.setWordWrap(True)
-        self.dataset_bar = named(QProgressBar(), "Dataset budget spent",
-                                 "The dataset's total ε spent by all runs so far (from the ledger).")
+        self.dataset_bar = named(
+            QProgressBar(),
+            "Dataset budget spent",
+            "The dataset's total ε spent by all runs so far (from the ledger).",
+        )
         self.dataset_label = named(QLabel(), "Dataset budget")
         self.dataset_label.setWordWrap(True)
         form = QFormLayout()
@@ -62,7 +74,8 @@ class BudgetGauge(QGroupBox):
             self.cutoff_bar.setFormat(f"⊤ used: {above:,} of c = {cutoff:,}{halted}")
         self.free_label.setText(
             f"<span style='color:{BELOW_COLOR.name()}'>▽ ⊥ {below:,}</span> answers so far — "
-            "<b>free</b>: ⊥ answers do not use up the cutoff.")
+            "<b>free</b>: ⊥ answers do not use up the cutoff."
+        )
 
     def set_run(self, text: str) -> None:
         self.run_label.setText(text)

@@ -44,8 +44,9 @@ class DatasetPanel(QWidget):
         self.cancel.clicked.connect(self.cancel_requested)
         self.error = ErrorLabel("Dataset")
         self.model = FrameModel(parent=self)
-        self.table = named(QTableView(), "Data preview",
-                           "Your private rows, shown only to you. Nothing here is released.")
+        self.table = named(
+            QTableView(), "Data preview", "Your private rows, shown only to you. Nothing here is released."
+        )
         self.table.setModel(self.model)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
@@ -54,7 +55,9 @@ class DatasetPanel(QWidget):
         vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setDefaultSectionSize(120)
-        self.note = QLabel("Preview of your private data — for your eyes only; nothing on this page is released.")
+        self.note = QLabel(
+            "Preview of your private data — for your eyes only; nothing on this page is released."
+        )
         self.note.setEnabled(False)
 
         prog_row = QHBoxLayout()
@@ -92,6 +95,8 @@ class DatasetPanel(QWidget):
         self.error.show_error(None)
         self.title.setText(ds.name)
         where = str(ds.path) if ds.path else "in memory"
-        self.details.setText(f"{ds.n_rows:,} rows × {len(ds.schema.columns)} columns · {ds.format} · {where} · "
-                             f"fingerprint {ds.fingerprint[:12]}…")
+        self.details.setText(
+            f"{ds.n_rows:,} rows × {len(ds.schema.columns)} columns · {ds.format} · {where} · "
+            f"fingerprint {ds.fingerprint[:12]}…"
+        )
         self.model.set_frame(ds.frame)

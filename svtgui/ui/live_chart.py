@@ -22,9 +22,12 @@ class LiveChart(QWidget):
         super().__init__(parent)
         pal = self.palette()
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
-        named(self.plot, "Stream chart",
-              "Query number against released value. Dashed line: the public threshold T. "
-              "▲ marks: ⊤ answers. ⊥ answers are not plotted: nothing about them is released.")
+        named(
+            self.plot,
+            "Stream chart",
+            "Query number against released value. Dashed line: the public threshold T. "
+            "▲ marks: ⊤ answers. ⊥ answers are not plotted: nothing about them is released.",
+        )
         fg = pal.color(QPalette.ColorRole.Text)
         for axis in ("left", "bottom"):
             ax = self.plot.getAxis(axis)
@@ -36,14 +39,20 @@ class LiveChart(QWidget):
         self.plot.setClipToView(True)
         self.legend = self.plot.addLegend(offset=(10, 10), labelTextColor=fg)
         self.threshold_line = pg.InfiniteLine(
-            angle=0, movable=False, pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
-            label="T = {value:g}", labelOpts={"position": 0.05, "color": THRESHOLD_COLOR, "movable": False})
+            angle=0,
+            movable=False,
+            pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
+            label="T = {value:g}",
+            labelOpts={"position": 0.05, "color": THRESHOLD_COLOR, "movable": False},
+        )
         self.plot.addItem(self.threshold_line)
-        self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2,
-                                                         style=pg.QtCore.Qt.PenStyle.DashLine)),
-                            "public threshold T")
-        self.tops = pg.ScatterPlotItem(symbol="t1", size=11, pen=pg.mkPen(ABOVE_COLOR.darker(130)),
-                                       brush=pg.mkBrush(ABOVE_COLOR))
+        self.legend.addItem(
+            pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)),
+            "public threshold T",
+        )
+        self.tops = pg.ScatterPlotItem(
+            symbol="t1", size=11, pen=pg.mkPen(ABOVE_COLOR.darker(130)), brush=pg.mkBrush(ABOVE_COLOR)
+        )
         self.plot.addItem(self.tops)
         self.legend.addItem(self.tops, "⊤ answer (its released value, or on T if none)")
         lay = QVBoxLayout(self)

@@ -1,16 +1,19 @@
 """Loading a dataset off the GUI thread, with progress and Cancel.
 
-``load_dataset`` runs in a worker thread (superqt's ``create_worker``); its progress callback is
-forwarded to the GUI thread through a queued Qt signal. Cancel calls ``Progress.cancel()``,
-which the loader honours at its next read.
+``load_dataset`` runs on a plain Python thread. Progress and the result travel back through a
+queue that a 50 ms QTimer drains on the GUI thread — no Qt signal is emitted from the loading
+thread (PySide6 6.12 mis-counts references on ``emit``; see :mod:`svtgui.ui.run_controller`).
+Cancel calls ``Progress.cancel()``, which the loader honours at its next read.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, Signal
-from superqt.utils import create_worker
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from svtgui.data import DatasetError, LoadCancelled, LoadOptions, Progress, load_dataset
 
@@ -26,51 +29,59 @@ class DatasetLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._progress: Progress | None = None
-        self._worker = None
+        self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._timer = QTimer(self, interval=50)
+        self._timer.timeout.connect(self._poll)
         self.path: Path | None = None
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        return self._progress is not None
 
     def load(self, path: str | Path, options: LoadOptions | None = None) -> None:
         if self.busy:
             self.cancel()
         self.path = Path(path)
-        progress = Progress(callback=self.progress.emit)
+        events = self._events
+        progress = Progress(callback=lambda f: events.put(("progress", progress, f)))
         self._progress = progress
 
-        def work():
-            return load_dataset(self.path, options=options or LoadOptions(), progress=progress)
+        def work(p: Path = self.path) -> None:
+            try:
+                events.put(
+                    ("loaded", progress, load_dataset(p, options=options or LoadOptions(), progress=progress))
+                )
+            except BaseException as exc:  # noqa: BLE001 - every failure is reported to the window
+                events.put(("error", progress, exc))
 
-        worker = create_worker(work, _start_thread=False, _ignore_errors=True)
-        worker.returned.connect(lambda ds, p=progress: self._done(p, ds))
-        worker.errored.connect(lambda exc, p=progress: self._error(p, exc))
-        self._worker = worker
-        worker.start()
+        threading.Thread(target=work, name="svtgui-load", daemon=True).start()
+        self._timer.start()
 
     def cancel(self) -> None:
         if self._progress is not None:
             self._progress.cancel()
 
-    def _current(self, progress: Progress) -> bool:
-        """Only the latest load reports (a cancelled one may still finish in the background)."""
-        if progress is not self._progress:
-            return False
-        self._worker = None
-        self._progress = None
-        return True
+    def _poll(self) -> None:
+        while True:
+            try:
+                kind, progress, payload = self._events.get_nowait()
+            except queue.Empty:
+                return
+            if progress is not self._progress:
+                continue  # a superseded (cancelled) load finishing in the background
+            if kind == "progress":
+                self.progress.emit(payload)
+                continue
+            self._progress = None
+            self._timer.stop()
+            self._finish(kind, payload)
 
-    def _done(self, progress: Progress, ds) -> None:
-        if self._current(progress):
-            self.loaded.emit(ds)
-
-    def _error(self, progress: Progress, exc: BaseException) -> None:
-        if not self._current(progress):
-            return
-        if isinstance(exc, LoadCancelled):
+    def _finish(self, kind: str, payload: Any) -> None:
+        if kind == "loaded":
+            self.loaded.emit(payload)
+        elif isinstance(payload, LoadCancelled):
             self.cancelled.emit()
-        elif isinstance(exc, DatasetError | OSError | ValueError):
-            self.failed.emit(str(exc))
+        elif isinstance(payload, DatasetError | OSError | ValueError):
+            self.failed.emit(str(payload))
         else:
-            self.failed.emit(f"{self.path}: could not be loaded ({type(exc).__name__}: {exc})")
+            self.failed.emit(f"{self.path}: could not be loaded ({type(payload).__name__}: {payload})")

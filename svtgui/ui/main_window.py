@@ -42,10 +42,12 @@ from svtgui.ui.theme import named
 log = logging.getLogger("svtgui.ui")
 PAGES = ("dataset", "schema", "mechanism", "queries", "run")
 TAB_TITLES = ("1 · Dataset", "2 · Schema", "3 · Mechanism", "4 · Queries", "5 · Run")
-DATA_FILTER = ("Datasets (*.csv *.tsv *.txt *.parquet *.xlsx *.xls *.jsonl *.ndjson *.dat);;All files (*)")
+DATA_FILTER = "Datasets (*.csv *.tsv *.txt *.parquet *.xlsx *.xls *.jsonl *.ndjson *.dat);;All files (*)"
 # Public, dataset-independent starting points for the bundled samples (the curator changes them).
-SAMPLE_PARAMS = {"census": {"threshold": 21000.0, "cutoff": 5, "epsilon": 1.0},
-                 "baskets": {"threshold": 500.0, "cutoff": 10, "epsilon": 1.0}}
+SAMPLE_PARAMS = {
+    "census": {"threshold": 21000.0, "cutoff": 5, "epsilon": 1.0},
+    "baskets": {"threshold": 500.0, "cutoff": 10, "epsilon": 1.0},
+}
 
 
 def sample_path(name: str) -> Path:
@@ -80,8 +82,11 @@ class MainWindow(QMainWindow):
         self.run_page = RunPage(self.store, lambda ref: self.controller.describe(ref))
         self.controller = RunController(self.run_page, self.store, self.mechanism, self.queries, self)
         self.tabs = named(QTabWidget(), "Workflow steps")
-        for w, title in zip((self.dataset_panel, self.schema_editor, self.mechanism, self.queries, self.run_page),
-                            TAB_TITLES, strict=True):
+        for w, title in zip(
+            (self.dataset_panel, self.schema_editor, self.mechanism, self.queries, self.run_page),
+            TAB_TITLES,
+            strict=True,
+        ):
             self.tabs.addTab(w, title)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
@@ -117,8 +122,16 @@ class MainWindow(QMainWindow):
             self.restoreState(self.settings.window_state)
 
     # -- actions --------------------------------------------------------------------------------------
-    def _action(self, text: str, shortcut: str | QKeySequence.StandardKey, tip: str, slot,
-                menu=None, toolbar=None, checkable: bool = False) -> QAction:
+    def _action(
+        self,
+        text: str,
+        shortcut: str | QKeySequence.StandardKey,
+        tip: str,
+        slot,
+        menu=None,
+        toolbar=None,
+        checkable: bool = False,
+    ) -> QAction:
         a = QAction(text, self)
         a.setShortcut(QKeySequence(shortcut))
         keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
@@ -131,6 +144,7 @@ class MainWindow(QMainWindow):
             menu.addAction(a)
         if toolbar is not None:
             toolbar.addAction(a)
+            toolbar.widgetForAction(a).setAccessibleName(text.replace("&", "").rstrip("…"))
         return a
 
     def _make_actions(self) -> None:
@@ -139,45 +153,71 @@ class MainWindow(QMainWindow):
         tb.setObjectName("main_toolbar")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         f = mb.addMenu("&File")
-        self.act_open = self._action("&Open dataset…", QKeySequence.StandardKey.Open,
-                                     "Open a dataset file", self.open_file, f, tb)
+        self.act_open = self._action("&Open dataset…", "Ctrl+O", "Open a dataset file", self.open_file, f, tb)
         self.samples_menu = f.addMenu("Open &sample")
         for i, (key, (name, _)) in enumerate(SAMPLES.items(), start=1):
-            self._action(name, f"Ctrl+Shift+{i}", f"Open the bundled sample {name}",
-                         lambda _=False, k=key: self.open_sample(k), self.samples_menu)
+            self._action(
+                name,
+                f"Ctrl+Shift+{i}",
+                f"Open the bundled sample {name}",
+                lambda _=False, k=key: self.open_sample(k),
+                self.samples_menu,
+            )
         self.recent_menu = f.addMenu("Open &recent")
         f.addSeparator()
-        self.act_import = self._action("&Import queries…", "Ctrl+I", "Import queries from JSON",
-                                       self.import_queries, f)
-        self.act_export = self._action("&Export queries…", "Ctrl+E", "Export the queue as JSON",
-                                       self.export_queries, f)
+        self.act_import = self._action(
+            "&Import queries…", "Ctrl+I", "Import queries from JSON", self.import_queries, f
+        )
+        self.act_export = self._action(
+            "&Export queries…", "Ctrl+E", "Export the queue as JSON", self.export_queries, f
+        )
         f.addSeparator()
-        self.act_start = self._action("Start &page", "Ctrl+Home", "Back to the start page",
-                                      lambda: self.stack.setCurrentWidget(self.start), f)
-        self.act_quit = self._action("&Quit", QKeySequence.StandardKey.Quit, "Quit SVT Studio", self.close, f)
+        self.act_start = self._action(
+            "Start &page",
+            "Ctrl+Home",
+            "Back to the start page",
+            lambda: self.stack.setCurrentWidget(self.start),
+            f,
+        )
+        self.act_quit = self._action("&Quit", "Ctrl+Q", "Quit SVT Studio", self.close, f)
         q = mb.addMenu("&Queries")
-        self.act_generate = self._action("&Generate queries…", "Ctrl+G", "Generate a list of queries",
-                                         self.generate_queries, q, tb)
+        self.act_generate = self._action(
+            "&Generate queries…", "Ctrl+G", "Generate a list of queries", self.generate_queries, q, tb
+        )
         r = mb.addMenu("&Run")
         tb.addSeparator()
         c = self.controller
-        self.act_run = self._action("&Run…", "F5", "Check the spend, then start answering",
-                                    self._run_clicked, r, tb)
-        self.act_pause = self._action("&Pause / resume", "F6", "Pause or resume the stream", c.toggle_pause, r, tb)
+        self.act_run = self._action(
+            "&Run…", "F5", "Check the spend, then start answering", self._run_clicked, r, tb
+        )
+        self.act_pause = self._action(
+            "&Pause / resume", "F6", "Pause or resume the stream", c.toggle_pause, r, tb
+        )
         self.act_step = self._action("&Step", "F10", "Answer exactly one more query", c.step, r, tb)
-        self.act_stop = self._action("S&top", "Shift+F5", "End the run now; the budget stays spent", c.stop, r, tb)
+        self.act_stop = self._action(
+            "S&top", "Shift+F5", "End the run now; the budget stays spent", c.stop, r, tb
+        )
         v = mb.addMenu("&View")
         for i, (page, title) in enumerate(zip(PAGES, TAB_TITLES, strict=True), start=1):
-            self._action(title, f"Ctrl+{i}", f"Show the {page} step", lambda _=False, p=page: self.show_page(p), v)
+            self._action(
+                title, f"Ctrl+{i}", f"Show the {page} step", lambda _=False, p=page: self.show_page(p), v
+            )
         v.addSeparator()
-        self.act_only_above = self._action("Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers",
-                                           self.run_page.only_above.toggle, v)
+        self.act_only_above = self._action(
+            "Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers", self.run_page.only_above.toggle, v
+        )
         h = mb.addMenu("&Help")
         tb.addSeparator()
-        self.act_teaching = self._action("&Teaching mode…", "Ctrl+T", "Watch SVT work step by step on toy data",
-                                         self.open_teaching, h, tb)
-        self.act_about = self._action("&About SVT Studio", QKeySequence.StandardKey.HelpContents,
-                                      "Version, licence and citations", self.show_about, h)
+        self.act_teaching = self._action(
+            "&Teaching mode…", "Ctrl+T", "Watch SVT work step by step on toy data", self.open_teaching, h, tb
+        )
+        self.act_about = self._action(
+            "&About SVT Studio",
+            "F1",
+            "Version, licence and citations",
+            self.show_about,
+            h,
+        )
         self._run_state(c.state)
 
     def _run_clicked(self) -> None:
@@ -260,8 +300,10 @@ class MainWindow(QMainWindow):
             self.settings.add_recent_file(ds.path)
             self._refresh_recent()
         self.setWindowTitle(f"{ds.name} — SVT Studio")
-        self.status_label.setText(f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
-                                  "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5).")
+        self.status_label.setText(
+            f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
+            "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5)."
+        )
         self._queries_changed()
         self._run_state(self.controller.state)
 
@@ -314,7 +356,9 @@ class MainWindow(QMainWindow):
         return dlg
 
     def import_queries(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import queries", "", "Query lists (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import queries", "", "Query lists (*.json);;All files (*)"
+        )
         if path:
             self.show_page("queries")
             self.queries.import_json(path)

@@ -35,8 +35,11 @@ from svtgui.ui.param_form import LABELS, ErrorLabel, ParamForm
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 
 GROUPS = (
-    (True, "Interactive (a stream of queries)", "Answer queries one at a time; later queries may depend "
-                                                "on earlier answers"),
+    (
+        True,
+        "Interactive (a stream of queries)",
+        "Answer queries one at a time; later queries may depend on earlier answers",
+    ),
     (False, "Non-interactive (the whole list)", "Look at the whole query list at once and choose from it"),
 )
 
@@ -61,8 +64,12 @@ class MechanismPicker(QTreeWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        named(self, "Mechanism picker", "Choose how queries are answered. Every mechanism here is "
-                                        "differentially private; broken variants live in the teaching mode.")
+        named(
+            self,
+            "Mechanism picker",
+            "Choose how queries are answered. Every mechanism here is "
+            "differentially private; broken variants live in the teaching mode.",
+        )
         self.setHeaderHidden(True)
         self.setRootIsDecorated(False)
         self.items: dict[str, QTreeWidgetItem] = {}
@@ -97,8 +104,9 @@ class AccuracyPreview(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Accuracy preview (before any budget is spent)", parent)
         named(self, "Accuracy preview")
-        self.beta = named(QDoubleSpinBox(), "Failure probability β",
-                          "β: the probability that the accuracy statement fails.")
+        self.beta = named(
+            QDoubleSpinBox(), "Failure probability β", "β: the probability that the accuracy statement fails."
+        )
         self.beta.setRange(0.001, 0.5)
         self.beta.setDecimals(3)
         self.beta.setSingleStep(0.01)
@@ -111,9 +119,12 @@ class AccuracyPreview(QGroupBox):
         self.statement.setFont(font)
         pal = self.palette()
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
-        named(self.plot, "Simulated preview chart",
-              "Simulated on synthetic numbers, never your data: the chance that a query whose true "
-              "answer is x comes back ⊤.")
+        named(
+            self.plot,
+            "Simulated preview chart",
+            "Simulated on synthetic numbers, never your data: the chance that a query whose true "
+            "answer is x comes back ⊤.",
+        )
         self.plot.setMinimumHeight(150)
         fg = pal.color(QPalette.ColorRole.Text)
         for axis in ("left", "bottom"):
@@ -123,15 +134,28 @@ class AccuracyPreview(QGroupBox):
         self.plot.setLabel("left", "P[⊤]")
         self.plot.setYRange(0, 1.05, padding=0)
         self.plot.setMouseEnabled(False, False)
-        self.curve = self.plot.plot(pen=pg.mkPen(ABOVE_COLOR, width=2), symbol="o", symbolSize=5,
-                                    symbolBrush=ABOVE_COLOR)
+        self.curve = self.plot.plot(
+            pen=pg.mkPen(ABOVE_COLOR, width=2), symbol="o", symbolSize=5, symbolBrush=ABOVE_COLOR
+        )
         dash = pg.QtCore.Qt.PenStyle.DashLine
-        self.t_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=dash),
-                                      label="T", labelOpts={"position": 0.9, "color": THRESHOLD_COLOR})
-        self.lo_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(fg, style=pg.QtCore.Qt.PenStyle.DotLine),
-                                       label="T−α", labelOpts={"position": 0.75, "color": fg})
-        self.hi_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(fg, style=pg.QtCore.Qt.PenStyle.DotLine),
-                                       label="T+α", labelOpts={"position": 0.75, "color": fg})
+        self.t_line = pg.InfiniteLine(
+            angle=90,
+            pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=dash),
+            label="T",
+            labelOpts={"position": 0.9, "color": THRESHOLD_COLOR},
+        )
+        self.lo_line = pg.InfiniteLine(
+            angle=90,
+            pen=pg.mkPen(fg, style=pg.QtCore.Qt.PenStyle.DotLine),
+            label="T−α",
+            labelOpts={"position": 0.75, "color": fg},
+        )
+        self.hi_line = pg.InfiniteLine(
+            angle=90,
+            pen=pg.mkPen(fg, style=pg.QtCore.Qt.PenStyle.DotLine),
+            label="T+α",
+            labelOpts={"position": 0.75, "color": fg},
+        )
         for line in (self.t_line, self.lo_line, self.hi_line):
             self.plot.addItem(line)
         self.note = QLabel("Simulated on synthetic numbers, not your data.")
@@ -156,9 +180,11 @@ class AccuracyPreview(QGroupBox):
         text = f"α = {a:,.4g} at β = {result.beta:g}, over {k:,} queries.\n{result.statement}"
         if "threshold" in params:
             t = float(params["threshold"])
-            text += (f"\nWith T = {t:,.6g}: queries whose true answer is below {t - a:,.6g} come back ⊥, "
-                     f"those above {t + a:,.6g} come back ⊤ (until the run halts), "
-                     f"with probability at least {1 - result.beta:g}.")
+            text += (
+                f"\nWith T = {t:,.6g}: queries whose true answer is below {t - a:,.6g} come back ⊥, "
+                f"those above {t + a:,.6g} come back ⊤ (until the run halts), "
+                f"with probability at least {1 - result.beta:g}."
+            )
         return text + f"\nSource: {result.source}."
 
     def show_invalid(self, why: str) -> None:
@@ -179,17 +205,21 @@ class AccuracyPreview(QGroupBox):
                 alpha = float(result.alpha)
                 self.statement.setText(self._words(result, params, k))
             except Exception as exc:  # noqa: BLE001 - some mechanisms have no closed-form bound
-                self.statement.setText(f"No closed-form (α, β) bound for {info.name} with these parameters "
-                                       f"({type(exc).__name__}: {exc}).")
+                self.statement.setText(
+                    f"No closed-form (α, β) bound for {info.name} with these parameters "
+                    f"({type(exc).__name__}: {exc})."
+                )
         self.alpha = alpha
         if "threshold" not in params or not info.interactive:
             self.curve.setData([], [])
             self.sim_x, self.sim_p = np.empty(0), np.empty(0)
-            self.note.setText("The simulated curve applies to threshold mechanisms; "
-                              "this one selects from the whole list.")
+            self.note.setText(
+                "The simulated curve applies to threshold mechanisms; this one selects from the whole list."
+            )
             return
-        self.note.setText("Curve simulated on synthetic numbers, never your data "
-                          "(60 one-query runs per point).")
+        self.note.setText(
+            "Curve simulated on synthetic numbers, never your data (60 one-query runs per point)."
+        )
         t = float(params["threshold"])
         scale = alpha if alpha and np.isfinite(alpha) else 10 * float(params.get("sensitivity", 1.0))
         offsets = preview_sim.offsets_for(scale, bool(params.get("integer")))
@@ -285,10 +315,15 @@ class MechanismPanel(QWidget):
         self.settings.last_mechanism = mechanism_id
         self.title.setText(info.name)
         self.summary.setText(info.summary)
-        self.guarantee.setText(f"Guarantee: {info.guarantee}. "
-                               + ("Answers a stream of queries, one at a time, and can take queries "
-                                  "composed after seeing earlier answers."
-                                  if info.interactive else "Looks at the whole query list at once."))
+        self.guarantee.setText(
+            f"Guarantee: {info.guarantee}. "
+            + (
+                "Answers a stream of queries, one at a time, and can take queries "
+                "composed after seeing earlier answers."
+                if info.interactive
+                else "Looks at the whole query list at once."
+            )
+        )
         self.citation.setText(info.citation)
         self.form.set_mechanism(info, self.settings.last_params(mechanism_id))
         self._recompute()
@@ -307,9 +342,13 @@ class MechanismPanel(QWidget):
             mechanisms.create(self.info.id, rng=mechanisms.seeded(0), **params)
         except ValueError as exc:
             text = str(exc)
-            field = next((p.name for p in self.info.params if p.name in text.split()[0:3]
-                          or text.startswith(p.name)), None)
-            problems[field or "mechanism"] = text.replace(field, LABELS.get(field, field), 1) if field else text
+            field = next(
+                (p.name for p in self.info.params if p.name in text.split()[0:3] or text.startswith(p.name)),
+                None,
+            )
+            problems[field or "mechanism"] = (
+                text.replace(field, LABELS.get(field, field), 1) if field else text
+            )
         return params, problems
 
     def _recompute(self) -> None:

@@ -29,10 +29,19 @@ from svtgui.core.mechanisms import MechanismInfo, Param
 from svtgui.ui.theme import WARNING_COLOR, named
 
 DERIVED = ("sensitivity", "integer")  # always read off the queries
-LABELS = {"epsilon": "Privacy budget ε", "delta": "δ", "threshold": "Threshold T", "cutoff": "Cutoff c",
-          "sensitivity": "Sensitivity Δ", "integer": "Integer answers", "monotonic": "Monotonic queries",
-          "split": "Noise split ε₂/ε₁", "numeric_share": "Budget split", "raise_by": "Threshold raise",
-          "max_passes": "Maximum passes"}
+LABELS = {
+    "epsilon": "Privacy budget ε",
+    "delta": "δ",
+    "threshold": "Threshold T",
+    "cutoff": "Cutoff c",
+    "sensitivity": "Sensitivity Δ",
+    "integer": "Integer answers",
+    "monotonic": "Monotonic queries",
+    "split": "Noise split ε₂/ε₁",
+    "numeric_share": "Budget split",
+    "raise_by": "Threshold raise",
+    "max_passes": "Maximum passes",
+}
 SHARE_STEPS = 90  # numeric_share slider: 0 … 0.90 in steps of 0.01
 
 
@@ -72,9 +81,12 @@ class ShareSlider(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.slider = named(QSlider(Qt.Orientation.Horizontal), "Budget split slider",
-                            "Left: more budget for finding the queries above T (fewer false ⊤/⊥). "
-                            "Right: more for answering them (more accurate released numbers).")
+        self.slider = named(
+            QSlider(Qt.Orientation.Horizontal),
+            "Budget split slider",
+            "Left: more budget for finding the queries above T (fewer false ⊤/⊥). "
+            "Right: more for answering them (more accurate released numbers).",
+        )
         self.slider.setRange(0, SHARE_STEPS)
         self.slider.setPageStep(10)
         self.words = named(QLabel(), "Budget split in words")
@@ -99,10 +111,14 @@ class ShareSlider(QWidget):
     def _changed(self) -> None:
         share = self.value()
         if share == 0:
-            self.words.setText("All of ε goes to finding the queries above T: answers are ⊤/⊥ only, no numbers.")
+            self.words.setText(
+                "All of ε goes to finding the queries above T: answers are ⊤/⊥ only, no numbers."
+            )
         else:
-            self.words.setText(f"{100 - round(share * 100)}% of ε finds the queries above T, "
-                               f"{round(share * 100)}% answers them with fresh noisy numbers.")
+            self.words.setText(
+                f"{100 - round(share * 100)}% of ε finds the queries above T, "
+                f"{round(share * 100)}% answers them with fresh noisy numbers."
+            )
         self.valueChanged.emit()
 
 
@@ -155,13 +171,17 @@ class ParamForm(QWidget):
             return cb
         if p.kind == "int":
             sb = QSpinBox()
-            sb.setRange(int(p.minimum) if p.minimum is not None else 0,
-                        int(p.maximum) if p.maximum is not None else 10_000_000)
+            sb.setRange(
+                int(p.minimum) if p.minimum is not None else 0,
+                int(p.maximum) if p.maximum is not None else 10_000_000,
+            )
             sb.setGroupSeparatorShown(True)
             sb.setValue(int(value) if value is not None else sb.minimum())
             sb.valueChanged.connect(self.changed)
             return sb
-        le = QLineEdit("" if value is None else f"{value:g}" if isinstance(value, float | int) else str(value))
+        le = QLineEdit(
+            "" if value is None else f"{value:g}" if isinstance(value, float | int) else str(value)
+        )
         if p.name == "split":
             le.setPlaceholderText("empty = the paper's optimum")
         elif p.name in DERIVED:
@@ -181,20 +201,26 @@ class ParamForm(QWidget):
         if "sensitivity" in ed:
             le: QLineEdit = ed["sensitivity"]  # type: ignore[assignment]
             le.setText(f"{self.derived['sensitivity']:g}")
-            le.setToolTip("Δ follows from the query definitions and the declared bounds; it cannot be typed in.")
+            le.setToolTip(
+                "Δ follows from the query definitions and the declared bounds; it cannot be typed in."
+            )
         if "integer" in ed:
             cb: QCheckBox = ed["integer"]  # type: ignore[assignment]
             cb.setChecked(bool(self.derived["integer"]))
             cb.setEnabled(False)
-            cb.setToolTip("Set when every query is integer-valued (counts): noise and releases are then integers.")
+            cb.setToolTip(
+                "Set when every query is integer-valued (counts): noise and releases are then integers."
+            )
         if "monotonic" in ed:
             mono: QCheckBox = ed["monotonic"]  # type: ignore[assignment]
             ok = bool(self.derived["monotonic"])
             mono.setEnabled(ok)
             if not ok:
                 mono.setChecked(False)
-            mono.setToolTip(("Every query is monotonic, so the query noise can be halved. "
-                             if ok else "Not available: ") + self._monotonic_reason)
+            mono.setToolTip(
+                ("Every query is monotonic, so the query noise can be halved. " if ok else "Not available: ")
+                + self._monotonic_reason
+            )
 
     # -- reading back --------------------------------------------------------------------------------
     def values(self) -> tuple[dict[str, Any], dict[str, str]]:
@@ -222,9 +248,11 @@ class ParamForm(QWidget):
                     else:
                         x = parse_number(text, label)
                         if p.minimum is not None and x < p.minimum or p.maximum is not None and x > p.maximum:
-                            raise ValueError(f"{label} must be in [{p.minimum:g}, {p.maximum:g}], got {x:g}"
-                                             if p.maximum is not None and p.minimum is not None
-                                             else f"{label} must be ≥ {p.minimum:g}, got {x:g}")
+                            raise ValueError(
+                                f"{label} must be in [{p.minimum:g}, {p.maximum:g}], got {x:g}"
+                                if p.maximum is not None and p.minimum is not None
+                                else f"{label} must be ≥ {p.minimum:g}, got {x:g}"
+                            )
                         if p.name == "epsilon" and x <= 0:
                             raise ValueError(f"{label} must be > 0, got {x:g}")
                         params[p.name] = x

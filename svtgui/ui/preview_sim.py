@@ -23,8 +23,9 @@ def offsets_for(scale: float, integer: bool, points: int = 31) -> np.ndarray:
     return np.unique(np.round(d)) if integer else d
 
 
-def top_probability(mechanism_id: str, params: dict[str, Any], offsets: np.ndarray,
-                    reps: int = 60, seed: int = 20170301) -> np.ndarray:
+def top_probability(
+    mechanism_id: str, params: dict[str, Any], offsets: np.ndarray, reps: int = 60, seed: int = 20170301
+) -> np.ndarray:
     """Estimated P[⊤] of a first query whose true answer is T + d, for each d (synthetic numbers only)."""
     rng = mechanisms.seeded(seed)
     threshold = float(params["threshold"])

@@ -37,8 +37,17 @@ KINDS = (
     ("item_support", "Item support (baskets containing items)"),
     ("mean", "Fraction of rows matching conditions (needs public n)"),
 )
-OP_TEXT = {"=": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "in": "in (a, b, …)",
-           "between": "between (low, high)", "is_missing": "is missing"}
+OP_TEXT = {
+    "=": "=",
+    "!=": "≠",
+    "<": "<",
+    "<=": "≤",
+    ">": ">",
+    ">=": "≥",
+    "in": "in (a, b, …)",
+    "between": "between (low, high)",
+    "is_missing": "is missing",
+}
 
 
 def _value(text: str, kind: ColumnKind, what: str) -> Any:
@@ -80,7 +89,9 @@ class ConditionRow(QWidget):
         lay.addWidget(self.op, 1)
         lay.addWidget(self.value, 2)
         lay.addWidget(self.remove)
-        self.op.currentIndexChanged.connect(lambda: self.value.setEnabled(self.op.currentData() != "is_missing"))
+        self.op.currentIndexChanged.connect(
+            lambda: self.value.setEnabled(self.op.currentData() != "is_missing")
+        )
 
     def condition(self) -> Condition:
         name = self.column.currentText()
@@ -170,8 +181,15 @@ class QueryBuilder(QWidget):
         self.range_col, self.range_low, self.range_high = QComboBox(), QLineEdit(), QLineEdit()
         self.range_closed = QComboBox()
         for c in CLOSED:
-            self.range_closed.addItem({"left": "[low, high)", "right": "(low, high]", "both": "[low, high]",
-                                       "neither": "(low, high)"}[c], c)
+            self.range_closed.addItem(
+                {
+                    "left": "[low, high)",
+                    "right": "(low, high]",
+                    "both": "[low, high]",
+                    "neither": "(low, high)",
+                }[c],
+                c,
+            )
         self.sum_col, self.sum_low, self.sum_high = QComboBox(), QLineEdit(), QLineEdit()
         self.sum_low.setPlaceholderText("declared bound")
         self.sum_high.setPlaceholderText("declared bound")
@@ -179,21 +197,42 @@ class QueryBuilder(QWidget):
         self.clip_norm = QCheckBox("divide by the step (sensitivity 1)")
         self.items_col, self.items = QComboBox(), QLineEdit()
         self.items.setPlaceholderText("e.g. 39, 48")
-        for w, name in ((self.range_col, "Range column"), (self.range_low, "Range low"),
-                        (self.range_high, "Range high"), (self.range_closed, "Range ends"),
-                        (self.sum_col, "Sum column"), (self.sum_low, "Sum lower clip"),
-                        (self.sum_high, "Sum upper clip"), (self.clip_col, "Clip column"),
-                        (self.clip_bound, "Clip bound b"), (self.clip_step, "Clip step s"),
-                        (self.clip_norm, "Normalise clip difference"), (self.items_col, "Item column"),
-                        (self.items, "Items")):
+        for w, name in (
+            (self.range_col, "Range column"),
+            (self.range_low, "Range low"),
+            (self.range_high, "Range high"),
+            (self.range_closed, "Range ends"),
+            (self.sum_col, "Sum column"),
+            (self.sum_low, "Sum lower clip"),
+            (self.sum_high, "Sum upper clip"),
+            (self.clip_col, "Clip column"),
+            (self.clip_bound, "Clip bound b"),
+            (self.clip_step, "Clip step s"),
+            (self.clip_norm, "Normalise clip difference"),
+            (self.items_col, "Item column"),
+            (self.items, "Items"),
+        ):
             named(w, name)
         self.stack.addWidget(self.predicate)
-        self.stack.addWidget(self._form(("Column", self.range_col), ("Low", self.range_low),
-                                        ("High", self.range_high), ("Ends", self.range_closed)))
-        self.stack.addWidget(self._form(("Column", self.sum_col), ("Clip lower", self.sum_low),
-                                        ("Clip upper", self.sum_high)))
-        self.stack.addWidget(self._form(("Column", self.clip_col), ("Bound b", self.clip_bound),
-                                        ("Step s", self.clip_step), ("", self.clip_norm)))
+        self.stack.addWidget(
+            self._form(
+                ("Column", self.range_col),
+                ("Low", self.range_low),
+                ("High", self.range_high),
+                ("Ends", self.range_closed),
+            )
+        )
+        self.stack.addWidget(
+            self._form(("Column", self.sum_col), ("Clip lower", self.sum_low), ("Clip upper", self.sum_high))
+        )
+        self.stack.addWidget(
+            self._form(
+                ("Column", self.clip_col),
+                ("Bound b", self.clip_bound),
+                ("Step s", self.clip_step),
+                ("", self.clip_norm),
+            )
+        )
         self.stack.addWidget(self._form(("Column", self.items_col), ("Items (all of)", self.items)))
         self.stack.addWidget(self.mean_predicate)
         self.preview = named(QLabel(), "Query preview")
@@ -211,8 +250,15 @@ class QueryBuilder(QWidget):
         lay.addLayout(bottom)
         lay.addWidget(self.error)
         self.kind.currentIndexChanged.connect(self._kind_changed)
-        for w in (self.range_low, self.range_high, self.sum_low, self.sum_high, self.clip_bound,
-                  self.clip_step, self.items):
+        for w in (
+            self.range_low,
+            self.range_high,
+            self.sum_low,
+            self.sum_high,
+            self.clip_bound,
+            self.clip_step,
+            self.items,
+        ):
             w.textChanged.connect(self.update_preview)
         for cb in (self.range_col, self.range_closed, self.sum_col, self.clip_col, self.items_col):
             cb.currentIndexChanged.connect(self.update_preview)
@@ -233,8 +279,12 @@ class QueryBuilder(QWidget):
         self.schema = schema
         numeric = [c.name for c in schema.of_kind(ColumnKind.NUMERIC)]
         itemsets = [c.name for c in schema.of_kind(ColumnKind.ITEMSET)]
-        for combo, names in ((self.range_col, numeric), (self.sum_col, numeric), (self.clip_col, numeric),
-                             (self.items_col, itemsets)):
+        for combo, names in (
+            (self.range_col, numeric),
+            (self.sum_col, numeric),
+            (self.clip_col, numeric),
+            (self.items_col, itemsets),
+        ):
             combo.blockSignals(True)
             combo.clear()
             combo.addItems(names)
@@ -260,22 +310,33 @@ class QueryBuilder(QWidget):
         elif kind == "mean":
             q = Mean(self.mean_predicate.predicate())
         elif kind == "range":
-            q = RangeCount(self._column(self.range_col), parse_number(self.range_low.text(), "Low"),
-                           parse_number(self.range_high.text(), "High"), self.range_closed.currentData())
+            q = RangeCount(
+                self._column(self.range_col),
+                parse_number(self.range_low.text(), "Low"),
+                parse_number(self.range_high.text(), "High"),
+                self.range_closed.currentData(),
+            )
         elif kind == "sum":
             lo, hi = self.sum_low.text().strip(), self.sum_high.text().strip()
-            q = ClippedSum(self._column(self.sum_col),
-                           parse_number(lo, "Clip lower") if lo or hi else None,
-                           parse_number(hi, "Clip upper") if lo or hi else None)
+            q = ClippedSum(
+                self._column(self.sum_col),
+                parse_number(lo, "Clip lower") if lo or hi else None,
+                parse_number(hi, "Clip upper") if lo or hi else None,
+            )
         elif kind == "clip_diff":
-            q = ClipDiff(self._column(self.clip_col), parse_number(self.clip_bound.text(), "Bound b"),
-                         parse_number(self.clip_step.text(), "Step s"), self.clip_norm.isChecked())
+            q = ClipDiff(
+                self._column(self.clip_col),
+                parse_number(self.clip_bound.text(), "Bound b"),
+                parse_number(self.clip_step.text(), "Step s"),
+                self.clip_norm.isChecked(),
+            )
         else:
             parts = [p.strip() for p in self.items.text().split(",") if p.strip()]
             if not parts:
                 raise ValueError("Items is empty: type one or more item ids separated by commas")
-            q = ItemSupport(tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts),
-                            self._column(self.items_col))
+            q = ItemSupport(
+                tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts), self._column(self.items_col)
+            )
         q.validate(self.schema)
         q.sensitivity(self.schema)  # refuses sums over undeclared bounds, means without public n
         return q
@@ -299,8 +360,10 @@ class QueryBuilder(QWidget):
             return
         self.error.show_error(None)
         assert self.schema is not None
-        self.preview.setText(f"{q.describe()}   ·   Δ = {q.sensitivity(self.schema):g}"
-                             + ("" if q.monotonic else "   ·   not monotonic"))
+        self.preview.setText(
+            f"{q.describe()}   ·   Δ = {q.sensitivity(self.schema):g}"
+            + ("" if q.monotonic else "   ·   not monotonic")
+        )
 
     def submit(self) -> None:
         self._touched = True

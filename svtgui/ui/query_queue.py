@@ -61,7 +61,9 @@ class QueueModel(QAbstractListModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        return base | Qt.ItemFlag.ItemIsDragEnabled if index.isValid() else base | Qt.ItemFlag.ItemIsDropEnabled
+        return (
+            base | Qt.ItemFlag.ItemIsDragEnabled if index.isValid() else base | Qt.ItemFlag.ItemIsDropEnabled
+        )
 
     def supportedDropActions(self) -> Qt.DropAction:
         return Qt.DropAction.MoveAction
@@ -124,8 +126,11 @@ class QueriesPage(QWidget):
         self.builder.action.setShortcut(QKeySequence("Ctrl+Return"))
         self.builder.submitted.connect(lambda q: self.add([q]))
         self.model = QueueModel(self)
-        self.list = named(QListView(), "Query queue", "Queries in the order they will be asked. "
-                                                      "Drag to reorder, or Alt+Up / Alt+Down.")
+        self.list = named(
+            QListView(),
+            "Query queue",
+            "Queries in the order they will be asked. Drag to reorder, or Alt+Up / Alt+Down.",
+        )
         self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -143,9 +148,16 @@ class QueriesPage(QWidget):
             b.clicked.connect(slot)
             return b
 
-        self.generate = button("Generate…", "Generate a list of queries: sweeps, random ranges, marginals, …",
-                               "Ctrl+G", self.generate_requested, False)
-        self.import_ = button("Import…", "Import queries from a JSON file", "Ctrl+I", self.import_requested, False)
+        self.generate = button(
+            "Generate…",
+            "Generate a list of queries: sweeps, random ranges, marginals, …",
+            "Ctrl+G",
+            self.generate_requested,
+            False,
+        )
+        self.import_ = button(
+            "Import…", "Import queries from a JSON file", "Ctrl+I", self.import_requested, False
+        )
         self.export = button("Export…", "Export the queue as JSON", "Ctrl+E", self.export_requested, False)
         self.up = button("Move up", "Move the selected queries up", "Alt+Up", lambda: self._move(-1))
         self.down = button("Move down", "Move the selected queries down", "Alt+Down", lambda: self._move(+1))
@@ -236,8 +248,9 @@ class QueriesPage(QWidget):
 
     def export_json(self, path: str | Path) -> bool:
         try:
-            Path(path).write_text(json.dumps(queries_to_json(self.queries), indent=1, ensure_ascii=False),
-                                  encoding="utf-8")
+            Path(path).write_text(
+                json.dumps(queries_to_json(self.queries), indent=1, ensure_ascii=False), encoding="utf-8"
+            )
         except OSError as exc:
             self.error.show_error(f"{path}: {exc}")
             return False
@@ -282,13 +295,17 @@ class QueriesPage(QWidget):
         self._validate_all()
         qs = self.queries
         if not qs:
-            self.summary.setText("No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I).")
+            self.summary.setText(
+                "No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I)."
+            )
         else:
             try:
                 delta, integer, mono, _ = self.derived()
-                self.summary.setText(f"{len(qs):,} queries · Δ = {delta:g} · "
-                                     f"{'integer-valued' if integer else 'real-valued'} · "
-                                     f"{'all monotonic' if mono else 'not all monotonic'}")
+                self.summary.setText(
+                    f"{len(qs):,} queries · Δ = {delta:g} · "
+                    f"{'integer-valued' if integer else 'real-valued'} · "
+                    f"{'all monotonic' if mono else 'not all monotonic'}"
+                )
                 self.error.show_error(None)
             except ValueError as exc:
                 self.summary.setText(f"{len(qs):,} queries")

@@ -108,13 +108,18 @@ class ResultsModel(QAbstractTableModel):
         elif role == Qt.ItemDataRole.BackgroundRole and above:
             return self._above_bg
         elif role == Qt.ItemDataRole.ToolTipRole and col == COL_ANSWER:
-            return ("⊤: the mechanism found this query above the threshold; it used one of the c ⊤ answers"
-                    if above else "⊥: below the threshold. ⊥ answers are free: they do not use up the cutoff c")
+            return (
+                "⊤: the mechanism found this query above the threshold; it used one of the c ⊤ answers"
+                if above
+                else "⊥: below the threshold. ⊥ answers are free: they do not use up the cutoff c"
+            )
         elif role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_INDEX, COL_VALUE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return COLUMNS[section]
         return None

@@ -2,9 +2,9 @@
 
 A million-query stream therefore costs ~25 MB, not a million Python objects. Only public
 outcomes are stored: the mechanism's query index, where the query came from (``ref``: its
-position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/⊥, the released value (NaN when nothing was
-released, always for ⊥) and the release time. Descriptions are looked up lazily from the query
-list when a row is painted.
+position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/⊥, the released
+value (NaN when nothing was released, always for ⊥) and the release time. Descriptions are
+looked up lazily from the query list when a row is painted.
 """
 
 from __future__ import annotations
@@ -38,19 +38,25 @@ class ResultStore:
                 setattr(self, name, new)
             self._cap = cap
 
-    def append(self, index: np.ndarray, ref: np.ndarray, above: np.ndarray, value: np.ndarray,
-               time: float | np.ndarray) -> None:
+    def append(
+        self,
+        index: np.ndarray,
+        ref: np.ndarray,
+        above: np.ndarray,
+        value: np.ndarray,
+        time: float | np.ndarray,
+    ) -> None:
         """Add a batch of released rows (arrays of equal length)."""
         k = len(index)
         if k == 0:
             return
         start = self.n
         self._grow(start + k)
-        self.index[start:start + k] = index
-        self.ref[start:start + k] = ref
-        self.above[start:start + k] = above
-        self.value[start:start + k] = np.where(above, value, np.nan)  # ⊥ never carries a value
-        self.time[start:start + k] = time
+        self.index[start : start + k] = index
+        self.ref[start : start + k] = ref
+        self.above[start : start + k] = above
+        self.value[start : start + k] = np.where(above, value, np.nan)  # ⊥ never carries a value
+        self.time[start : start + k] = time
         tops = start + np.flatnonzero(above)
         if len(tops):
             need = self.n_tops + len(tops)
@@ -58,7 +64,7 @@ class ResultStore:
                 grown = np.empty(max(need, 2 * len(self._tops)), dtype=np.int64)
                 grown[: self.n_tops] = self._tops[: self.n_tops]
                 self._tops = grown
-            self._tops[self.n_tops:need] = tops
+            self._tops[self.n_tops : need] = tops
             self.n_tops = need
         self.n = start + k
 

@@ -8,6 +8,12 @@ Order of events (the privacy contract, visible to the curator):
    charges the whole guarantee (committed) — or refuses an overspend, charging nothing.
 4. A :class:`RunWorker` streams; batches land in a :class:`ResultStore`; a 30 Hz timer
    refreshes table, chart and gauge (coalesced, never per query).
+
+Why the worker never emits Qt signals: with PySide6 6.12.0 on Python 3.11 every Python-side
+``Signal.emit()`` drops one reference to ``True`` (measured: 10 emits, refcount(True) − 10), so a
+long stream that emitted per batch eventually aborted the interpreter ("deallocating True or
+False"). Worker → GUI traffic therefore goes through a queue drained by the timer, which also
+coalesces it.
 """
 
 from __future__ import annotations
@@ -31,8 +37,12 @@ from svtgui.ui.run_worker import ReleasedBatch, RunWorker
 log = logging.getLogger("svtgui.ui.run")
 REFRESH_MS = 33
 IDLE, RUNNING, PAUSED, DRAINED, ENDED = "idle", "running", "paused", "drained", "ended"
-ENDINGS = {"halted": "Halted: the cutoff c was reached", "finished": "Finished: every planned query was answered",
-           "stopped": "Stopped by you", "interrupted": "Interrupted"}
+ENDINGS = {
+    "halted": "Halted: the cutoff c was reached",
+    "finished": "Finished: every planned query was answered",
+    "stopped": "Stopped by you",
+    "interrupted": "Interrupted",
+}
 
 
 class RunController(QObject):
@@ -56,7 +66,7 @@ class RunController(QObject):
         self.problems: dict[str, str] = {}
         self._switch_interval = sys.getswitchinterval()
         self.timer = QTimer(self, interval=REFRESH_MS)
-        self.timer.timeout.connect(self.refresh)
+        self.timer.timeout.connect(self.poll)
         p = page
         p.run_button.clicked.connect(self.request_run)
         p.confirm.spend.clicked.connect(self.confirm_run)
@@ -102,8 +112,10 @@ class RunController(QObject):
         t.delta.setReadOnly(registered and not t.raise_.isChecked())
         t.raise_.setEnabled(registered)
         if not registered:
-            t.state.setText("New dataset: its total budget is recorded in the ledger at the first run and can "
-                            "then only be raised, never reset.")
+            t.state.setText(
+                "New dataset: its total budget is recorded in the ledger at the first run and can "
+                "then only be raised, never reset."
+            )
             self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
             return
         b = self.ledger.budget(self.ds.fingerprint)
@@ -112,9 +124,11 @@ class RunController(QObject):
             t.delta.setText(fmt(b.total_delta))
         runs = len(b.charges)
         t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {runs} run(s) charged.")
-        self.page.gauge.set_dataset(float(b.spent_epsilon), float(b.total_epsilon),
-                                    f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; "
-                                    f"{runs} run(s) across sessions.")
+        self.page.gauge.set_dataset(
+            float(b.spent_epsilon),
+            float(b.total_epsilon),
+            f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {runs} run(s) across sessions.",
+        )
 
     def _raise_total(self) -> None:
         t = self.page.totals
@@ -128,8 +142,12 @@ class RunController(QObject):
             return
         t.raise_.setText("Raise…")
         try:
-            self.ledger.raise_total(self.ds.fingerprint, t.epsilon.text().strip(), t.delta.text().strip() or None,
-                                    note="raised in the GUI")
+            self.ledger.raise_total(
+                self.ds.fingerprint,
+                t.epsilon.text().strip(),
+                t.delta.text().strip() or None,
+                note="raised in the GUI",
+            )
             t.error.show_error(None)
         except ValueError as exc:
             t.error.show_error(str(exc))
@@ -167,9 +185,11 @@ class RunController(QObject):
             try:
                 b.check(params.get("epsilon", 0), params.get("delta", 0) or 0)
             except BudgetExceeded:
-                problems["epsilon"] = (f"ε = {params.get('epsilon', 0):g} does not fit what remains of this "
-                                       f"dataset's budget: ε = {fmt(b.remaining_epsilon)}, "
-                                       f"δ = {fmt(b.remaining_delta)} (total ε = {fmt(b.total_epsilon)})")
+                problems["epsilon"] = (
+                    f"ε = {params.get('epsilon', 0):g} does not fit what remains of this "
+                    f"dataset's budget: ε = {fmt(b.remaining_epsilon)}, "
+                    f"δ = {fmt(b.remaining_delta)} (total ε = {fmt(b.total_epsilon)})"
+                )
             except ValueError:
                 pass  # the form has already named the bad value
         if rec is None:
@@ -209,17 +229,22 @@ class RunController(QObject):
         eps, dlt = params.get("epsilon"), params.get("delta", 0.0) or 0.0
         rec = self.dataset_record()
         if rec is None:
-            remaining = (f"This new dataset will be recorded with a total budget of ε = "
-                         f"{self.page.totals.epsilon.text().strip()}")
+            remaining = (
+                f"This new dataset will be recorded with a total budget of ε = "
+                f"{self.page.totals.epsilon.text().strip()}"
+            )
         else:
             b = self.ledger.budget(self.ds.fingerprint)
-            remaining = f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
+            remaining = (
+                f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
+            )
         n = len(self.queries_page.queries)
         cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
         self.page.confirm.text.setText(
             f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {n:,} planned queries "
             f"with {self.mech.info.name}. {remaining}. The spend is charged now, before the first answer, "
-            "and is never refunded.")
+            "and is never refunded."
+        )
         self.page.confirm.spend.setText(f"Spend {cost} and run")
         self.page.confirm.show()
         self.page.confirm.spend.setFocus()
@@ -239,10 +264,14 @@ class RunController(QObject):
             if self.dataset_record() is None:
                 schema = self.ds.schema
                 bounds = {c.name: [c.lower, c.upper] for c in schema.columns if c.bounded}
-                self.ledger.register_dataset(self.ds.fingerprint, self.ds.name,
-                                             self.page.totals.epsilon.text().strip(),
-                                             self.page.totals.delta.text().strip() or "0",
-                                             neighbouring=schema.neighbouring.value, bounds=bounds)
+                self.ledger.register_dataset(
+                    self.ds.fingerprint,
+                    self.ds.name,
+                    self.page.totals.epsilon.text().strip(),
+                    self.page.totals.delta.text().strip() or "0",
+                    neighbouring=schema.neighbouring.value,
+                    bounds=bounds,
+                )
         except (ValueError, LedgerError) as exc:
             self.page.run_error.show_error(f"Run refused, nothing was charged: {exc}")
             return False
@@ -258,14 +287,7 @@ class RunController(QObject):
         self.page.chart.clear()
         self.page.chart.set_threshold(float(params.get("threshold", 0.0)))
         self.page.run_error.show_error(None)
-        w = RunWorker(start, (BudgetExceeded, ValueError, LedgerError), self)
-        w.started_run.connect(self._started)
-        w.refused.connect(self._refused)
-        w.released.connect(self._released)
-        w.drained.connect(self._drained)
-        w.ended.connect(self._ended)
-        w.failed.connect(self._failed)
-        w.adaptive_failed.connect(lambda msg: self.page.ask.error.show_error(msg))
+        w = RunWorker(start, (BudgetExceeded, ValueError, LedgerError))
         self.worker = w
         self.started_at = time.perf_counter()
         # A long stream allocates millions of short-lived rows; a full collection then walks every
@@ -286,9 +308,16 @@ class RunController(QObject):
         g = run.record
         self.page.gauge.set_run(
             f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
-            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}.")
-        log.info("run %s started: %s, ε = %s, δ = %s, %d planned queries", run.id, g.mechanism_id,
-                 fmt(g.epsilon), fmt(g.delta), len(self.run_queries))
+            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}."
+        )
+        log.info(
+            "run %s started: %s, ε = %s, δ = %s, %d planned queries",
+            run.id,
+            g.mechanism_id,
+            fmt(g.epsilon),
+            fmt(g.delta),
+            len(self.run_queries),
+        )
         self.refresh_budget()
 
     def _restore_interpreter(self) -> None:
@@ -319,6 +348,30 @@ class RunController(QObject):
         k = -1 - ref
         return ("(adaptive) " + self.adaptive[k].describe()) if k < len(self.adaptive) else ""
 
+    def poll(self) -> None:
+        """Drain the worker's events (timer), then refresh the views once for all of them."""
+        w = self.worker
+        if w is not None:
+            handlers = {
+                "started_run": self._started,
+                "refused": self._refused,
+                "released": self._released,
+                "drained": self._drained,
+                "ended": self._ended,
+                "failed": self._failed,
+                "adaptive_failed": self.page.ask.error.show_error,
+            }
+            for kind, payload in w.events():
+                handler = handlers[kind]
+                if payload is None:
+                    handler()
+                else:
+                    handler(payload)
+                if self.worker is not w:  # the run ended inside a handler
+                    break
+        if self.state in (RUNNING, PAUSED, DRAINED):
+            self.refresh()
+
     def refresh(self) -> None:
         """Coalesced view update (timer): table rows, chart, gauge, status."""
         p, s = self.page, self.store
@@ -343,8 +396,10 @@ class RunController(QObject):
         elif self.state == PAUSED:
             text = f"Paused after {s.n:,} answers. Step (F10) answers one more; Pause (F6) resumes."
         elif self.state == DRAINED:
-            text = (f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
-                    "or Stop to end the run.")
+            text = (
+                f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
+                "or Stop to end the run."
+            )
         elif self.state == ENDED and self.run is not None:
             text = f"{ENDINGS.get(self.run.status, self.run.status)} — {s.n:,} answers, {s.n_tops:,} ⊤"
             if self.run.status == "halted":
@@ -373,8 +428,9 @@ class RunController(QObject):
         self.validate()
 
     def _failed(self, message: str) -> None:
-        self.page.run_error.show_error(f"The run stopped on an error (marked interrupted; the budget stays "
-                                       f"spent): {message}")
+        self.page.run_error.show_error(
+            f"The run stopped on an error (marked interrupted; the budget stays spent): {message}"
+        )
         self._ended("interrupted")
 
     # -- controls -------------------------------------------------------------------------------------

@@ -36,8 +36,11 @@ class ConfirmBar(QGroupBox):
         named(self, "Run confirmation")
         self.text = named(QLabel(), "Confirmation text")
         self.text.setWordWrap(True)
-        self.spend = named(QPushButton("Spend and run"), "Spend and run",
-                           "Charge the budget named here and start answering (Ctrl+Return)")
+        self.spend = named(
+            QPushButton("Spend and run"),
+            "Spend and run",
+            "Charge the budget named here and start answering (Ctrl+Return)",
+        )
         self.spend.setShortcut("Ctrl+Return")
         self.spend.setDefault(True)
         self.cancel = named(QPushButton("Cancel"), "Cancel run", "Do not run; nothing is charged (Esc)")
@@ -54,14 +57,20 @@ class BudgetTotals(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.epsilon = named(QLineEdit("10"), "Dataset total epsilon",
-                             "Total ε this dataset may ever spend, across all runs. Recorded in the ledger "
-                             "at the first run; afterwards it can only be raised, explicitly.")
+        self.epsilon = named(
+            QLineEdit("10"),
+            "Dataset total epsilon",
+            "Total ε this dataset may ever spend, across all runs. Recorded in the ledger "
+            "at the first run; afterwards it can only be raised, explicitly.",
+        )
         self.delta = named(QLineEdit("0"), "Dataset total delta", "Total δ this dataset may ever spend.")
         for w in (self.epsilon, self.delta):
             w.setMaximumWidth(90)
-        self.raise_ = named(QPushButton("Raise…"), "Raise total budget",
-                            "Raise this dataset's total budget (an explicit, logged action)")
+        self.raise_ = named(
+            QPushButton("Raise…"),
+            "Raise total budget",
+            "Raise this dataset's total budget (an explicit, logged action)",
+        )
         self.state = named(QLabel(""), "Dataset budget state")
         self.state.setWordWrap(True)
         self.error = ErrorLabel("Dataset budget")
@@ -88,7 +97,9 @@ class RunPage(QWidget):
         self.run_button = named(QPushButton("▶ Run…"), "Run", "Check the spend, then start answering (F5)")
         self.pause_button = named(QPushButton("Pause"), "Pause", "Pause or resume the stream (F6)")
         self.step_button = named(QPushButton("Step"), "Step", "Answer exactly one more query (F10)")
-        self.stop_button = named(QPushButton("Stop"), "Stop", "End the run now; the budget stays spent (Shift+F5)")
+        self.stop_button = named(
+            QPushButton("Stop"), "Stop", "End the run now; the budget stays spent (Shift+F5)"
+        )
         self.status = named(QLabel("Ready."), "Run status")
         self.status.setWordWrap(True)
         self.run_error = ErrorLabel("Run")
@@ -104,8 +115,11 @@ class RunPage(QWidget):
         self.chart = LiveChart()
 
         self.model = ResultsModel(store, describe, self)
-        self.table = named(QTableView(), "Released answers",
-                           "Every released answer, already recorded in the ledger. ⊥ rows never show a value.")
+        self.table = named(
+            QTableView(),
+            "Released answers",
+            "Every released answer, already recorded in the ledger. ⊥ rows never show a value.",
+        )
         self.table.setModel(self.model)
         self.table.setWordWrap(False)
         vh = self.table.verticalHeader()
@@ -117,8 +131,9 @@ class RunPage(QWidget):
         for c, w in ((COL_INDEX, 70), (COL_ANSWER, 100), (COL_VALUE, 110), (COL_TIME, 100)):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             hh.resizeSection(c, w)
-        self.only_above = named(QCheckBox("Only ⊤"), "Only above-threshold answers",
-                                "Show only the ⊤ answers (Ctrl+Shift+T)")
+        self.only_above = named(
+            QCheckBox("Only ⊤"), "Only above-threshold answers", "Show only the ⊤ answers (Ctrl+Shift+T)"
+        )
         self.follow = named(QCheckBox("Follow"), "Follow newest answers", "Keep the newest answer in view")
         self.follow.setChecked(True)
         self.counts = named(QLabel(""), "Answer counts")
@@ -128,7 +143,9 @@ class RunPage(QWidget):
         filt.addStretch(1)
         filt.addWidget(self.counts)
 
-        self.ask = QueryBuilder("Ask now", "Answer this query next, in the running session (Ctrl+Shift+Return)")
+        self.ask = QueryBuilder(
+            "Ask now", "Answer this query next, in the running session (Ctrl+Shift+Return)"
+        )
         self.ask.action.setShortcut("Ctrl+Shift+Return")
         named(self.ask, "Adaptive query")
         ask_box = QGroupBox("Next query — compose it after seeing the answers (adaptive)")

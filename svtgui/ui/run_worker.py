@@ -22,7 +22,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QThread, Signal
 
 TARGET_SECONDS = 0.04
 MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
@@ -48,31 +47,36 @@ def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
     n = len(rows)
     index = np.fromiter((r.index for r in rows), dtype=np.int64, count=n)
     above = np.fromiter((r.above for r in rows), dtype=bool, count=n)
-    value = np.fromiter((np.nan if r.value is None or not r.above else r.value for r in rows),
-                        dtype=np.float64, count=n)
+    value = np.fromiter(
+        (np.nan if r.value is None or not r.above else r.value for r in rows), dtype=np.float64, count=n
+    )
     stamps: dict[str, float] = {}
-    times = np.fromiter((stamps.setdefault(r.time, datetime.fromisoformat(r.time).timestamp())
-                         for r in rows), dtype=np.float64, count=n)
+    times = np.fromiter(
+        (stamps.setdefault(r.time, datetime.fromisoformat(r.time).timestamp()) for r in rows),
+        dtype=np.float64,
+        count=n,
+    )
     return ReleasedBatch(index, refs, above, value, times)
 
 
-class RunWorker(QThread):
-    """Streams a charged run; all public outcomes arrive through signals on the GUI thread."""
+class RunWorker:
+    """Streams a charged run on a plain Python thread; the GUI polls :meth:`events`.
 
-    started_run = Signal(object)  # the charged Run (its public state only is read by the GUI)
-    refused = Signal(str)  # start_run refused (overspend, bad input): nothing was charged
-    released = Signal(object)  # ReleasedBatch
-    adaptive_failed = Signal(str)  # an adaptive query the run refused (nothing recorded)
-    drained = Signal()  # the planned queue is empty; the run stays open for adaptive queries
-    ended = Signal(str)  # final run status: halted, finished, stopped
-    failed = Signal(str)  # an unexpected error; the run is marked interrupted
+    No Qt call is made from this thread: PySide6 6.12 mis-counts references when a signal is
+    emitted (see docs of ``svtgui.ui.run_controller``), so outcomes travel through a queue that
+    the window's 30 Hz timer drains. Event kinds: ``started_run`` (the charged Run), ``refused``
+    (nothing charged), ``released`` (ReleasedBatch), ``adaptive_failed``, ``drained`` (planned
+    queue empty, run still open), ``ended`` (final status), ``failed`` (run marked interrupted).
+    """
 
-    def __init__(self, start: Any, refusals: tuple[type[BaseException], ...] = (ValueError,),
-                 parent=None) -> None:
+    def __init__(
+        self, start: Any, refusals: tuple[type[BaseException], ...] = (ValueError,), parent=None
+    ) -> None:
         """``start()`` charges and returns the Run; it is called on the worker thread, because
         validating and charging a million-query list would otherwise freeze the window."""
-        super().__init__(parent)
         self._start = start
+        self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self.run, name="svtgui-run", daemon=True)
         self._refusals = refusals
         self.run_: Any = None
         self._credits = threading.Semaphore(MAX_IN_FLIGHT)
@@ -86,6 +90,26 @@ class RunWorker(QThread):
         self._planned_done = 0
         self._drained = False
         self.batch_size = FIRST_BATCH
+
+    # -- thread and events -------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait(self, ms: int) -> bool:
+        self._thread.join(ms / 1000)
+        return not self._thread.is_alive()
+
+    def _post(self, kind: str, payload: Any) -> None:
+        self._events.put((kind, payload))
+
+    def events(self) -> list[tuple[str, Any]]:
+        """Everything that happened since the last call (GUI thread)."""
+        out = []
+        while True:
+            try:
+                out.append(self._events.get_nowait())
+            except queue.Empty:
+                return out
 
     # -- requests from the GUI thread ------------------------------------------------------------
     def acknowledge(self) -> None:
@@ -135,26 +159,30 @@ class RunWorker(QThread):
         try:
             run = self.run_ = self._start()
         except self._refusals as exc:
-            self.refused.emit(str(exc))
+            self._post("refused", str(exc))
             return
         except Exception as exc:  # noqa: BLE001 - shown to the curator, never swallowed
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            self._post("failed", f"{type(exc).__name__}: {exc}")
             return
-        self.started_run.emit(run)
+        self._post("started_run", run)
         try:
             while True:
                 with self._wake:
-                    while (not self._stop and self._adaptive.empty() and not self._finish_ready()
-                           and (self._drained or (self._paused and self._steps == 0))):
+                    while (
+                        not self._stop
+                        and self._adaptive.empty()
+                        and not self._finish_ready()
+                        and (self._drained or (self._paused and self._steps == 0))
+                    ):
                         self._wake.wait(0.1)
                     if self._stop:
-                        self.ended.emit(run.stop().status if not run.finished else run.status)
+                        self._post("ended", run.stop().status if not run.finished else run.status)
                         return
                     stepping = self._paused and self._steps > 0
                 if not self._adaptive.empty():
                     self._answer_adaptive()
                 elif self._finish_ready():
-                    self.ended.emit(run.finish().status if not run.finished else run.status)
+                    self._post("ended", run.finish().status if not run.finished else run.status)
                     return
                 else:
                     if not self._take_credit():
@@ -167,16 +195,16 @@ class RunWorker(QThread):
                     if rows:
                         refs = np.arange(self._planned_done, self._planned_done + len(rows), dtype=np.int64)
                         self._planned_done += len(rows)
-                        self.released.emit(to_arrays(rows, refs))
+                        self._post("released", to_arrays(rows, refs))
                         if not stepping:
                             self._adapt(time.perf_counter() - started, len(rows))
                     else:
                         self._credits.release()
                         if not run.finished:
                             self._drained = True
-                            self.drained.emit()
+                            self._post("drained", None)
                 if run.finished:
-                    self.ended.emit(run.status)
+                    self._post("ended", run.status)
                     return
         except Exception as exc:  # the run must end visibly, never hang half-open
             try:
@@ -185,7 +213,7 @@ class RunWorker(QThread):
                     run.status = "interrupted"
             except Exception:  # noqa: BLE001 - reporting the original error matters more
                 pass
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            self._post("failed", f"{type(exc).__name__}: {exc}")
 
     def _finish_ready(self) -> bool:
         return self._finish and self._adaptive.empty()
@@ -202,10 +230,10 @@ class RunWorker(QThread):
             row = self.run_.submit_query(q)
         except ValueError as exc:
             self._credits.release()
-            self.adaptive_failed.emit(str(exc))
+            self._post("adaptive_failed", str(exc))
             return
         self._adaptive_count += 1
-        self.released.emit(to_arrays([row], np.array([-self._adaptive_count], dtype=np.int64)))
+        self._post("released", to_arrays([row], np.array([-self._adaptive_count], dtype=np.int64)))
 
     def _adapt(self, seconds: float, n: int) -> None:
         if n < self.batch_size:

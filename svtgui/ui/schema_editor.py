@@ -26,8 +26,10 @@ from svtgui.ui.theme import WARNING_COLOR, named
 
 COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_STATUS = range(5)
 NO_BOUNDS = "⚠ no declared bounds — sums and means over this column are refused"
-RELATIONS = (("Add or remove one row (n private)", Neighbouring.ADD_REMOVE),
-             ("Replace one row (n public)", Neighbouring.REPLACE))
+RELATIONS = (
+    ("Add or remove one row (n private)", Neighbouring.ADD_REMOVE),
+    ("Replace one row (n public)", Neighbouring.REPLACE),
+)
 
 
 class SchemaEditor(QWidget):
@@ -42,17 +44,26 @@ class SchemaEditor(QWidget):
         self.warning = named(QLabel(), "Missing bounds warning")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet(f"color: {WARNING_COLOR.name()}; font-weight: bold;")
-        self.relation = named(QComboBox(), "Neighbouring relation",
-                              "Which datasets count as neighbours; sensitivities follow from it.")
+        self.relation = named(
+            QComboBox(),
+            "Neighbouring relation",
+            "Which datasets count as neighbours; sensitivities follow from it.",
+        )
         for text, rel in RELATIONS:
             self.relation.addItem(text, rel.value)
-        self.public_n = named(QSpinBox(), "Public number of rows",
-                              "Under 'replace one row' the number of rows n is public: type it in.")
+        self.public_n = named(
+            QSpinBox(),
+            "Public number of rows",
+            "Under 'replace one row' the number of rows n is public: type it in.",
+        )
         self.public_n.setRange(1, 2_000_000_000)
         self.public_n.setGroupSeparatorShown(True)
         self.public_n.setEnabled(False)
-        self.table = named(QTableWidget(0, 5), "Schema table",
-                           "Column kinds and declared public bounds. Double-click a bound to edit it.")
+        self.table = named(
+            QTableWidget(0, 5),
+            "Schema table",
+            "Column kinds and declared public bounds. Double-click a bound to edit it.",
+        )
         self.table.setHorizontalHeaderLabels(["Column", "Kind", "Lower bound", "Upper bound", "Status"])
         self.table.horizontalHeader().setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
@@ -63,8 +74,10 @@ class SchemaEditor(QWidget):
         rel_row.addWidget(QLabel("n ="))
         rel_row.addWidget(self.public_n)
         rel_row.addStretch(1)
-        hint = QLabel("Bounds are public promises about the data: type them from what you know about the "
-                      "domain (e.g. age 17–90), never from the data itself.")
+        hint = QLabel(
+            "Bounds are public promises about the data: type them from what you know about the "
+            "domain (e.g. age 17–90), never from the data itself."
+        )
         hint.setWordWrap(True)
         hint.setEnabled(False)
         lay = QVBoxLayout(self)
@@ -99,8 +112,11 @@ class SchemaEditor(QWidget):
                     item = QTableWidgetItem("" if v is None else f"{v:g}")
                     flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
                     item.setFlags(flags | Qt.ItemFlag.ItemIsEditable if numeric else flags)
-                    item.setToolTip("Declared public bound (type a number; clear both to remove)"
-                                    if numeric else "Only numeric columns have bounds")
+                    item.setToolTip(
+                        "Declared public bound (type a number; clear both to remove)"
+                        if numeric
+                        else "Only numeric columns have bounds"
+                    )
                     self.table.setItem(r, c, item)
                 self._set_status(r, col)
             self.relation.setCurrentIndex(self.relation.findData(schema.neighbouring.value))
@@ -132,8 +148,12 @@ class SchemaEditor(QWidget):
 
     def _update_warning(self) -> None:
         missing = self.missing_bounds()
-        self.warning.setText(f"⚠ {len(missing)} numeric column(s) without declared bounds: {', '.join(missing)}. "
-                             "Declare bounds before using them in sums or means." if missing else "")
+        self.warning.setText(
+            f"⚠ {len(missing)} numeric column(s) without declared bounds: {', '.join(missing)}. "
+            "Declare bounds before using them in sums or means."
+            if missing
+            else ""
+        )
         self.warning.setVisible(bool(missing))
 
     # -- edits --------------------------------------------------------------------------------------
@@ -174,7 +194,9 @@ class SchemaEditor(QWidget):
         rel = Neighbouring(self.relation.currentData())
         self.public_n.setEnabled(rel == Neighbouring.REPLACE)
         try:
-            new = self.schema.with_neighbouring(rel, self.public_n.value() if rel == Neighbouring.REPLACE else None)
+            new = self.schema.with_neighbouring(
+                rel, self.public_n.value() if rel == Neighbouring.REPLACE else None
+            )
         except SchemaError as exc:
             self.error.show_error(str(exc))
             return

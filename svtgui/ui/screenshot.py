@@ -42,7 +42,7 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 
-    app = create_app(sys.argv[:1])
+    create_app(sys.argv[:1])
     if page and page.startswith("teaching"):
         widget = _teaching_widget(page)
         if widget is None:
@@ -83,7 +83,8 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
 
 
 def _save(widget: QWidget, out: str | Path) -> int:
-    widget.resize(*SIZE) if widget.isWindow() else None
+    if widget.isWindow():
+        widget.resize(*SIZE)
     widget.show()
     wait_until(lambda: False, 0.2)
     ok = widget.grab().save(str(out))

@@ -33,16 +33,24 @@ class StartPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         title = QLabel("<h1>SVT Studio</h1>")
-        subtitle = QLabel("Release statistics about a private dataset with the Sparse Vector Technique: "
-                          "ask many questions, pay only for the few answers above your threshold.")
+        subtitle = QLabel(
+            "Release statistics about a private dataset with the Sparse Vector Technique: "
+            "ask many questions, pay only for the few answers above your threshold."
+        )
         subtitle.setWordWrap(True)
-        self.open_button = named(QPushButton("Open a dataset…"), "Open a dataset",
-                                 "Open a CSV, TSV, Parquet, Excel, JSON Lines or .dat file (Ctrl+O). "
-                                 "You can also drop a file on this window.")
+        self.open_button = named(
+            QPushButton("Open a dataset…"),
+            "Open a dataset",
+            "Open a CSV, TSV, Parquet, Excel, JSON Lines or .dat file (Ctrl+O). "
+            "You can also drop a file on this window.",
+        )
         self.open_button.setMinimumHeight(40)
         self.open_button.clicked.connect(self.open_file)
-        self.teach_button = named(QPushButton("Teaching mode…"), "Teaching mode",
-                                  "Watch SVT work step by step on toy data, internals shown (Ctrl+T)")
+        self.teach_button = named(
+            QPushButton("Teaching mode…"),
+            "Teaching mode",
+            "Watch SVT work step by step on toy data, internals shown (Ctrl+T)",
+        )
         self.teach_button.setMinimumHeight(40)
         self.teach_button.clicked.connect(self.open_teaching)
         self.samples = named(QListWidget(), "Bundled samples", "Synthetic datasets shipped with SVT Studio")
@@ -50,7 +58,9 @@ class StartPage(QWidget):
             item = QListWidgetItem(f"{name}\n    {detail}")
             item.setData(Qt.ItemDataRole.UserRole, key)
             self.samples.addItem(item)
-        self.samples.itemActivated.connect(lambda it: self.open_sample.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.samples.itemActivated.connect(
+            lambda it: self.open_sample.emit(it.data(Qt.ItemDataRole.UserRole))
+        )
         self.samples.itemClicked.connect(lambda it: self.open_sample.emit(it.data(Qt.ItemDataRole.UserRole)))
         self.recent = named(QListWidget(), "Recent files", "Files you opened before")
         self.recent.itemActivated.connect(lambda it: self.open_recent.emit(it.data(Qt.ItemDataRole.UserRole)))

@@ -42,8 +42,16 @@ def everything_shown(win) -> list[str]:
     """Every text the window can show, except the data preview (the curator's own rows, by design)."""
     texts = [win.windowTitle()]
     for w in win.findChildren(QWidget):
-        for getter in ("text", "toolTip", "accessibleName", "accessibleDescription", "statusTip",
-                       "placeholderText", "title", "format"):
+        for getter in (
+            "text",
+            "toolTip",
+            "accessibleName",
+            "accessibleDescription",
+            "statusTip",
+            "placeholderText",
+            "title",
+            "format",
+        ):
             f = getattr(w, getter, None)
             if callable(f):
                 try:
@@ -54,7 +62,11 @@ def everything_shown(win) -> list[str]:
                     texts.append(v)
         if isinstance(w, QComboBox):
             texts.extend(w.itemText(i) for i in range(w.count()))
-        if isinstance(w, QAbstractItemView) and w.model() is not None and not isinstance(w.model(), FrameModel):
+        if (
+            isinstance(w, QAbstractItemView)
+            and w.model() is not None
+            and not isinstance(w.model(), FrameModel)
+        ):
             texts.extend(_model_texts(w.model()))
     for a in win.actions():
         texts.extend([a.text(), a.toolTip()])
@@ -62,7 +74,9 @@ def everything_shown(win) -> list[str]:
 
 
 def numbers_in(texts: list[str]) -> set[float]:
-    return {float(m.replace(",", "")) for t in texts for m in NUMBER.findall(t) if m.replace(",", "") not in "-"}
+    return {
+        float(m.replace(",", "")) for t in texts for m in NUMBER.findall(t) if m.replace(",", "") not in "-"
+    }
 
 
 def true_answers(frame, queries) -> np.ndarray:

@@ -44,7 +44,9 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     answers = [model.data(model.index(r, COL_ANSWER)) for r in range(model.rowCount())]
     assert sum("⊤" in a for a in answers) == 4
     assert all(a in ("▲ ⊤ above", "▽ ⊥ below") for a in answers)
-    assert all(model.data(model.index(r, COL_VALUE)) == "" for r in range(model.rowCount()) if "⊥" in answers[r])
+    assert all(
+        model.data(model.index(r, COL_VALUE)) == "" for r in range(model.rowCount()) if "⊥" in answers[r]
+    )
     assert model.data(model.index(0, COL_QUERY)) == win.queries.queries[0].describe()
     # The last answer is the c-th ⊤ (the run halts right after it).
     assert "⊤" in answers[-1]
@@ -146,7 +148,9 @@ def test_bad_file_shows_error_next_to_dataset(qtbot, window, tmp_path):
     assert not window.run_page.run_button.isEnabled()
 
 
-@pytest.mark.parametrize("text, words", [("-1", "≥ 0"), ("abc", "must be a number"), ("0", "> 0"), ("", "empty")])
+@pytest.mark.parametrize(
+    "text, words", [("-1", "≥ 0"), ("abc", "must be a number"), ("0", "> 0"), ("", "empty")]
+)
 def test_invalid_epsilon_disables_run_and_says_why(qtbot, window, act, text, words):
     act.load(qtbot, window)
     act.set_param(window, "epsilon", text)

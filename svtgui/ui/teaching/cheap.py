@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
 from svtgui.ui.theme import ABOVE_COLOR, BELOW_COLOR, named
@@ -32,10 +32,11 @@ class CheapPage(QWidget):
             f"you which questions are above a threshold, and it charges only for the ⊤ answers, at most c "
             f"of them: its total cost stays at ε however many questions you ask.",
             "noise (Laplace)", "ε (epsilon)", "cutoff (c)", name="Why SVT is cheap explanation")
-        self.eps = named(QSpinBox(), "Epsilon per answer", "ε spent by one naive answer, in tenths")
-        self.eps.setRange(1, 50)
-        self.eps.setValue(10)
-        self.eps.setSuffix(" tenths")
+        self.eps = named(QDoubleSpinBox(), "Epsilon per answer", "ε spent by one naive answer")
+        self.eps.setRange(0.1, 5.0)
+        self.eps.setSingleStep(0.1)
+        self.eps.setDecimals(1)
+        self.eps.setValue(1.0)
         self.plot = styled_plot(self, "Cost chart",
                                 "Number of questions against total privacy cost ε: rising orange line for "
                                 "answering each question with noise, flat blue line for SVT.")
@@ -65,7 +66,7 @@ class CheapPage(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        eps = self.eps.value() / 10
+        eps = round(self.eps.value(), 1)
         k = np.arange(1, MAX_QUESTIONS + 1)
         naive, svt = costs(k, eps, eps)
         self.naive.setData(k, naive)

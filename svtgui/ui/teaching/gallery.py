@@ -27,6 +27,25 @@ BROKEN = ["lecture_sparse_2011", "lyu_alg4_lee_clifton", "lyu_alg5_stoddard", "l
 CLAIMED_EPSILON = 1.0
 
 
+def p_text(p: float) -> str:
+    """A p-value for people who do not know the word: 'below 1 in 10^300' rather than 0."""
+    if p < 1e-300:
+        return "below 1 in 10<sup>300</sup>"
+    if p < 1e-4:
+        return f"below 1 in 10<sup>{int(-math.log10(p))}</sup>"
+    return f"{p:.2g}"
+
+
+def short(event: str, items: int = 2) -> str:
+    """The first ``items`` alternatives of an event description (cards are small)."""
+    head, sep, rest = event.partition(" ∈ {")
+    if not sep:
+        return event
+    parts = rest.rstrip("}").split("; ")
+    more = f"; … {len(parts) - items} more" if len(parts) > items else ""
+    return f"{head} ∈ {{{'; '.join(parts[:items])}{more}}}"
+
+
 class VariantCard(QFrame):
     """One broken variant: its name, its mistake in one sentence, and the auditor's verdict."""
 
@@ -84,16 +103,15 @@ class VariantCard(QFrame):
             factor = "over a million" if r.epsilon_lcb > 13.8 else f"{math.exp(r.epsilon_lcb):.3g}"
             self.status.setText(
                 f"<span style='color:{WARNING_COLOR.name()}; font-weight:bold'>LEAKS.</span> Promised "
-                f"ε = {r.epsilon:g}; measured ε ≥ <b>{r.epsilon_lcb:.2f}</b> (99% confidence, "
-                f"p = {r.p_value:.1g}). "
-                f"Some output is {factor} times more likely with one person than without, where ε = "
-                f"{r.epsilon:g} allows at most {math.exp(r.epsilon):.3g}.<br><small>Evidence: "
-                f"{r.event[:160]} — seen {r.counts[0]:,} vs {r.counts[1]:,} times in {r.runs:,} runs "
-                f"each.</small>")
+                f"ε = {r.epsilon:g}; measured ε ≥ <b>{r.epsilon_lcb:.2f}</b> (99% confidence; chance of a "
+                f"fluke {p_text(r.p_value)}). Some output is at least {factor} times more likely on one of "
+                f"two neighbouring datasets than on the other; ε = {r.epsilon:g} allows at most "
+                f"{math.exp(r.epsilon):.3g}.<br><small>Evidence: output {short(r.event)}, seen "
+                f"{r.counts[0]:,} vs {r.counts[1]:,} times in {r.runs:,} runs on each dataset.</small>")
         else:
             self.status.setText(
                 f"<span style='color:{ABOVE_COLOR.name()}'>No leak found this time</span> (measured "
-                f"ε ≥ {r.epsilon_lcb:.2f}, p = {r.p_value:.2g}); try again with more time.")
+                f"ε ≥ {r.epsilon_lcb:.2f}, chance of a fluke {p_text(r.p_value)}); try again.")
 
     def show_failure(self, message: str) -> None:
         self.button.setEnabled(True)
@@ -131,7 +149,8 @@ class GalleryPage(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(banner())
         lay.addLayout(top)
-        lay.addLayout(grid, 1)
+        lay.addLayout(grid)
+        lay.addStretch(1)
         self.queue: list[str] = []
         self.thread: AuditThread | None = None
 

@@ -50,7 +50,8 @@ class NeighbourPage(QWidget):
                                 "For each question, the share of runs whose first ⊤ came there, with "
                                 f"everyone (blue) and without {toy.LEFT_OUT} (orange).")
         self.plot.setLabel("bottom", "question of the first ⊤ (last = no ⊤ at all)")
-        self.plot.setLabel("left", "share of runs")
+        self.plot.setLabel("left", "% of runs")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
         legend = self.plot.addLegend(offset=(10, 10), labelTextColor=self.palette().text().color())
         self.bars1 = pg.BarGraphItem(x=[0], height=[0], width=0.38, brush=pg.mkBrush(ABOVE_COLOR))
         self.bars2 = pg.BarGraphItem(x=[0], height=[0], width=0.38, brush=pg.mkBrush(BELOW_COLOR))
@@ -90,11 +91,11 @@ class NeighbourPage(QWidget):
         c = compare(mid, toy.EPSILON, self.d1, self.d2, runs=RUNS, seed=self.seed, params=params)
         self.comparison = c
         x = np.arange(1, len(c.labels) + 1)
-        self.bars1.setOpts(x=x - 0.2, height=c.freq1)
-        self.bars2.setOpts(x=x + 0.2, height=c.freq2)
+        self.bars1.setOpts(x=x - 0.2, height=100 * c.freq1)
+        self.bars2.setOpts(x=x + 0.2, height=100 * c.freq2)
         ticks = [(i + 1, str(i + 1)) for i in range(len(c.labels) - 1)] + [(len(c.labels), "none")]
         self.plot.getAxis("bottom").setTicks([ticks])
-        self.plot.setYRange(0, max(c.freq1.max(), c.freq2.max()) * 1.15, padding=0)
+        self.plot.setYRange(0, 100 * max(c.freq1.max(), c.freq2.max()) * 1.15, padding=0)
         promised = toy.EPSILON
         if c.epsilon_lcb > promised:
             verdict = (f"<span style='color:{WARNING_COLOR.name()}; font-weight:bold'>Promise broken:</span> "

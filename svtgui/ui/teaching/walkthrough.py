@@ -22,6 +22,9 @@ from svtgui.ui.teaching.glossary import tip
 from svtgui.ui.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 
 SPEEDS_MS = [4000, 2800, 1800, 1100, 600]  # slider positions, slow to fast
+# A run that shows everything: noise pushing answers both ways, and a true answer above T (question 6)
+# falling below the noisy threshold. "New random run" draws others.
+DEFAULT_SEED = 153
 
 
 class WalkthroughPage(QWidget):
@@ -29,7 +32,7 @@ class WalkthroughPage(QWidget):
 
     title = "Walk-through"
 
-    def __init__(self, parent: QWidget | None = None, seed: int = 3) -> None:
+    def __init__(self, parent: QWidget | None = None, seed: int = DEFAULT_SEED) -> None:
         super().__init__(parent)
         self.seed = seed
         self.position = 0
@@ -84,6 +87,9 @@ class WalkthroughPage(QWidget):
                                              brush=pg.mkBrush(BELOW_COLOR))
         for item in (self.true_dots, self.above_dots, self.below_dots):
             self.plot.addItem(item)
+        band_sample = pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR.red(), THRESHOLD_COLOR.green(),
+                                                   THRESHOLD_COLOR.blue(), 70, width=12))
+        self.plot.addItem(band_sample)
         # legend samples are empty stand-in lines (pyqtgraph legends cannot draw an InfiniteLine),
         # added to the plot so that the scene owns them and deletes them in order
         for pen, label in ((t_pen, f"public threshold T = {toy.THRESHOLD:g}"),
@@ -91,6 +97,7 @@ class WalkthroughPage(QWidget):
             stand_in = pg.PlotDataItem(pen=pen)
             self.plot.addItem(stand_in)
             self.legend.addItem(stand_in, label)
+        self.legend.addItem(band_sample, "where the nudged threshold most likely lands")
         self.legend.addItem(self.true_dots, "true answer (secret)")
         self.legend.addItem(self.above_dots, "noisy answer: ⊤ above")
         self.legend.addItem(self.below_dots, "noisy answer: ⊥ below")
@@ -158,6 +165,7 @@ class WalkthroughPage(QWidget):
         lo = min(ys + [toy.THRESHOLD - band, 0]) - 1
         hi = max(ys + [toy.THRESHOLD + band]) + 1
         self.plot.setXRange(0.5, len(toy.CUPS) + 0.5, padding=0)
+        self.plot.getAxis("bottom").setTicks([[(i + 1, str(i + 1)) for i in range(len(toy.CUPS))]])
         self.plot.setYRange(lo, hi, padding=0)
         self.show_step(0)
 
@@ -173,6 +181,7 @@ class WalkthroughPage(QWidget):
         step = self.steps[self.position]
         shown = self.run.trace[: step.shown]
         self.caption.setText(step.caption)
+        self._highlight(toy.CUPS[step.shown - 1] if step.shown and not step.finished else None)
         self.question.setText(f"<b>{toy.question(step.shown - 1)}</b>" if step.shown and not step.finished
                               else "")
         self.noisy_t.setVisible(step.threshold_drawn)
@@ -193,6 +202,15 @@ class WalkthroughPage(QWidget):
         self.step_button.setEnabled(not last)
         if last and self.play_button.isChecked():
             self.play_button.setChecked(False)
+
+    def _highlight(self, cups: int | None) -> None:
+        """Mark the people counted by the current question (those with at least ``cups`` cups)."""
+        colour = self.palette().highlight().color()
+        colour.setAlpha(70)
+        for r, (_name, c) in enumerate(toy.PEOPLE):
+            counted = cups is not None and c >= cups
+            for col in range(2):
+                self.table.item(r, col).setBackground(colour if counted else Qt.GlobalColor.transparent)
 
     # -- controls ------------------------------------------------------------------------------------
     def step_forward(self) -> None:
