@@ -218,9 +218,8 @@ def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | No
                   gen: np.random.Generator, report: Progress) -> tuple[int, int, int]:
     """Event counts on ``runs`` fresh runs each of d1 and d2, in chunks so memory stays small.
 
-    ``runs`` is ``fixed``, or else set after the first chunk from its measured duration and the
-    time left, so it does not depend on the counts (a data-dependent stopping rule would bias
-    the p-value).
+    ``runs`` is ``fixed``, or else re-planned after every chunk from the elapsed time and the time
+    left. It never depends on the counts (a count-dependent stopping rule would bias the p-value).
     """
     chunk = CHUNK if sim.vectorised else 500
     k1 = k2 = done = 0
@@ -230,10 +229,11 @@ def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | No
         size = min(chunk, runs - done)
         k1 += int(event.contains(sim.run(event.pair.d1, size, gen)).sum())
         k2 += int(event.contains(sim.run(event.pair.d2, size, gen)).sum())
-        if done == 0 and fixed is None:
-            per_chunk = time.perf_counter() - t0
-            runs = max(minimum, chunk * (1 + int(max(0.0, deadline - time.perf_counter()) / per_chunk)))
         done += size
+        if fixed is None:  # re-planned from elapsed time only, never from the counts
+            per_chunk = (time.perf_counter() - t0) * chunk / done
+            left = max(0.0, deadline - time.perf_counter())
+            runs = max(minimum, done + chunk * int(left / per_chunk))
         report(f"final test: {done:,} of {runs:,} runs", SEARCH_SHARE + (1 - SEARCH_SHARE) * done / runs)
     return k1, k2, runs
 

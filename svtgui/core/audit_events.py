@@ -64,9 +64,9 @@ def pattern_view(n: int) -> View | None:
 
     def describe(key: int) -> str:
         digits = [(key // 3**i) % 3 - 1 for i in range(n)]
-        return f"pattern {_symbols(np.array(digits))}"
+        return _symbols(np.array(digits))
 
-    return View("pattern", keys, describe)
+    return View("⊤/⊥ pattern", keys, describe)
 
 
 def _first_above(o: Outputs) -> np.ndarray:
@@ -124,12 +124,12 @@ def score_view(pair: InputPair) -> View:
     def keys(o: Outputs) -> np.ndarray:
         return (o.above == 1).astype(np.int64) @ sign
 
-    return View("score", keys, lambda k: f"(#⊤ where d1 is higher) − (#⊤ where d2 is higher) = {k}")
+    return View("#⊤ where d1 is higher − #⊤ where d2 is higher", keys, lambda k: f"{k}")
 
 
 def count_view() -> View:
-    return View("count", lambda o: (o.above == 1).sum(axis=1).astype(np.int64),
-                lambda k: f"{k} ⊤ answers")
+    return View("number of ⊤ answers", lambda o: (o.above == 1).sum(axis=1).astype(np.int64),
+                lambda k: f"{k}")
 
 
 def views_for(pair: InputPair, sample: Outputs) -> list[View]:
@@ -156,7 +156,7 @@ class Event:
         ordered = sorted(int(k) for k in self.keys)
         shown = "; ".join(self.view.describe(k) for k in ordered[:limit])
         more = f" (and {len(ordered) - limit} more)" if len(ordered) > limit else ""
-        return f"{self.view.name}: {shown}{more}"
+        return f"{self.view.name} ∈ {{{shown}{more}}}"
 
 
 def _relative_error(p1: np.ndarray, p2: np.ndarray, runs: int) -> np.ndarray:

@@ -57,6 +57,8 @@ class WalkthroughPage(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.resizeColumnsToContents()
         self.table.setFixedWidth(170)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
 
         self.plot = styled_plot(self, "Walk-through chart",
                                 "Question number against count of people. Shaded band: where the nudged "
@@ -182,8 +184,12 @@ class WalkthroughPage(QWidget):
         shown = self.run.trace[: step.shown]
         self.caption.setText(step.caption)
         self._highlight(toy.CUPS[step.shown - 1] if step.shown and not step.finished else None)
-        self.question.setText(f"<b>{toy.question(step.shown - 1)}</b>" if step.shown and not step.finished
-                              else "")
+        if step.shown and not step.finished:
+            counted = self.run.trace[step.shown - 1].answer
+            self.question.setText(f"<b>{toy.question(step.shown - 1)}</b> — the {counted:g} highlighted "
+                                  f"people in the table.")
+        else:
+            self.question.setText("")
         self.noisy_t.setVisible(step.threshold_drawn)
         self.noisy_t.setValue(self.run.noisy_threshold)
         xs = [s.index + 1 for s in shown]
