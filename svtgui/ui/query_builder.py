@@ -293,6 +293,7 @@ class QueryBuilder(QWidget):
         self.mean_predicate.set_schema(schema)
         if itemsets and not numeric:
             self.kind.setCurrentIndex(self.kind.findData("item_support"))
+        self._touched = False  # filling the form is not the user typing: no error until they do
         self.update_preview()
 
     def _kind_changed(self) -> None:
