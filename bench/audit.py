@@ -24,7 +24,7 @@ DP_SNIPER = {"lecture_sparse_2011": 0.17, "lyu_alg4_lee_clifton": 0.17, "lyu_alg
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ids", nargs="*", help="mechanism ids (default: the whole catalogue)")
-    ap.add_argument("--seconds", type=float, default=55.0)
+    ap.add_argument("--seconds", type=float, default=50.0)
     ap.add_argument("--epsilon", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)

@@ -102,7 +102,7 @@ class NeighbourPage(QWidget):
                        f"measured ε ≥ <b>{c.epsilon_lcb:.2f}</b> but promised ε = {promised:g}.")
         else:
             verdict = (f"Measured ε ≥ <b>{c.epsilon_lcb:.2f}</b> (99% confidence) — within the promised "
-                       f"ε = <b>{promised:g}</b>: the two distributions are close, so nobody can tell from "
-                       f"the output whether {toy.LEFT_OUT} is in the data.")
+                       f"ε = <b>{promised:g}</b>: the two distributions differ no more than ε allows, so "
+                       f"the output reveals little about whether {toy.LEFT_OUT} is in the data.")
         self.verdict.setText(f"{verdict}<br><small>Measured by the auditor on held-out runs; event: "
                              f"{c.event}.</small>")
