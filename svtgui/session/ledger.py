@@ -34,7 +34,7 @@ from typing import Any
 from svtgui import __version__
 from svtgui.core.budget import Budget, BudgetExceeded, Charge
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x53565447  # "SVTG": marks the file as ours, so a foreign database is never touched
 ENV_VAR = "SVTGUI_LEDGER"
 
@@ -42,7 +42,8 @@ RUNNING, FINISHED, HALTED, STOPPED, INTERRUPTED = "running", "finished", "halted
 END_STATUSES = (FINISHED, HALTED, STOPPED, INTERRUPTED)
 
 __all__ = [
-    "BudgetExceeded", "DatasetRecord", "Ledger", "LedgerError", "ResponseRecord", "RunRecord",
+    "BudgetExceeded", "DatasetRecord", "FREE_TEXT", "Ledger", "LedgerError", "PAID_TEXT", "ResponseRecord",
+    "RunRecord",
     "default_path", "exact_text",
 ]
 
@@ -136,10 +137,22 @@ class ResponseRecord:
     value: float | int | None
     gap: float | None
     time: str
+    # PMW: True = answered from the public synthetic histogram (free), False = paid; None = not PMW.
+    answered_from_simulation: bool | None = None
 
     @property
     def symbol(self) -> str:
         return "⊤" if self.above else "⊥"
+
+    @property
+    def result(self) -> str:
+        """What the curator reads: ⊤/⊥, or whether a PMW answer was free or paid for."""
+        if self.answered_from_simulation is None:
+            return self.symbol
+        return FREE_TEXT if self.answered_from_simulation else PAID_TEXT
+
+
+FREE_TEXT, PAID_TEXT = "free (simulated)", "paid"
 
 
 @dataclass(frozen=True)
@@ -234,9 +247,28 @@ CREATE TRIGGER events_no_update BEFORE UPDATE ON budget_events
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: budget events are never changed'); END;
 """
 
+# v2: PMW responses say whether they were free (answered from the public synthetic histogram) or
+# paid (NULL for every other mechanism, and for every response recorded before v2); run_facts holds
+# the other public values a run releases (PMW's noisy n̂, a SparseProject release file's hash).
+_SCHEMA_V2 = """
+ALTER TABLE responses ADD COLUMN simulated INTEGER CHECK (simulated IN (0, 1));
+CREATE TABLE run_facts (
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TRIGGER facts_no_update BEFORE UPDATE ON run_facts
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: run facts are never changed'); END;
+CREATE TRIGGER facts_no_delete BEFORE DELETE ON run_facts
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: run facts are never deleted'); END;
+"""
+
 # version -> script upgrading from version-1 to version. Add an entry (never edit one) per change.
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 _TABLES = {"datasets", "runs", "responses", "budget_events"}
+_TABLES_AT = {1: _TABLES, 2: _TABLES | {"run_facts"}}  # tables a ledger of each version must have
 
 
 def _frac(text: str | None) -> Fraction | None:
@@ -304,8 +336,9 @@ class Ledger:
         if (tables - {"sqlite_sequence"}) and app_id != APPLICATION_ID:
             raise LedgerError(f"{self.path} is an SQLite database but not an SVT Studio ledger; "
                               "it was not changed. Choose another --ledger path.")
-        if version >= 1 and not _TABLES <= tables:
-            raise LedgerError(f"ledger {self.path} is damaged (missing tables {sorted(_TABLES - tables)}); "
+        expected = _TABLES_AT[version] if version >= 1 else set()
+        if not expected <= tables:
+            raise LedgerError(f"ledger {self.path} is damaged (missing tables {sorted(expected - tables)}); "
                               "it was not changed.")
         mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":
@@ -479,20 +512,37 @@ class Ledger:
             run_id = int(cur.lastrowid)
         return self.run(run_id)
 
-    def record(self, run_id: int, rows: Sequence[tuple[int, str, bool, float | int | None, float | None]]
-               ) -> str:
-        """Commit responses ``(index, description, above, value, gap)`` in one transaction.
+    def record(self, run_id: int, rows: Sequence[tuple]) -> str:
+        """Commit responses ``(index, description, above, value, gap[, answered_from_simulation])``
+        in one transaction (the last field only for PMW: True free, False paid).
 
         Returns the commit time stamped on them. Call this *before* showing the responses.
         """
         at = _now()
         with self._transaction() as c:
             try:
-                c.executemany("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              ((run_id, int(i), str(d), int(bool(a)), v, g, at) for i, d, a, v, g in rows))
+                c.executemany("INSERT INTO responses (run_id, idx, description, above, value, gap, time, "
+                              "simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                              ((run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
+                                None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows))
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"run {run_id}: {exc}") from None
         return at
+
+    def record_fact(self, run_id: int, key: str, value: Any) -> None:
+        """Commit a public value the run released besides its responses (once per key)."""
+        with self._transaction() as c:
+            try:
+                c.execute("INSERT INTO run_facts VALUES (?, ?, ?, ?)",
+                          (int(run_id), str(key), json.dumps(value, sort_keys=True, allow_nan=False), _now()))
+            except sqlite3.IntegrityError as exc:
+                raise ValueError(f"run {run_id}: fact {key!r}: {exc}") from None
+
+    def facts(self, run_id: int) -> dict[str, Any]:
+        """The run's released facts, key → value."""
+        rows = self._read("SELECT key, value_json FROM run_facts WHERE run_id = ? ORDER BY key",
+                          (int(run_id),))
+        return {k: json.loads(v) for k, v in rows}
 
     def finish_run(self, run_id: int, status: str) -> RunRecord:
         """End a running run with ``status`` (finished, halted, stopped or interrupted)."""
@@ -522,9 +572,11 @@ class Ledger:
         return [_run(r) for r in rows]
 
     def responses(self, run_id: int, *, only_above: bool = False) -> list[ResponseRecord]:
-        sql = "SELECT run_id, idx, description, above, value, gap, time FROM responses WHERE run_id = ?"
+        sql = ("SELECT run_id, idx, description, above, value, gap, time, simulated FROM responses "
+               "WHERE run_id = ?")
         rows = self._read(sql + (" AND above = 1" if only_above else "") + " ORDER BY idx", (int(run_id),))
-        return [ResponseRecord(r, i, d, bool(a), _number(v), g, t) for r, i, d, a, v, g, t in rows]
+        return [ResponseRecord(r, i, d, bool(a), _number(v), g, t, None if s is None else bool(s))
+                for r, i, d, a, v, g, t, s in rows]
 
     def response_counts(self, run_id: int) -> tuple[int, int]:
         """(responses recorded, of which ⊤) without loading them."""

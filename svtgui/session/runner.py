@@ -28,6 +28,7 @@ import numpy as np
 
 from svtgui.core import mechanisms, validation
 from svtgui.core.mechanisms import PRIVATE, Mechanism, SelectionMechanism, StreamingMechanism
+from svtgui.session import linear_runs as linear
 from svtgui.session.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseRecord, RunRecord
 
 # Parameters the runner derives itself: the user never types them (and cannot lie about them).
@@ -68,6 +69,7 @@ class Plan:
     params: dict[str, Any]  # every public parameter, derived ones included
     sensitivity: float
     interactive: bool
+    linear: linear.LinearPlan | None = None  # pmw / sparse_project: the universe (and release file)
 
 
 def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
@@ -79,6 +81,8 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
       planned queries need.
     * ``integer`` is set when every planned query is integer-valued; ``monotonic`` only when the
       user asked *and* every query is monotonic.
+    * ``pmw`` and ``sparse_project`` also take the run parameters of :mod:`svtgui.session.linear_runs`
+      (``universe``; ``release_out`` for SparseProject); their neighbouring notion is the schema's.
     """
     info = mechanisms.info(mechanism_id)
     if info.status != PRIVATE:
@@ -89,13 +93,16 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
         if key in params:
             raise ValueError(f"parameter {key!r} cannot be set for a release: "
                              + ("it is derived from the queries" if key in DERIVED else "it is internal"))
+    linear_plan = None
+    if linear.is_linear(mechanism_id):
+        params, linear_plan = linear.prepare(dataset, queries, mechanism_id, params)
     names = {p.name for p in info.params}
     unknown = sorted(set(params) - names)
     if unknown:
         raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; "
                          f"its parameters: {', '.join(sorted(names))}")
     queries = list(queries)
-    if not info.interactive and not queries:
+    if not info.interactive and not queries and mechanism_id != linear.SPARSE_PROJECT:
         raise ValueError(f"{mechanism_id} is non-interactive: it needs the whole query list up front")
     schema = dataset.schema
     needed = 0.0
@@ -111,9 +118,9 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
         needed = max(needed, s)
     given = params.pop("sensitivity", None)
     if given is None:
-        if not queries:
+        if not queries and linear_plan is None:
             raise ValueError("an adaptive run with no planned queries needs an explicit sensitivity Δ")
-        sensitivity = needed
+        sensitivity = needed or 1.0  # linear queries over a universe: Δ = 1 by construction
     else:
         sensitivity = validation.positive("sensitivity", given)
         if sensitivity < needed:
@@ -129,7 +136,7 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
         raise ValueError(f"{mechanism_id} has no monotonic variant")
     # Building a throw-away mechanism runs the catalogue's own parameter checks; it releases nothing.
     _create(mechanism_id, params, None)
-    return Plan(mechanism_id, params, sensitivity, info.interactive)
+    return Plan(mechanism_id, params, sensitivity, info.interactive, linear_plan)
 
 
 def _validate(q: QueryLike, schema: Any) -> None:
@@ -188,18 +195,52 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
                          "register it with a total budget")
     m = _create(plan.mechanism_id, plan.params, seed)
+    if plan.linear is not None:
+        return _start_linear(ledger, dataset, list(queries), m, plan.linear)
     record = ledger.start_run(dataset.fingerprint, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
                               repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
                               queries_planned=len(queries))
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
 
 
+def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
+                  plan: linear.LinearPlan) -> Run:
+    """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
+
+    PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
+    SparseProject writes its release file and ends the run (``finished``) before returning.
+    """
+    histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
+    release = plan.release_out is not None
+    record = ledger.start_run(dataset.fingerprint, m.info.id, {**m.params, **plan.ledger_params()},
+                              repr(m.guarantee.epsilon), repr(m.guarantee.delta), secure=m.secure,
+                              noise_description=m.noise_description,
+                              queries_planned=None if release else len(queries))
+    try:
+        if release:
+            for key, value in linear.write_release(m, histogram, plan, dataset.name).items():
+                ledger.record_fact(record.id, key, value)
+            record = ledger.finish_run(record.id, FINISHED)
+            return Run(ledger, record, dataset, [], m, _default_evaluate)
+        m.bind(histogram)  # type: ignore[attr-defined]
+        n_released = int(m.n)  # type: ignore[attr-defined]
+        ledger.record_fact(record.id, "n_released", n_released)
+    except BaseException:
+        ledger.finish_run(record.id, INTERRUPTED)  # the budget stays spent: never refunded
+        raise
+    return Run(ledger, record, dataset, queries, m, _default_evaluate,
+               feed=linear.LinearFeed(plan.universe, n_released))
+
+
 class Run:
     """A charged, running release. Methods are serialised by a lock (stop() may come from another thread)."""
 
     def __init__(self, ledger: Ledger, record: RunRecord, dataset: Any, queries: list[QueryLike],
-                 mechanism: Mechanism, evaluate: Evaluator) -> None:
+                 mechanism: Mechanism, evaluate: Evaluator, feed: linear.LinearFeed | None = None) -> None:
+        """``feed`` (PMW) turns queries into linear queries and responses into rows; without it the
+        queries are evaluated on the dataset and the answers fed to the mechanism."""
         release_grade(mechanism)
+        self._feed = feed
         self.ledger = ledger
         self.record = record
         self._dataset = dataset
@@ -274,11 +315,9 @@ class Run:
             batch = self._queries[self._position:self._position + n]
             if not batch:
                 return []
-            answers = self._answers(batch)
-            out = self.__mechanism.submit_many(answers)
+            out = self.__mechanism.submit_many(self._inputs(batch))
             responses = out.responses()
-            rows = [(r.index, _describe(q), r.above, r.value, r.gap)
-                    for r, q in zip(responses, batch, strict=False)]
+            rows = [self._row(r, q) for r, q in zip(responses, batch, strict=False)]
             committed = self._commit(rows)
             self._position += out.consumed
             if self.__mechanism.halted:
@@ -296,9 +335,9 @@ class Run:
             if not self.interactive:
                 raise ValueError(f"{self.record.mechanism_id} is non-interactive: queries cannot be added")
             self._check_adaptive(query)
-            answer = self._answers([query])
-            r = self.__mechanism.submit(float(answer[0]))
-            row = self._commit([(r.index, _describe(query), r.above, r.value, r.gap)])[0]
+            inputs = self._inputs([query])
+            r = self.__mechanism.submit(inputs[0] if self._feed else float(inputs[0]))
+            row = self._commit([self._row(r, query)])[0]
             if self.__mechanism.halted:
                 self._end(HALTED)
             return row
@@ -329,6 +368,15 @@ class Run:
             self._end_if_running(INTERRUPTED)
 
     # ------------------------------------------------------------------ internals
+    def _inputs(self, queries: Sequence[QueryLike]) -> Any:
+        """What the mechanism takes: linear queries (PMW) or the true answers (evaluated here)."""
+        return self._feed.inputs(queries) if self._feed else self._answers(queries)
+
+    def _row(self, r: Any, q: QueryLike) -> tuple:
+        if self._feed:
+            return self._feed.row(r, _describe(q))
+        return (r.index, _describe(q), r.above, r.value, r.gap)
+
     def _answers(self, queries: Sequence[QueryLike]) -> np.ndarray:
         answers = np.asarray(self._evaluate(self._dataset, queries), dtype=np.float64).reshape(-1)
         if answers.shape != (len(queries),):
@@ -365,11 +413,13 @@ class Run:
         self._end(FINISHED)
         return committed
 
-    def _commit(self, rows: list[tuple[int, str, bool, float | int | None, float | None]]) -> list[Row]:
+    def _commit(self, rows: list[tuple]) -> list[Row]:
+        """Record ``(index, description, above, value, gap[, answered_from_simulation])`` rows."""
         at = self.ledger.record(self.id, rows)
         self._answered += len(rows)
         self._above += sum(1 for r in rows if r[2])
-        return [Row(self.id, i, d, bool(a), v, g, at) for i, d, a, v, g in rows]
+        return [Row(self.id, r[0], r[1], bool(r[2]), r[3], r[4], at, r[5] if len(r) > 5 else None)
+                for r in rows]
 
     def _require_running(self) -> None:
         if self.finished:

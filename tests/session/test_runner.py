@@ -254,5 +254,6 @@ def test_stop_from_another_thread_waits_for_the_batch(ledger):
 def test_public_params_hold_no_secret_and_rows_hold_only_releases(ledger):
     run = _run(ledger, [Q(123.0)] * 3, mech="standard_svt", cutoff=1)
     rows = run.next_batch(3)
-    assert set(vars(rows[0])) == {"run_id", "index", "description", "above", "value", "gap", "time"}
+    assert set(vars(rows[0])) == {"run_id", "index", "description", "above", "value", "gap", "time",
+                                  "answered_from_simulation"}
     assert "123" not in repr(run.params)

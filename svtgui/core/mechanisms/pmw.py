@@ -49,6 +49,7 @@ from svtgui.core.mechanisms.base import (
 )
 from svtgui.core.mechanisms.sparse_project import COUNT_SHARE, NEIGHBOURING
 
+FRACTION, ROWS = "fraction", "rows"  # units of the threshold
 CITATION = ("M. Hardt and G. N. Rothblum, A Multiplicative Weights Mechanism for Privacy-Preserving Data "
             "Analysis, FOCS 2010; the SVT form as in K. Ligett's SVT slides and Lyu, Su & Li (PVLDB 2017)")
 
@@ -59,11 +60,14 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
     info: MechanismInfo
 
     def __init__(self, *, threshold: float, cutoff: int, answer_share: float, learning_rate: float | None,
-                 neighbouring: str, count_share: float, **kw) -> None:
+                 neighbouring: str, count_share: float, threshold_unit: str = FRACTION, **kw) -> None:
         super().__init__(sensitivity=1.0, **kw)
         self.threshold = threshold
+        self.threshold_unit = threshold_unit
         self.cutoff = cutoff
-        self.learning_rate = threshold / 2 if learning_rate is None else learning_rate
+        self._eta = learning_rate  # None: α/2 as H&R, fixed at bind() when α is given in rows
+        self.learning_rate = threshold / 2 if learning_rate is None and threshold_unit == FRACTION \
+            else learning_rate
         self.neighbouring = neighbouring
         eps, self.delta = self.guarantee.epsilon, self.guarantee.delta
         self.count_epsilon = eps * count_share if neighbouring == nb.ADD_REMOVE else 0.0
@@ -90,10 +94,21 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
         if self.count_epsilon > 0:
             n = int(laplace.laplace_release(n, 1.0, self.count_epsilon, self._rng, integer=True))
         self.n = max(n, 1)
+        if self._eta is None:  # α = test threshold / n̂ (public: n̂ is released)
+            self.learning_rate = self.test_threshold / self.n / 2
         self.__svt = dwork_roth.sparse(epsilon=self.svt_epsilon, delta=self.delta,
-                                       threshold=self.threshold * self.n, cutoff=self.cutoff,
+                                       threshold=self.test_threshold, cutoff=self.cutoff,
                                        sensitivity=1.0, integer=False, rng=self._rng)
         self._p = np.full(histogram.size, 1.0 / histogram.size)
+
+    @property
+    def test_threshold(self) -> float:
+        """The SVT test's threshold in rows: α·n̂ (unit ``fraction``, needs n̂) or the threshold itself."""
+        if self.threshold_unit == ROWS:
+            return self.threshold
+        if self.n is None:
+            raise ValueError("pmw is not bound yet: a threshold given as a fraction of n needs n̂")
+        return self.threshold * self.n
 
     @property
     def universe_size(self) -> int | None:
@@ -114,8 +129,11 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
         """Counts: with probability 1 − β every free answer among k errs by less than this."""
         params = dict(epsilon=self.svt_epsilon, delta=self.delta, threshold=0.0, cutoff=self.cutoff,
                       sensitivity=1.0, integer=False)
-        n = self.n if self.n is not None else 0
-        return self.threshold * n + accuracy.bound("sparse", params, k, beta).alpha
+        if self.threshold_unit == ROWS:
+            rows = self.threshold
+        else:
+            rows = self.threshold * (self.n if self.n is not None else 0)
+        return rows + accuracy.bound("sparse", params, k, beta).alpha
 
     def paid_error_bound(self, beta: float) -> float:
         """Counts: with probability 1 − β every paid answer errs by less than this (Laplace tails)."""
@@ -176,8 +194,12 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
 
 
 PMW_THRESHOLD = Param("threshold", "float",
-                      "α: a query is paid for when its simulated answer is off by more than α·n",
-                      required=True, minimum=0.0, maximum=1.0)
+                      "α: a query is paid for when its simulated answer is off by more than α·n̂ "
+                      "(or by more than this many rows when threshold_unit is rows)",
+                      required=True, minimum=0.0)
+THRESHOLD_UNIT = Param("threshold_unit", "str",
+                       "fraction (threshold α < 1, the test compares the error with α·n̂, as H&R) or rows "
+                       "(the threshold is a number of rows; n is not needed to set it)", default=FRACTION)
 ANSWER_SHARE = Param("answer_share", "float", "Share of ε (after n̂) for the c paid answers; the rest tests",
                      default=0.5, minimum=0.0, maximum=1.0)
 LEARNING_RATE = Param("learning_rate", "float", "η of the multiplicative-weights step (empty = α/2, as H&R)",
@@ -192,7 +214,8 @@ PMW = MechanismInfo(
     interactive=True,
     releases_numbers=True,
     status=PRIVATE,
-    params=(EPSILON, DELTA, PMW_THRESHOLD, CUTOFF, ANSWER_SHARE, LEARNING_RATE, NEIGHBOURING, COUNT_SHARE),
+    params=(EPSILON, DELTA, PMW_THRESHOLD, CUTOFF, ANSWER_SHARE, LEARNING_RATE, NEIGHBOURING, COUNT_SHARE,
+            THRESHOLD_UNIT),
     notes="bind(histogram) first; submit(query) takes a LinearQuery, a dense vector over the universe or an "
           "(indices, weights) pair and returns the normalised answer with answered_from_simulation. The test "
           "is the catalogue's sparse mechanism on |true − n̂·⟨Q, p⟩| (sensitivity 1); paid answers are "
@@ -202,14 +225,17 @@ PMW = MechanismInfo(
 
 @register(PMW)
 def pmw(*, epsilon, threshold, cutoff=1, delta=0.0, answer_share=0.5, learning_rate=None,
-        neighbouring=nb.ADD_REMOVE, count_share=0.05, rng, trace=False):
+        neighbouring=nb.ADD_REMOVE, count_share=0.05, threshold_unit=FRACTION, rng, trace=False):
     if trace:
         raise ValueError("pmw has no teaching trace yet")
     eps = validation.positive("epsilon", epsilon)
     dlt = validation.probability("delta", delta)
     alpha = validation.positive("threshold", threshold)
-    if alpha >= 1:
-        raise ValueError(f"threshold is a fraction of n and must be < 1, got {threshold!r}")
+    if threshold_unit not in (FRACTION, ROWS):
+        raise ValueError(f"threshold_unit must be {FRACTION} or {ROWS}, got {threshold_unit!r}")
+    if threshold_unit == FRACTION and alpha >= 1:
+        raise ValueError(f"threshold is a fraction of n and must be < 1, got {threshold!r} "
+                         f"(give threshold_unit={ROWS!r} for a threshold in rows)")
     c = validation.count("cutoff", cutoff)
     share = validation.fraction_open("answer_share", answer_share)
     eta = None if learning_rate is None else validation.positive("learning_rate", learning_rate)
@@ -219,8 +245,8 @@ def pmw(*, epsilon, threshold, cutoff=1, delta=0.0, answer_share=0.5, learning_r
         cshare = validation.fraction_open("count_share", count_share)
     mech = PrivateMultiplicativeWeights(
         threshold=alpha, cutoff=c, answer_share=share, learning_rate=eta, neighbouring=neighbouring,
-        count_share=cshare, guarantee=Guarantee(eps, dlt), rng=rng,
+        count_share=cshare, threshold_unit=threshold_unit, guarantee=Guarantee(eps, dlt), rng=rng,
         params=dict(epsilon=eps, delta=dlt, threshold=alpha, cutoff=c, answer_share=share, learning_rate=eta,
-                    neighbouring=neighbouring, count_share=cshare))
+                    neighbouring=neighbouring, count_share=cshare, threshold_unit=threshold_unit))
     mech.info = PMW
     return mech
