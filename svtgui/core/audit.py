@@ -118,7 +118,7 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     ``search_runs``/``final_runs`` fix the sample sizes instead of deriving them from ``seconds``
     (with a seed, the result is then reproducible on any machine: what the tests use).
     ``progress(message, fraction)`` is called along the way; ``should_stop()`` returning True
-    ends the search early and the final test uses what time remains (for GUI cancellation).
+    ends the search and then the final test early, which tests the runs made so far (GUI cancel).
     """
     eps = validation.positive("epsilon", epsilon)
     budget = validation.positive("seconds", seconds)
@@ -165,7 +165,8 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     if final_runs is not None:
         final_runs = validation.count("final_runs", final_runs, minimum=100)
     event, used = _search(sim, pairs, runs_for, planned, search_gen, report, stop)
-    k1, k2, runs = _final_counts(sim, event, start + budget, final_runs, MIN_SEARCH_RUNS, final_gen, report)
+    k1, k2, runs = _final_counts(sim, event, start + budget, final_runs, MIN_SEARCH_RUNS, final_gen, report,
+                                 stop)
     test = ratio_test(k1, runs, k2, runs, eps, alpha, delta)
     verdict = VIOLATION if test.p_value < alpha else NO_VIOLATION
     report("done", 1.0)
@@ -215,11 +216,13 @@ def _everything_view() -> View:
 
 
 def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | None, minimum: int,
-                  gen: np.random.Generator, report: Progress) -> tuple[int, int, int]:
+                  gen: np.random.Generator, report: Progress,
+                  stop: Callable[[], bool]) -> tuple[int, int, int]:
     """Event counts on ``runs`` fresh runs each of d1 and d2, in chunks so memory stays small.
 
     ``runs`` is ``fixed``, or else re-planned after every chunk from the elapsed time and the time
-    left. It never depends on the counts (a count-dependent stopping rule would bias the p-value).
+    left, and cut short on cancellation. It never depends on the counts (a count-dependent stopping
+    rule would bias the p-value).
     """
     chunk = CHUNK if sim.vectorised else 500
     k1 = k2 = done = 0
@@ -235,6 +238,8 @@ def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | No
             left = max(0.0, deadline - time.perf_counter())
             runs = max(minimum, done + chunk * int(left / per_chunk))
         report(f"final test: {done:,} of {runs:,} runs", SEARCH_SHARE + (1 - SEARCH_SHARE) * done / runs)
+        if stop():  # cancelled: test what was run so far (a stop never depends on the counts)
+            runs = done
     return k1, k2, runs
 
 
