@@ -42,7 +42,7 @@ fail() { echo "build.sh: SMOKE TEST FAILED: $*" >&2; exit 1; }
 
 echo "== checking that every bundled library finds the Qt/Arrow libraries it links to"
 "$PYTHON" - "$BUNDLE" <<'PY' || fail "the bundle misses libraries (see svtgui.spec DROPPED)"
-import subprocess, sys
+import re, subprocess, sys
 from pathlib import Path
 bundle = Path(sys.argv[1])
 files = [p for p in bundle.rglob("*.so*") if p.is_file()]
@@ -56,6 +56,11 @@ for f in files:
             if lib.startswith(("libQt6", "libarrow", "libparquet", "libpyside6", "libshiboken6")) and lib not in present:
                 missing.add(f"{f.relative_to(bundle)} -> {lib}")
 assert not missing, "\n".join(sorted(missing))
+versions = set()
+for f in files + [bundle / "svtgui-cli"]:
+    info = subprocess.run(["readelf", "-V", str(f)], capture_output=True, text=True).stdout
+    versions.update(tuple(map(int, v.split("."))) for v in re.findall(r"GLIBC_(\d+\.\d+)", info))
+print(f"== the bundle needs glibc >= {'.'.join(map(str, max(versions)))} on the target machine")
 PY
 
 echo "== smoke test: svtgui-cli"
