@@ -37,14 +37,14 @@ shot() {  # shot NAME [svtgui arguments...]
     echo "$OUT/$name.png"
 }
 
-shot start --page start
+shot page-start --page start
 shot main-window --sample "$SAMPLE"              # opens on the dataset step
 shot run-finished --sample "$SAMPLE" --run       # the run step, after a run that halted at c
 for page in $main_pages; do
     case $page in dataset|run) continue ;; esac   # already shot as main-window / run-finished
-    shot "$page" --sample "$SAMPLE" --page "$page"
+    shot "page-$page" --sample "$SAMPLE" --page "$page"
 done
-shot teaching --page teaching
+shot teaching-window --page teaching
 for page in $teaching_pages; do
     shot "teaching-$page" --page "teaching-$page"
 done
