@@ -16,7 +16,7 @@ from svtgui.commands.ledger import add_ledger_option, open_ledger
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
-from svtgui.core.mechanisms.sparse_project_theory import ADD_REMOVE, GAUSSIAN, NEIGHBOURINGS, NOISES
+from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,9 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="k: number of queries the accuracy statement covers (default 1000)")
     b.add_argument("--beta", type=float, default=0.05, help="failure probability β (default 0.05)")
     b.add_argument("--sparsity", type=int, default=16, help="m: cells per query the statement covers")
-    b.add_argument("--neighbouring", choices=NEIGHBOURINGS, default=ADD_REMOVE)
+    b.add_argument("--neighbouring", choices=NEIGHBOURINGS,
+                   help="must match the schema's neighbouring notion (default: the schema's)")
     b.add_argument("--noise", choices=NOISES, default=GAUSSIAN)
-    b.add_argument("--out", required=True, metavar="RELEASE.npz", help="release file to write")
+    b.add_argument("--out", required=True, metavar="RELEASE.npz",
+                   help="release file to write (same as `svtgui-cli run --mechanism sparse_project "
+                        "--release-out`)")
     add_ledger_option(b)
     b.add_argument("--budget-epsilon", type=str, metavar="E", help="total ε budget of a new dataset")
     b.add_argument("--budget-delta", type=str, metavar="D", help="total δ budget of a new dataset")
@@ -67,46 +70,44 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def build(args: argparse.Namespace) -> int:
+    """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
     from svtgui.cli import EXIT_BUDGET, CliError
-    from svtgui.commands.run import _register
-    from svtgui.data import DatasetError, LoadOptions, load_dataset
-    from svtgui.data.predicates import QueryError
-    from svtgui.data.universe import Universe
+    from svtgui.commands.queries import load_data
+    from svtgui.commands.run import _print_release, _register
+    from svtgui.session.runner import start_run
 
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise CliError(f"--out: directory {out.parent} does not exist")
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
-                  queries=args.queries, beta=args.beta, sparsity=args.sparsity,
-                  neighbouring=args.neighbouring, noise=args.noise)
-    rng = mechanisms.seeded(args.seed) if args.seed is not None else None
-    mech = mechanisms.create("sparse_project", rng=rng, **params)  # bad parameters fail before loading
-    try:
-        ds = load_dataset(args.data, LoadOptions(schema=args.schema))
-        universe = Universe.of(ds, args.columns)
-        hist = universe.histogram(ds)
-    except (DatasetError, QueryError) as exc:
-        raise CliError(f"--data/--columns: {exc}") from None
-    for column in universe.levels_from_data:
-        print(f"svtgui-cli sparse-project: warning: the levels of {column!r} were read from the data and "
-              "are published in the release; declare them in the schema (categories) first", file=sys.stderr)
+                  queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
+                  universe=list(args.columns), release_out=args.out)
+    if args.neighbouring is not None:
+        params["neighbouring"] = args.neighbouring
+    try:  # bad parameters fail before loading the data
+        mechanisms.create("sparse_project", rng=mechanisms.seeded(0),
+                          **{k: v for k, v in params.items() if k not in ("universe", "release_out")})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    ds = load_data(args.data, args.schema)
+    if args.neighbouring is not None:
+        if args.neighbouring != ds.schema.neighbouring.value:
+            raise CliError(f"--neighbouring {args.neighbouring}: the schema of {ds.name} declares "
+                           f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
+        del params["neighbouring"]
     with open_ledger(args.ledger) as led:
         _register(led, ds, {"budget_epsilon": args.budget_epsilon, "budget_delta": args.budget_delta})
         try:
-            record = led.start_run(ds.fingerprint, "sparse_project", mech.params, args.epsilon, args.delta,
-                                   secure=mech.secure, noise_description=mech.noise_description)
+            run = start_run(led, ds, [], "sparse_project", params, seed=args.seed)
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
-        release = mech.release(hist, metadata={"universe": universe.to_json(), "dataset": ds.name})
-        release.save(out)
-        led.finish_run(record.id, "finished")
+        except ValueError as exc:
+            raise CliError(f"--columns/--out: {exc}") from None
+        facts = led.facts(run.id)
         b = led.budget(ds.fingerprint)
-    if not mech.secure:
+    if not run.record.secure:
         print("svtgui-cli sparse-project: warning: seeded noise is reproducible, NOT secure; never publish "
               "this release", file=sys.stderr)
-    _print_theory(release)
-    print(f"wrote {out} (run {record.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
-          f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)})")
+    _print_release(facts)
+    print(f"run {run.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
+          f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}")
     return 0
 
 

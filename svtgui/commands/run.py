@@ -21,14 +21,16 @@ from svtgui.commands.report import check_report_paths, write_reports
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.session.ledger import Ledger
+from svtgui.session.linear_runs import LINEAR, SPARSE_PROJECT
 from svtgui.session.report.content import value_text
 from svtgui.session.runner import Row, start_run
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
 CONFIG_KEYS = ("data", "queries", "schema", "mechanism", "epsilon", "delta", "threshold", "cutoff", "ledger",
-               "report", "seed", "budget_epsilon", "budget_delta", "monotonic", "batch_size", "params")
-PATH_KEYS = ("data", "queries", "schema", "ledger", "report")
+               "report", "seed", "budget_epsilon", "budget_delta", "monotonic", "batch_size", "params",
+               "universe", "release_out")
+PATH_KEYS = ("data", "queries", "schema", "ledger", "report", "release_out")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +42,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "a progress bar goes to stderr on a terminal. Exit codes: 0 done, 2 bad input, "
                     "3 budget refused.",
         epilog="example: svtgui-cli run --data adult.csv --queries ages.json --mechanism sparse "
-               "--epsilon 0.5 --threshold 1000 --cutoff 3 --budget-epsilon 2 --report release.html",
+               "--epsilon 0.5 --threshold 1000 --cutoff 3 --budget-epsilon 2 --report release.html\n"
+               "  svtgui-cli run --data census.csv --queries counts.json --mechanism pmw --epsilon 1 "
+               "--delta 1e-6 --threshold 1500 --cutoff 50 \\\n      --universe age@17,25,35,45,55,65,91 "
+               "education sex income\n"
+               "  svtgui-cli run --data census.csv --mechanism sparse_project --epsilon 1 --delta 1e-6 "
+               "--param projection_size=4096 \\\n      --universe age@17,25,35,45,55,65,91 education sex "
+               "income --release-out release.npz\n"
+               "PMW's --threshold is in rows: a query is paid for when the synthetic answer is off by more "
+               "than T rows. See docs/linear-queries.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--session", metavar="FILE.svtsession",
                    help="replay a saved GUI session headlessly: its dataset (fingerprint checked), schema, "
@@ -59,6 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another catalogue parameter "
                         "(split, numeric_share, raise_by, max_passes, sensitivity)")
+    p.add_argument("--universe", nargs="+", metavar="SPEC",
+                   help="pmw / sparse_project: the universe's columns, e.g. sex education=Bachelors,Masters "
+                        "age:8 age@17,25,35,91 (levels declared in the schema or listed; bins from declared "
+                        "bounds or edges)")
+    p.add_argument("--release-out", metavar="RELEASE.npz",
+                   help="sparse_project: the release file to write (answer from it with "
+                        "`svtgui-cli sparse-project answer`)")
     p.add_argument("--monotonic", action="store_true", default=None,
                    help="use the monotonic variant when every query is monotonic")
     add_ledger_option(p)
@@ -117,13 +134,33 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         s["params"] = {**session.params, **s["params"]}
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
+    if s.get("mechanism") == SPARSE_PROJECT:
+        needed = tuple(k for k in needed if k != "queries")  # the release answers queries later
     for key in needed:
         if s.get(key) is None:
             raise CliError(f"--{key} is required (on the command line or in --config)")
+    _linear_settings(s)
     batch = s["batch_size"]
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise CliError(f"--batch-size must be a positive integer, got {batch!r}")
     return s
+
+
+def _linear_settings(s: dict[str, Any]) -> None:
+    """--universe / --release-out belong to pmw and sparse_project; say so before loading anything."""
+    from svtgui.cli import CliError
+
+    mid = s.get("mechanism")
+    universe = s.get("universe") or s["params"].get("universe")
+    if mid in LINEAR and not universe:
+        raise CliError(f"{mid} answers linear queries over a universe: give its columns with --universe "
+                       "(e.g. --universe age@17,25,35,45,55,65,91 education sex income)")
+    if mid not in LINEAR and (s.get("universe") or s.get("release_out")):
+        raise CliError(f"--universe/--release-out are for pmw and sparse_project, not {mid}")
+    if mid == SPARSE_PROJECT and not (s.get("release_out") or s["params"].get("release_out")):
+        raise CliError("sparse_project is a non-interactive release: give the file to write with "
+                       "--release-out RELEASE.npz (or use `svtgui-cli sparse-project build`); answer "
+                       "queries later with `svtgui-cli sparse-project answer --release RELEASE.npz`")
 
 
 def _pairs(items: list[str]) -> dict[str, Any]:
@@ -165,7 +202,7 @@ def _session_inputs(s: dict[str, Any]) -> tuple[Any, list[Any]]:
 
 def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
     params = dict(s["params"])
-    for key in ("epsilon", "delta", "threshold", "cutoff"):
+    for key in ("epsilon", "delta", "threshold", "cutoff", "universe", "release_out"):
         if s.get(key) is not None:
             params[key] = s[key]
     return params
@@ -173,7 +210,8 @@ def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
 
 def load_inputs(s: dict[str, Any]):
     """The dataset and the query list, with any problem as a CLI error naming the file."""
-    return load_data(s["data"], s.get("schema")), read_queries(s["queries"])
+    queries = read_queries(s["queries"]) if s.get("queries") is not None else []
+    return load_data(s["data"], s.get("schema")), queries
 
 
 def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:
@@ -219,10 +257,19 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"run {run_.id} interrupted: {exc}") from None
         record = run_.record
         b = led.budget(ds.fingerprint)
-        print(f"run {record.id}: {record.status}; {run_.above_count} ⊤ of {run_.answered} answered "
-              f"({len(queries)} planned); charged ε = {fmt(record.epsilon)}, δ = {fmt(record.delta)}; "
+        if record.mechanism_id == SPARSE_PROJECT:
+            done = f"release written to {led.facts(record.id).get('release_file')}"
+        elif record.mechanism_id in LINEAR:
+            done = (f"{run_.answered - run_.above_count} free, {run_.above_count} paid (c = {run_.cutoff}) "
+                    f"of {run_.answered} answered; n̂ = {led.facts(record.id).get('n_released')}")
+        else:
+            done = f"{run_.above_count} ⊤ of {run_.answered} answered"
+        print(f"run {record.id}: {record.status}; {done} ({len(queries)} planned); "
+              f"charged ε = {fmt(record.epsilon)}, δ = {fmt(record.delta)}; "
               f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, "
               f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
+        if record.mechanism_id == SPARSE_PROJECT:
+            _print_release(led.facts(record.id))
         write_reports(led, record.id, reports, "--report")
     return 0
 
@@ -243,17 +290,29 @@ def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
 def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
     lines = []
     for r in rows:
-        if not (r.above or args.all_rows):
+        # PMW: every answer is released (free ones come from the public synthetic histogram)
+        if not (r.above or args.all_rows or r.answered_from_simulation is not None):
             continue
         if args.json:
+            extra = {} if r.answered_from_simulation is None else \
+                {"answered_from_simulation": r.answered_from_simulation}
             lines.append(json.dumps({"index": r.index, "above": r.above, "value": r.value, "gap": r.gap,
-                                     "query": r.description, "time": r.time}, ensure_ascii=False))
+                                     "query": r.description, "time": r.time, **extra}, ensure_ascii=False))
         else:
             value = value_text(r.value)
-            lines.append(f"{r.index}\t{r.symbol}\t{value}\t{r.description}")
+            lines.append(f"{r.index}\t{r.result}\t{value}\t{r.description}")
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
+
+
+def _print_release(facts: dict[str, Any]) -> None:
+    from svtgui.commands.release import _load, _print_theory
+
+    path = facts.get("release_file")
+    _print_theory(_load(path))
+    print(f"wrote {path} (sha256 {facts.get('release_sha256', '')[:16]}…); answer queries from it, without "
+          f"the data: svtgui-cli sparse-project answer --release {path} --query JSON")
 
 
 class Progress:

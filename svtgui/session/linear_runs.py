@@ -174,8 +174,9 @@ class LinearFeed:
     def row(self, r: Response, description: str) -> tuple:
         """(index, description, above, value in rows, gap, answered_from_simulation)."""
         value = None if r.value is None else float(r.value) * self.n
-        if value is not None and r.above:
-            value = int(round(value))  # a paid count answer is an integer on the noise lattice
+        if value is not None:
+            # paid: an integer count on the noise lattice; free: n̂·⟨Q, p⟩, shown to 0.1 row
+            value = int(round(value)) if r.above else round(value, 1)
         return (r.index, description, r.above, value, None, not r.above)
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from svtgui.cli import main
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 
-COLUMNS = ["age@17,35,55,91", "sex", "Salary"]
+# levels declared: adult has no schema, and levels read from the data are refused
+COLUMNS = ["age@17,35,55,91", "sex=Female,Male", "Salary=<=50K,>50K"]
 
 
 def _build(shared_data, out, *extra):
@@ -28,7 +29,7 @@ def test_build_then_answer_without_the_data(shared_data, tmp_path, capsys):
     # Answer within the release's own worst-case α (holds with probability ≥ 0.95; fixed seed):
     # the true fraction of women in adult is 10771 / 32561.
     assert abs(row["fraction"] - 10771 / 32561) < release.header["accuracy"]["alpha"]
-    assert row["cells"] == 4 * 3  # (3 age bins + missing) × (2 incomes + missing), sex fixed
+    assert row["cells"] == 4 * 4  # (3 age bins + missing) × (2 incomes + other + missing), sex fixed
     assert main(["sparse-project", "info", "--release", str(out)]) == 0
     assert "sex: Female, Male" in capsys.readouterr().out
     assert np.all(release.noisy == ProjectionRelease.load(out).noisy)

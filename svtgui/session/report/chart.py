@@ -36,7 +36,8 @@ def chart_png(data: dict[str, Any]) -> bytes:
 
     rows = data["rows"]
     params = data["parameters"]
-    threshold = params.get("threshold")
+    # PMW's threshold (in rows) bounds the error of a synthetic answer; it is not on the answers' scale
+    threshold = None if params.get("threshold_unit") == "rows" else params.get("threshold")
     tops = [r for r in rows if r["above"]]
     plot = pg.PlotItem()
     plot.setGeometry(0, 0, WIDTH, HEIGHT)

@@ -83,9 +83,27 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
                    "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
                    "as_of": datetime.now(UTC).isoformat(timespec="seconds")},
-        "rows": [{"index": r.index, "query": r.description, "result": r.symbol, "above": r.above,
-                  "value": r.value, "gap": r.gap, "time": r.time} for r in rows],
+        "rows": [_row(r) for r in rows],
+        "released": ledger.facts(run_id),  # public values besides the rows (PMW's n̂, a release file)
     }
+
+
+def _row(r: Any) -> dict[str, Any]:
+    row = {"index": r.index, "query": r.description, "result": r.result, "above": r.above,
+           "value": r.value, "gap": r.gap, "time": r.time}
+    if r.answered_from_simulation is not None:  # PMW: free (from the public synthetic data) or paid
+        row["answered_from_simulation"] = r.answered_from_simulation
+    return row
+
+
+def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The run's outcome in words: ⊤ of answered, or (PMW) free and paid answers."""
+    planned = f" ({run['queries_planned']} planned)" if run["queries_planned"] is not None else ""
+    if any("answered_from_simulation" in r for r in rows):
+        free = sum(bool(r.get("answered_from_simulation")) for r in rows)
+        paid = run["answered"] - free
+        return f"{run['status']}: {free} free (simulated), {paid} paid of {run['answered']} answered{planned}"
+    return f"{run['status']}: {run['above']} ⊤ of {run['answered']} answered{planned}"
 
 
 def _noise_description(run: RunRecord) -> str:
@@ -114,8 +132,9 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("Parameters", params),
         ("Privacy guarantee", data["guarantee"]["sentence"]),
         ("Accuracy", accuracy_text(acc, run["queries_planned"] or run["answered"])),
-        ("Result", f"{run['status']}: {run['above']} ⊤ of {run['answered']} answered "
-                   f"({run['queries_planned']} planned)"),
+        ("Result", result_text(run, data["rows"])),
+        *((("Also released", ", ".join(f"{k} = {_param(v)}" for k, v in data["released"].items())),)
+          if data.get("released") else ()),
         ("Budget of the dataset", f"ε spent {budget['spent_epsilon']} of {budget['total_epsilon']} "
                                   f"(remaining {budget['remaining_epsilon']}); "
                                   f"δ spent {budget['spent_delta']} of {budget['total_delta']} "

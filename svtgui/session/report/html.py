@@ -84,9 +84,15 @@ def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False
     if omitted:
         parts.append(f'<p class="note">{omitted} ⊥ rows are not listed here; the CSV and JSON exports hold '
                      "every row.</p>")
-    parts.append('<p class="note">⊤: answer found above the threshold; ⊥: below (releases nothing and does '
-                 "not count toward the cutoff). No true answer, noise value or noisy threshold appears in "
-                 "this report.</p>")
+    if any("answered_from_simulation" in r for r in data["rows"]):
+        parts.append('<p class="note">free (simulated): answered from the public synthetic histogram '
+                     "(only the SVT test touched the data; does not count toward the cutoff); paid: a fresh "
+                     "noisy answer, one of the c paid answers. No true answer, noise value or noisy "
+                     "threshold appears in this report.</p>")
+    else:
+        parts.append('<p class="note">⊤: answer found above the threshold; ⊥: below (releases nothing and '
+                     "does not count toward the cutoff). No true answer, noise value or noisy threshold "
+                     "appears in this report.</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
