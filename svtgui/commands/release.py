@@ -96,6 +96,7 @@ def build(args: argparse.Namespace) -> int:
         _register(led, ds, {"budget_epsilon": args.budget_epsilon, "budget_delta": args.budget_delta})
         try:
             run = start_run(led, ds, [], "sparse_project", params, seed=args.seed)
+            run.finish()
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
         except ValueError as exc:

@@ -208,7 +208,8 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
 
     PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
-    SparseProject writes its release file and ends the run (``finished``) before returning.
+    SparseProject writes its release file before returning; the run has nothing left to answer
+    and ends (``finished``) at its first ``next_batch`` / ``finish`` like any non-interactive run.
     """
     histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
     release = plan.release_out is not None
@@ -220,7 +221,6 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
         if release:
             for key, value in linear.write_release(m, histogram, plan, dataset.name).items():
                 ledger.record_fact(record.id, key, value)
-            record = ledger.finish_run(record.id, FINISHED)
             return Run(ledger, record, dataset, [], m, _default_evaluate)
         m.bind(histogram)  # type: ignore[attr-defined]
         n_released = int(m.n)  # type: ignore[attr-defined]
@@ -403,9 +403,12 @@ class Run:
             raise ValueError(f"query {_describe(q)} is not monotonic, but this run assumes monotonic queries")
 
     def _select_all(self) -> list[Row]:
+        if not isinstance(self.__mechanism, SelectionMechanism):  # a release, made at start: done
+            self._position = len(self._queries)
+            self._end(FINISHED)
+            return []
         answers = self._answers(self._queries)
-        sel = self.__mechanism.select(answers)  # type: ignore[union-attr]
-        assert isinstance(self.__mechanism, SelectionMechanism)
+        sel = self.__mechanism.select(answers)
         chosen = {i: (None if sel.values is None else sel.values[k]) for k, i in enumerate(sel.indices)}
         rows = [(i, _describe(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
         committed = self._commit(rows)

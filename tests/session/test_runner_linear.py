@@ -167,8 +167,10 @@ SP = {"epsilon": 1.0, "delta": 1e-6, "projection_size": 256, "universe": UNIVERS
 def test_sparse_project_run_writes_the_release_then_answers_need_no_ledger(ledger, census, tmp_path):
     out = tmp_path / "census.npz"
     run = start_run(ledger, census, [], "sparse_project", {**SP, "release_out": str(out)}, seed=2)
+    assert out.exists() and _spent(ledger, census) == 1.0  # charged, then written, before returning
+    assert run.next_batch(10) == [] and run.finished  # nothing to stream: the run ends
     record = ledger.run(run.id)
-    assert record.status == "finished" and run.finished and _spent(ledger, census) == 1.0
+    assert record.status == "finished" and ledger.responses(run.id) == []
     assert record.params["release_out"] == str(out) and record.params["neighbouring"] == "add_remove"
     facts = ledger.facts(run.id)
     assert facts["release_sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
