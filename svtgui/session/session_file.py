@@ -106,12 +106,23 @@ class Session:
         """
         from svtgui.data import load_dataset
 
+        return self.adopt(load_dataset(self.dataset_location(session_path)))
+
+    def dataset_location(self, session_path: str | os.PathLike[str] | None = None) -> Path:
+        """Where the dataset is: its saved path, or a file of that name beside the session file.
+
+        Split from :meth:`open_dataset` so the GUI can load the file on its own loader thread.
+        """
         path = Path(self.dataset_path)
         if not path.exists() and session_path is not None:
             beside = Path(session_path).parent / path.name
             if beside.exists():
                 path = beside
-        ds = load_dataset(path)
+        return path
+
+    def adopt(self, ds: Any) -> Any:
+        """``ds`` with the saved schema, or ``SessionError`` if its content is not the saved one."""
+        path = ds.path or self.dataset_path
         if ds.fingerprint != self.fingerprint:
             raise SessionError(
                 f"{path} is not the dataset this session was saved with: its content fingerprint is "

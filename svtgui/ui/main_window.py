@@ -35,6 +35,7 @@ from svtgui.ui.results_store import ResultStore
 from svtgui.ui.run_controller import RunController
 from svtgui.ui.run_page import RunPage
 from svtgui.ui.schema_editor import SchemaEditor
+from svtgui.ui.session_actions import SessionActions
 from svtgui.ui.settings import Settings
 from svtgui.ui.start_page import SAMPLES, StartPage
 from svtgui.ui.theme import named
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         self.start.open_recent.connect(self.open_path)
         self.start.open_teaching.connect(self.open_teaching)
 
+        self.sessions = SessionActions(self)  # Open/Save session, Export release, History
         self._make_actions()
         self._refresh_recent()
         self.resize(1280, 820)
@@ -171,6 +173,7 @@ class MainWindow(QMainWindow):
         self.act_export = self._action(
             "&Export queries…", "Ctrl+E", "Export the queue as JSON", self.export_queries, f
         )
+        self.sessions.add_file_actions(f)
         f.addSeparator()
         self.act_start = self._action(
             "Start &page",
@@ -206,6 +209,7 @@ class MainWindow(QMainWindow):
         self.act_only_above = self._action(
             "Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers", self.run_page.only_above.toggle, v
         )
+        self.sessions.add_view_actions(v)
         h = mb.addMenu("&Help")
         tb.addSeparator()
         self.act_teaching = self._action(
@@ -275,6 +279,9 @@ class MainWindow(QMainWindow):
         self._load(path, remember=False)
 
     def open_path(self, path: str | Path) -> None:
+        if Path(path).suffix == ".svtsession":  # recent list and drag-and-drop hold sessions too
+            self.sessions.open_session(path)
+            return
         self._pending_queries = None
         self._load(Path(path), remember=True)
 

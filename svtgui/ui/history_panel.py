@@ -1,0 +1,366 @@
+"""View → History: every run of the current dataset, read back from the privacy ledger.
+
+The ledger is the record of what was spent and released, across sessions and processes (the CLI
+charges the same ledger), so this panel reads nothing from the window's own state: after a
+session is reopened — or after a crash — its history is exactly what the ledger holds. The
+ledger stores only released information, so the rows shown here are the released rows (⊥ rows
+carry no value) and never a true answer or a noise value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from svtgui.core import mechanisms
+from svtgui.core.budget import fmt
+from svtgui.session.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
+from svtgui.session.report.content import value_text
+from svtgui.ui.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
+
+Index = QModelIndex | QPersistentModelIndex
+STATUS_TEXT = {
+    "running": "● running",
+    "finished": "✓ finished",
+    "halted": "■ halted at c",
+    "stopped": "■ stopped",
+    "interrupted": "⚠ interrupted",
+}
+STATUS_TIPS = {
+    "running": "Still answering (in this window or another process); export when it has ended.",
+    "finished": "Every planned query was answered.",
+    "halted": "The cutoff c was reached: the run stopped itself.",
+    "stopped": "Stopped by the curator.",
+    "interrupted": "The process ended without closing the run (crash, kill, power loss) or an error "
+    "ended it. Its budget stays spent; every response shown before is in the ledger.",
+}
+
+
+def mechanism_name(mechanism_id: str) -> str:
+    try:
+        return mechanisms.info(mechanism_id).name
+    except ValueError:
+        return mechanism_id
+
+
+def when(stamp: str | None) -> str:
+    """Ledger time stamps (ISO, UTC) shortened to date and time for a table cell."""
+    return stamp.replace("T", " ")[:19] if stamp else "—"
+
+
+class RunsModel(QAbstractTableModel):
+    """One row per run of a dataset, oldest first (as the ledger numbers them)."""
+
+    COLUMNS = (
+        "Run",
+        "Mechanism",
+        "ε charged",
+        "δ charged",
+        "Status",
+        "⊤ / answers",
+        "Started",
+        "Ended",
+        "Noise",
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runs: list[RunRecord] = []
+        self.counts: dict[int, tuple[int, int]] = {}
+
+    def set_runs(self, runs: list[RunRecord], counts: dict[int, tuple[int, int]]) -> None:
+        self.beginResetModel()
+        self.runs, self.counts = runs, counts
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.runs)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def cell(self, run: RunRecord, col: int) -> str:
+        n, tops = self.counts.get(run.id, (0, 0))
+        return (
+            str(run.id),
+            mechanism_name(run.mechanism_id),
+            fmt(run.epsilon),
+            fmt(run.delta),
+            STATUS_TEXT.get(run.status, run.status),
+            f"{tops:,} ⊤ of {n:,}",
+            when(run.started_at),
+            when(run.ended_at),
+            "secure" if run.secure else "seeded (NOT secure)",
+        )[col]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        run, col = self.runs[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cell(run, col)
+        if role == Qt.ItemDataRole.ToolTipRole and col == 4:
+            return STATUS_TIPS.get(run.status, "")
+        if role == Qt.ItemDataRole.ForegroundRole and col == 4 and run.status == "interrupted":
+            return QBrush(WARNING_COLOR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 2, 3, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+
+class ReleasedModel(QAbstractTableModel):
+    """A run's released rows as the ledger holds them: ⊤/⊥ with colour and symbol, ⊥ without value."""
+
+    COLUMNS = ("#", "Query", "Answer", "Released value", "Recorded")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[ResponseRecord] = []
+
+    def set_rows(self, rows: list[ResponseRecord]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r, col = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f"{r.index + 1:,}"
+            if col == 1:
+                return r.description
+            if col == 2:
+                badge = ABOVE_TEXT if r.above else BELOW_TEXT
+                return badge if r.answered_from_simulation is None else f"{badge} · {r.result}"
+            if col == 3:
+                return value_text(r.value) if r.above else ""
+            return when(r.time)
+        if role == Qt.ItemDataRole.ForegroundRole and col == 2:
+            return QBrush(ABOVE_COLOR if r.above else BELOW_COLOR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+
+def _table(model: QAbstractTableModel, name: str, tip: str) -> QTableView:
+    view = named(QTableView(), name, tip)
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    view.verticalHeader().hide()
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view
+
+
+class HistoryPanel(QDialog):
+    """Non-modal window: budget of the dataset, its runs, and the released rows of the selected run."""
+
+    export_requested = Signal(int)  # run id
+
+    def __init__(self, ledger: Callable[[], Ledger], parent: QWidget | None = None) -> None:
+        """``ledger()`` returns the window's open ledger (opened lazily by the run controller)."""
+        super().__init__(parent)
+        named(self, "History")
+        self.setWindowTitle("History — SVT Studio")
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.resize(1080, 680)
+        self._ledger = ledger
+        self.fingerprint: str | None = None
+        self.dataset_name = ""
+
+        self.title = named(QLabel("No dataset"), "History dataset")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.budget = named(QLabel(""), "History budget")
+        self.budget.setWordWrap(True)
+        self.budget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.runs_model = RunsModel(self)
+        self.runs_view = _table(
+            self.runs_model,
+            "Runs",
+            "Every run charged against this dataset, from the privacy ledger (all processes, all sessions)",
+        )
+        self.rows_model = ReleasedModel(self)
+        self.rows_view = _table(
+            self.rows_model,
+            "Released rows",
+            "What the selected run released, as the "
+            "ledger recorded it. ⊥ rows carry no value; no true answer is ever stored.",
+        )
+        self.rows_title = named(QLabel("Select a run to see what it released."), "Released rows title")
+        self.only_above = named(
+            QCheckBox("Only ⊤"), "Only ⊤ rows", "Show only the ⊤ rows of the selected run"
+        )
+        self.only_above.toggled.connect(self._show_rows)
+        self.export = named(QPushButton("Export release…"), "Export release of the selected run")
+        self.export.clicked.connect(self._export_clicked)
+        self.reason = named(QLabel(""), "Export unavailable reason")
+        self.reason.setWordWrap(True)
+        self.refresh_button = named(QPushButton("Refresh"), "Refresh history", "Read the ledger again (F5)")
+        self.refresh_button.setShortcut("F5")
+        self.refresh_button.clicked.connect(self.refresh)
+        close = named(QPushButton("Close"), "Close history", "Close this window (Esc)")
+        close.clicked.connect(self.close)
+
+        lower = QWidget()
+        ll = QVBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        head.addWidget(self.rows_title, 1)
+        head.addWidget(self.only_above)
+        ll.addLayout(head)
+        ll.addWidget(self.rows_view, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.runs_view)
+        split.addWidget(lower)
+        split.setSizes([260, 380])
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.reason, 1)
+        buttons.addWidget(self.export)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.title)
+        lay.addWidget(self.budget)
+        lay.addWidget(split, 1)
+        lay.addLayout(buttons)
+        self.runs_view.selectionModel().currentRowChanged.connect(lambda *_: self._show_rows())
+        self._update_export()
+
+    # -- content ------------------------------------------------------------------------------------
+    def set_dataset(self, fingerprint: str | None, name: str = "") -> None:
+        self.fingerprint, self.dataset_name = fingerprint, name
+        self.refresh()
+
+    def selected_run(self) -> RunRecord | None:
+        row = self.runs_view.selectionModel().currentIndex().row()
+        return self.runs_model.runs[row] if 0 <= row < len(self.runs_model.runs) else None
+
+    def select_run(self, run_id: int) -> bool:
+        for row, run in enumerate(self.runs_model.runs):
+            if run.id == run_id:
+                self.runs_view.selectRow(row)
+                return True
+        return False
+
+    def refresh(self) -> None:
+        """Read the dataset's runs and budget from the ledger again (keeps the selected run)."""
+        keep = self.selected_run()
+        if self.fingerprint is None:
+            self.title.setText("No dataset")
+            self.budget.setText("Open a dataset or a session to see its history.")
+            self.runs_model.set_runs([], {})
+            self._show_rows()
+            return
+        try:
+            led = self._ledger()
+            record = led.dataset(self.fingerprint)
+            runs = led.runs(self.fingerprint)
+            counts = {r.id: led.response_counts(r.id) for r in runs}
+            b = led.budget(self.fingerprint) if record is not None else None
+        except (LedgerError, ValueError) as exc:
+            self.budget.setText(f"The ledger cannot be read: {exc}")
+            self.runs_model.set_runs([], {})
+            self._show_rows()
+            return
+        self.title.setText(
+            f"History of “{self.dataset_name or (record.name if record else '')}” "
+            f"· fingerprint {self.fingerprint[:12]}…"
+        )
+        if b is None:
+            self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it.")
+        else:
+            interrupted = sum(r.status == "interrupted" for r in runs)
+            self.budget.setText(
+                f"ε spent {float(b.spent_epsilon):.4g} of {float(b.total_epsilon):.4g} "
+                f"(remaining ε = {max(0.0, float(b.remaining_epsilon)):.4g}); "
+                f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)} · {len(runs)} run(s)"
+                + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
+                + ". Every run counts, whatever its status: budget is never refunded."
+            )
+        self.runs_model.set_runs(runs, counts)
+        if runs:
+            self.select_run(keep.id if keep is not None else runs[-1].id) or self.select_run(runs[-1].id)
+        self._show_rows()
+
+    def _show_rows(self) -> None:
+        run = self.selected_run()
+        if run is None:
+            self.rows_model.set_rows([])
+            self.rows_title.setText("Select a run to see what it released.")
+        else:
+            try:
+                rows = self._ledger().responses(run.id, only_above=self.only_above.isChecked())
+            except (LedgerError, ValueError) as exc:
+                rows = []
+                self.rows_title.setText(f"Run {run.id}: the ledger cannot be read: {exc}")
+            else:
+                n, tops = self.runs_model.counts.get(run.id, (len(rows), 0))
+                self.rows_title.setText(
+                    f"Run {run.id} · {mechanism_name(run.mechanism_id)} · "
+                    f"{STATUS_TEXT.get(run.status, run.status)} — released {n:,} rows, {tops:,} ⊤"
+                    + (" (showing ⊤ only)" if self.only_above.isChecked() else "")
+                )
+            self.rows_model.set_rows(rows)
+        self._update_export()
+
+    def _update_export(self) -> None:
+        run = self.selected_run()
+        reason = (
+            "No run selected: the dataset has no runs yet."
+            if run is None
+            else f"Run {run.id} is still running: export it when it has ended."
+            if run.status == RUNNING
+            else ""
+        )
+        self.export.setEnabled(not reason)
+        self.reason.setText(reason)
+        self.export.setToolTip(reason or "Write the selected run's release report (HTML, PDF, JSON or CSV)")
+
+    def _export_clicked(self) -> None:
+        run = self.selected_run()
+        if run is not None and run.status != RUNNING:
+            self.export_requested.emit(run.id)

@@ -1,0 +1,346 @@
+"""File → Open/Save session, File → Export release and View → History, wired into the main window.
+
+Kept apart from :mod:`svtgui.ui.main_window` so the window stays a switchboard: this object owns
+the actions, the session's own dataset loader and the History window, and works only through
+the window's public panels and its ``_loaded`` hand-over (the same path an ordinary open takes).
+
+Restoring a session follows the privacy rules of the rest of the app: the dataset is loaded off
+the GUI thread, its content fingerprint must equal the saved one (a changed file is refused with a
+warning, and nothing in the window changes), and the history shown afterwards is read from the
+ledger — a session file holds no budget figures, so editing one cannot change what was spent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QSpinBox
+from shiboken6 import Shiboken
+
+from svtgui.session.ledger import RUNNING, LedgerError
+from svtgui.session.session_file import SUFFIX, Session, SessionError, load, save
+from svtgui.ui.export_dialog import (
+    Notice,
+    ask_report_path,
+    default_name,
+    exportable_runs,
+    reason_text,
+    write_report,
+)
+from svtgui.ui.history_panel import HistoryPanel
+from svtgui.ui.loader import DatasetLoader
+from svtgui.ui.param_form import DERIVED, ShareSlider
+
+if TYPE_CHECKING:
+    from svtgui.ui.main_window import MainWindow
+
+SESSION_FILTER = f"SVT Studio sessions (*{SUFFIX});;All files (*)"
+LIVE = ("running", "paused", "drained")
+
+
+class SessionActions(QObject):
+    """The session, release and history actions of one :class:`MainWindow`."""
+
+    def __init__(self, win: MainWindow) -> None:
+        super().__init__(win)
+        self.win = win
+        self.session_path: Path | None = None  # the session last saved or opened (Save writes here)
+        self.notice: Notice | None = None  # the last message shown (tests read it)
+        self.history: HistoryPanel | None = None
+        self._opening: tuple[Session, Path] | None = None
+        self.loader = DatasetLoader(self)  # the session's own, so a refused file never reaches the window
+        self.loader.progress.connect(win.dataset_panel.set_progress)
+        self.loader.loaded.connect(self._session_loaded)
+        self.loader.failed.connect(self._session_failed)
+        self.loader.cancelled.connect(self._session_cancelled)
+        win.dataset_panel.cancel_requested.connect(self.loader.cancel)
+        win.controller.state_changed.connect(self.update_actions)
+        win.loader.loaded.connect(self._dataset_opened)
+
+    # -- actions ----------------------------------------------------------------------------------
+    def add_file_actions(self, menu: QMenu) -> None:
+        w = self.win
+        menu.addSeparator()
+        self.act_open_session = w._action(
+            "Open se&ssion…",
+            "Ctrl+Shift+O",
+            "Reopen a saved session: dataset, schema, mechanism, queries",
+            lambda: self.open_session(),
+            menu,
+        )
+        self.act_save_session = w._action(
+            "Sa&ve session",
+            "Ctrl+S",
+            "Save the set-up (no data, no secrets) to its session file",
+            lambda: self.save_session(),
+            menu,
+        )
+        self.act_save_session_as = w._action(
+            "Save session &as…",
+            "Ctrl+Shift+S",
+            "Save the set-up to a new session file",
+            lambda: self.save_session(ask=True),
+            menu,
+        )
+        menu.addSeparator()
+        self.act_export_release = w._action(
+            "Export re&lease…",
+            "Ctrl+Shift+E",
+            "Write the release report of the current run (HTML, PDF, JSON or CSV)",
+            lambda: self.export_release(),
+            menu,
+        )
+        self._export_tip = self.act_export_release.toolTip()
+        self.update_actions()
+
+    def add_view_actions(self, menu: QMenu) -> None:
+        menu.addSeparator()
+        self.act_history = self.win._action(
+            "&History…",
+            "Ctrl+H",
+            "Every run of this dataset from the privacy ledger, with its released rows",
+            self.show_history,
+            menu,
+        )
+
+    def update_actions(self, *_: Any) -> None:
+        """Enable what can be done now; a disabled action says why in its tooltip and status tip."""
+        if not hasattr(self, "act_export_release"):
+            return
+        live = self.win.controller.state in LIVE
+        no_data = "open a dataset first" if self.win.ds is None else ""
+        for act, reason in (
+            (self.act_save_session, no_data),
+            (self.act_save_session_as, no_data),
+            (self.act_open_session, "a run is in progress" if live else ""),
+            (self.act_export_release, self.export_unavailable()),
+        ):
+            act.setEnabled(not reason)
+            tip = act.statusTip().split(" — unavailable:")[0]
+            act.setStatusTip(f"{tip} — unavailable: {reason}" if reason else tip)
+            act.setToolTip(act.statusTip())
+
+    def _dataset_opened(self, _ds: Any) -> None:
+        self.update_actions()
+        if self.history is not None:
+            self.history.set_dataset(self.win.ds.fingerprint, self.win.ds.name)
+
+    # -- export -------------------------------------------------------------------------------------
+    def export_candidate(self) -> int | None:
+        """The run File → Export release writes: the current run once ended, else the newest ended one."""
+        c, ds = self.win.controller, self.win.ds
+        if ds is None:
+            return None
+        if c.run is not None and c.state not in LIVE and c.run.record.fingerprint == ds.fingerprint:
+            return c.run.id
+        runs = exportable_runs(c.ledger, ds.fingerprint)
+        return runs[0].id if runs else None
+
+    def export_unavailable(self) -> str:
+        """Why there is nothing to export ('' when there is)."""
+        if self.win.ds is None:
+            return "open a dataset first"
+        try:
+            if self.export_candidate() is None:
+                return "no finished, halted, stopped or interrupted run of this dataset yet: run one (F5)"
+        except LedgerError as exc:
+            return f"the ledger cannot be read: {exc}"
+        return ""
+
+    def export_release(self, path: str | Path | None = None, run_id: int | None = None) -> Notice | None:
+        """Export ``run_id`` (default :meth:`export_candidate`) to ``path`` (default: ask)."""
+        win = self.win
+        reason = "" if run_id is not None else self.export_unavailable()
+        if reason:
+            self._fail("Nothing to export", f"Export release is unavailable: {reason}.", detail="")
+            return self.notice
+        run_id = run_id if run_id is not None else self.export_candidate()
+        ledger = win.controller.ledger
+        if ledger.run(run_id).status == RUNNING:
+            self._fail(
+                "Nothing to export", f"Run {run_id} is still running: export it when it has ended.", ""
+            )
+            return self.notice
+        if path is None:
+            name = default_name(win.ds.name if win.ds else "dataset", run_id)
+            start = self.session_path.parent if self.session_path else Path.home()
+            chosen = ask_report_path(
+                self.history if self.history and self.history.isVisible() else win, start / name
+            )
+            if chosen is None:
+                return None
+            path = chosen
+        self._tell(write_report(win, ledger, run_id, Path(path)))
+        if self.notice.ok:
+            win.status_label.setText(f"Release of run {run_id} exported to {path}.")
+        return self.notice
+
+    # -- history ------------------------------------------------------------------------------------
+    def show_history(self) -> HistoryPanel:
+        if self.history is None:
+            self.history = HistoryPanel(lambda: self.win.controller.ledger, self.win)
+            self.history.export_requested.connect(lambda run_id: self.export_release(run_id=run_id))
+            self.win.controller.state_changed.connect(self._refresh_history)
+        ds = self.win.ds
+        self.history.set_dataset(ds.fingerprint if ds else None, ds.name if ds else "")
+        self.history.show()
+        self.history.raise_()
+        self.history.activateWindow()
+        return self.history
+
+    def _refresh_history(self, state: str) -> None:
+        if self.history is not None and self.history.isVisible() and state not in ("paused",):
+            self.history.refresh()
+
+    # -- saving ---------------------------------------------------------------------------------------
+    def save_session(self, path: str | Path | None = None, ask: bool = False) -> Path | None:
+        """Save the set-up to ``path`` (default: the current session file, else ask)."""
+        win = self.win
+        if win.ds is None or not win.ds.path:
+            self._fail("Session not saved", "Open a dataset from a file first: a session refers to the file.")
+            return None
+        if path is None and (ask or self.session_path is None):
+            start = self.session_path or Path(win.ds.path).with_suffix(SUFFIX)
+            chosen, _ = QFileDialog.getSaveFileName(win, "Save session", str(start), SESSION_FILTER)
+            if not chosen:
+                return None
+            path = chosen
+        params, monotonic, problems = win.controller.plan()
+        try:
+            session = Session.from_state(
+                win.ds, win.queries.queries, win.mechanism.mechanism_id, params, monotonic
+            )
+            saved = save(session, path or self.session_path)
+        except (SessionError, OSError) as exc:
+            self._fail("Session not saved", f"The session could not be saved: {reason_text(exc)}")
+            return None
+        self.session_path = saved
+        self._remember(saved)
+        unsaved = [k for k in problems if k in {p.name for p in win.mechanism.info.params}]
+        win.status_label.setText(
+            f"Session saved to {saved}."
+            + (f" Not saved (invalid now): {', '.join(unsaved)}." if unsaved else "")
+        )
+        return saved
+
+    # -- opening --------------------------------------------------------------------------------------
+    def open_session(self, path: str | Path | None = None) -> bool:
+        """Start reopening a session; False (with a warning, nothing changed) when refused up front."""
+        win = self.win
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(win, "Open session", "", SESSION_FILTER)
+            if not chosen:
+                return False
+            path = chosen
+        path = Path(path)
+        if win.controller.state in LIVE:
+            return self._fail("Session not opened", "A run is in progress: stop it before opening a session.")
+        try:
+            session = load(path)
+        except SessionError as exc:
+            return self._fail("Session not opened", str(exc))
+        if session.mechanism_id not in win.mechanism.picker.items:
+            return self._fail(
+                "Session not opened",
+                f"{path}: mechanism {session.mechanism_id!r} is not offered "
+                "in this window (replay it with svtgui-cli run --session).",
+            )
+        data = session.dataset_location(path)
+        if not data.exists():
+            return self._fail(
+                "Session not opened",
+                f"{path}: its dataset {session.dataset_path} does not exist, "
+                f"and there is no {data.name} next to the session file.",
+            )
+        self._opening = (session, path)
+        win.show_page("dataset")
+        win.dataset_panel.show_loading(str(data))
+        win.status_label.setText(f"Opening session {path.name}: loading {data} …")
+        self.loader.load(data)
+        return True
+
+    def _session_loaded(self, ds: Any) -> None:
+        session, path = self._opening
+        self._opening = None
+        try:
+            ds = session.adopt(ds)
+            queries = session.query_objects()
+        except SessionError as exc:
+            self.win.dataset_panel.hide_progress()
+            self._fail("Session not restored", str(exc))
+            return
+        win = self.win
+        win._pending_queries = queries
+        win._remember = False
+        win._loaded(ds)  # the window's own hand-over: panels, schema editor, queue, run controller
+        self._apply_mechanism(session)
+        win.controller.validate()
+        self.session_path = path
+        self._remember(path)
+        runs = len(win.controller.ledger.runs(ds.fingerprint))
+        win.setWindowTitle(f"{path.stem} — {ds.name} — SVT Studio")
+        win.status_label.setText(
+            f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, {len(queries):,} queries. "
+            f"History: {runs} run(s) in the ledger (View → History, Ctrl+H)."
+        )
+        self.update_actions()
+
+    def _apply_mechanism(self, session: Session) -> None:
+        """Select the saved mechanism and type its saved values into the form."""
+        panel = self.win.mechanism
+        panel.picker.select(session.mechanism_id)
+        for name, value in session.params.items():
+            editor = panel.form.editors.get(name)
+            if editor is None or name in DERIVED:
+                continue  # Δ and integrality follow from the restored queries
+            if isinstance(editor, ShareSlider):
+                editor.setValue(float(value or 0.0))
+            elif isinstance(editor, QCheckBox):
+                editor.setChecked(bool(value))
+            elif isinstance(editor, QSpinBox):
+                editor.setValue(int(value))
+            elif isinstance(editor, QLineEdit):
+                editor.setText(
+                    "" if value is None else f"{value:g}" if isinstance(value, int | float) else str(value)
+                )
+        mono = panel.form.editors.get("monotonic")
+        if isinstance(mono, QCheckBox) and mono.isEnabled():
+            mono.setChecked(session.monotonic)
+        panel.flush()
+
+    def _session_failed(self, message: str) -> None:
+        self._opening = None
+        self.win.dataset_panel.hide_progress()
+        self._fail("Session not restored", message)
+
+    def _session_cancelled(self) -> None:
+        self._opening = None
+        self.win.dataset_panel.hide_progress()
+        self.win.status_label.setText("Opening the session was cancelled; nothing changed.")
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _remember(self, path: Path) -> None:
+        self.win.settings.add_recent_file(path)
+        self.win._refresh_recent()
+
+    def _fail(self, title: str, message: str, detail: str = "Nothing in the window was changed.") -> bool:
+        """A non-modal warning plus a status line; the window's state is left as it was."""
+        self._tell(Notice(self.win, title, message, ok=False, detail=detail).show_now())
+        self.win.status_label.setText(f"{title}: {message}")
+        return False
+
+    def _tell(self, notice: Notice) -> None:
+        """Keep one message on screen: a new one replaces the previous (if the user left it open)."""
+        old, self.notice = self.notice, notice
+        if old is not None and old is not notice and Shiboken.isValid(old):
+            old.close()
+
+    def screenshot_widget(self, page: str, out_dir: Path) -> Any:
+        """``svtgui --screenshot --page history|export`` after a run: the History window, or the
+        notice of a real PDF export of the run into ``out_dir``."""
+        if page == "history":
+            return self.show_history()
+        run_id = self.export_candidate()
+        return self.export_release(out_dir / default_name(self.win.ds.name, run_id or 0, ".pdf"))
