@@ -176,3 +176,33 @@ def test_screenshot_widget_knows_the_pages(qtbot):
     qtbot.addWidget(w)
     assert isinstance(w, CheapPage)
     assert not math.isnan(w.eps.value())
+
+
+def test_walkthrough_keyboard_and_flip_caption(qtbot):
+    page = WalkthroughPage(seed=153)
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.keyClick(page, Qt.Key.Key_Right)
+    assert page.position == 1
+    qtbot.keyClick(page, Qt.Key.Key_Left)
+    assert page.position == 0
+    # in this run question 6 (true answer 9 >= T = 5) comes out ⊥: the caption must say so
+    flipped = [i for i, s in enumerate(page.run.trace) if s.above != (s.answer >= toy.THRESHOLD)]
+    assert flipped
+    page.show_step(flipped[0] + 2)
+    assert "flipped the outcome" in page.caption.text()
+
+
+def test_screenshot_widget_can_show_a_walkthrough_step(qtbot):
+    w = screenshot_widget("teaching-walkthrough-3")
+    qtbot.addWidget(w)
+    assert isinstance(w, WalkthroughPage) and w.position == 2
+
+
+def test_main_window_opens_the_teaching_window(qtbot, window):
+    from svtgui.ui.teaching import TeachingWindow
+
+    teaching = window.open_teaching()
+    qtbot.addWidget(teaching)
+    assert isinstance(teaching, TeachingWindow) and teaching.isVisible()
+    teaching.close()

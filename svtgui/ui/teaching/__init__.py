@@ -33,12 +33,17 @@ def pages() -> dict[str, Callable[[], QWidget]]:
 def screenshot_widget(page: str) -> QWidget | None:
     """The widget to grab for ``--page teaching-<name>`` (``teaching`` alone: the whole window).
 
-    The walk-through is advanced to an interesting step and the gallery's audits are run to the
-    end first, so the picture shows what a user sees after a minute with the page.
+    The walk-through is advanced to its last question (``teaching-walkthrough-<n>``: to step n) and
+    the gallery's audits are run to the end first, so the picture shows what a user sees after a
+    minute with the page.
     """
+    from svtgui.ui.teaching.walkthrough import WalkthroughPage
     from svtgui.ui.teaching.window import TeachingWindow
 
     name = page.removeprefix("teaching").lstrip("-") or None
+    step = None
+    if name is not None and name.startswith("walkthrough-") and name.split("-", 1)[1].isdigit():
+        name, step = "walkthrough", int(name.split("-", 1)[1])
     if name is not None and name not in pages():
         return None
     if name is None:
@@ -47,6 +52,8 @@ def screenshot_widget(page: str) -> QWidget | None:
         widget = pages()[name]()
         widget.resize(*PAGE_SIZE)
     prepare_for_screenshot(widget)
+    if step is not None and isinstance(widget, WalkthroughPage):
+        widget.show_step(step - 1)
     widget.show()
     return widget
 

@@ -85,9 +85,14 @@ def walkthrough(seed: int) -> Walkthrough:
         tops += s.above
         cost = (f"⊤ answers are what cost privacy: {tops} of {CUTOFF} used." if s.above
                 else "⊥ answers cost nothing extra: that is why SVT can afford many questions.")
+        surprise = ""
+        if s.above != (s.answer >= THRESHOLD):
+            side = "above" if s.answer >= THRESHOLD else "below"
+            surprise = (f" Notice: the true answer is {side} T = {THRESHOLD:g}, yet the noise flipped the "
+                        f"outcome. Noise is what protects each person, and this is its price in accuracy.")
         steps.append(Step(f"Question {i + 1}: {question(i)} The true answer is {s.answer:g}. SVT adds fresh "
                           f"random noise to it: {s.answer:g} becomes {s.noisy_answer:g}. That is {verdict}. "
-                          f"{cost}", i + 1, True, tops))
+                          f"{cost}{surprise}", i + 1, True, tops))
     if m.halted:
         end = (f"The cutoff c = {CUTOFF} is reached, so SVT stops here. The whole run cost ε = {EPSILON:g}, "
                f"however many ⊥ answers came before. The world only learns the ⊤/⊥ pattern.")

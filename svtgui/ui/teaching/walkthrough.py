@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -115,9 +116,9 @@ class WalkthroughPage(QWidget):
         self.tops.setRange(0, toy.CUTOFF)
         self.tops.setFormat(f"⊤ answers: %v of c = {toy.CUTOFF}")
 
-        self.back_button = named(QPushButton("◀ Back"), "Back", "Show the previous step")
-        self.step_button = named(QPushButton("Step ▶"), "Step", "Show the next step")
-        self.play_button = named(QPushButton("▶ Play"), "Play", "Play the steps automatically")
+        self.back_button = named(QPushButton("◀ Back"), "Back", "Show the previous step (←)")
+        self.step_button = named(QPushButton("Step ▶"), "Step", "Show the next step (→)")
+        self.play_button = named(QPushButton("▶ Play"), "Play", "Play the steps automatically (space)")
         self.play_button.setCheckable(True)
         self.restart_button = named(QPushButton("New random run"), "New run",
                                     "Draw new random noise and start again")
@@ -127,6 +128,7 @@ class WalkthroughPage(QWidget):
         self.speed.setFixedWidth(120)
         self.step_label = named(QLabel(), "Step number")
 
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.back_button.clicked.connect(self.step_back)
         self.step_button.clicked.connect(self.step_forward)
         self.play_button.toggled.connect(self.set_playing)
@@ -217,6 +219,17 @@ class WalkthroughPage(QWidget):
             counted = cups is not None and c >= cups
             for col in range(2):
                 self.table.item(r, col).setBackground(colour if counted else Qt.GlobalColor.transparent)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """→ next step, ← previous step, space play/pause (keys the buttons do not use reach here)."""
+        actions = {Qt.Key.Key_Right: self.step_forward, Qt.Key.Key_Left: self.step_back,
+                   Qt.Key.Key_Space: self.play_button.toggle}
+        action = actions.get(Qt.Key(event.key()))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        action()
+        event.accept()
 
     # -- controls ------------------------------------------------------------------------------------
     def step_forward(self) -> None:
