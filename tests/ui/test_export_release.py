@@ -1,0 +1,133 @@
+"""File → Export release, driven through the menu action with the save dialog answered.
+
+Each format is written after a seeded NumericSparse run on the census sample (a run that releases
+noisy numbers, so a leak would be easy to make), parsed back, and scanned for the run's true answers.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from svtgui.data.evaluate import evaluate
+from svtgui.session.ledger import Ledger
+from svtgui.ui.export_dialog import REPORT_FILTERS
+
+FIVE_DIGITS = re.compile(r"(?<![\d.])\d{5,}(?![\d.])")
+PNG_DATA = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
+
+
+def answer_save_dialog(monkeypatch, path: Path, selected_filter: str) -> list[str]:
+    """The user types ``path`` into the save dialog and leaves ``selected_filter`` selected."""
+    asked: list[str] = []
+
+    def fake(parent, caption, start, filters, initial=""):
+        asked.append(filters)
+        return str(path), selected_filter
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
+    return asked
+
+
+@pytest.fixture
+def finished_run(qtbot, window, act):
+    """A seeded NumericSparse run of the sample's first 60 queries, ended; returns (window, truth)."""
+    win = window
+    act.load(qtbot, win)
+    queries = win.queries.queries[:60]
+    win.queries.set_queries(queries)
+    win.mechanism.picker.select("numeric_sparse")
+    act.set_param(win, "epsilon", "1")
+    act.set_param(win, "threshold", "25000")
+    act.set_param(win, "cutoff", 4)
+    win.controller.seed = 11  # reproducible test noise (marked not secure in the report)
+    act.run_to_end(qtbot, win)
+    if win.controller.state == "drained":
+        qtbot.mouseClick(win.run_page.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=10_000)
+    truth = evaluate(win.ds, queries)
+    return win, truth
+
+
+def _text(path: Path) -> str:
+    if path.suffix == ".pdf":
+        assert path.read_bytes()[:5] == b"%PDF-"
+        return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
+                              check=True).stdout
+    return PNG_DATA.sub("", path.read_text(encoding="utf-8"))  # an embedded chart is pixels, not text
+
+
+@pytest.mark.parametrize("suffix", list(REPORT_FILTERS))
+def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_run, monkeypatch, tmp_path,
+                                                               suffix):
+    win, truth = finished_run
+    run_id = win.controller.run.id
+    rows = Ledger.open().responses(run_id)
+    released = {int(round(r.value)) for r in rows if r.above and r.value is not None}
+    assert released, "the run released no number: the leak scan would prove nothing"
+    assert sum(t >= 10_000 for t in truth[: len(rows)]) >= 10  # answers the scan can recognise
+
+    act = win.sessions.act_export_release
+    assert act.isEnabled(), act.toolTip()
+    # The user types a name without suffix; the selected file type decides the format.
+    asked = answer_save_dialog(monkeypatch, tmp_path / "release", REPORT_FILTERS[suffix])
+    act.trigger()
+    out = tmp_path / f"release{suffix}"
+    assert asked and all(f in asked[0] for f in REPORT_FILTERS.values())
+    notice = win.sessions.notice
+    assert notice.ok and str(out) in notice.text(), notice.text()
+    assert notice.windowModality() == Qt.WindowModality.NonModal and notice.isVisible()
+    assert notice.open_folder is not None and notice.folder == tmp_path
+
+    text = _text(out)
+    if suffix == ".json":
+        data = json.loads(text)
+        assert len(data["rows"]) == len(rows) and data["noise"]["secure"] is False
+        assert all(r["value"] is None for r in data["rows"] if not r["above"])
+    elif suffix == ".csv":
+        table = list(csv.DictReader(text.splitlines()))
+        assert len(table) == len(rows)
+        assert all(t["released_value"] == "" for t in table if t["result"] == "⊥")
+    else:
+        assert win.ds.fingerprint[:12] in text.replace("\n", "")
+    numbers = {int(n) for n in FIVE_DIGITS.findall(text)}
+    assert released & numbers, f"the {suffix} report does not show the released values"
+    true_answers = {int(t) for t in truth[: len(rows)]} - released
+    assert numbers & true_answers == set(), f"true answer(s) in the {suffix} report"
+
+
+def test_export_failure_is_a_clear_message_and_writes_nothing(qtbot, finished_run, tmp_path):
+    win, _ = finished_run
+    missing = tmp_path / "no such folder" / "r.html"
+    notice = win.sessions.export_release(missing)
+    assert not notice.ok and notice.isVisible()
+    assert "not exported" in notice.text() and "no such folder" in notice.informativeText()
+    assert not missing.parent.exists()
+    bad = win.sessions.export_release(tmp_path / "r.docx")
+    assert not bad.ok and ".docx" in bad.informativeText() and not (tmp_path / "r.docx").exists()
+    assert not notice.isVisible()  # one message at a time: the new one replaced the old
+
+
+def test_export_is_disabled_with_a_reason_until_a_run_has_ended(qtbot, window, act):
+    act_export = window.sessions.act_export_release
+    assert not act_export.isEnabled() and "open a dataset first" in act_export.toolTip()
+    act.load(qtbot, window)
+    assert not act_export.isEnabled() and "no finished" in act_export.toolTip()
+    # Triggered anyway (e.g. by a stale shortcut), it explains instead of writing anything.
+    notice = window.sessions.export_release()
+    assert not notice.ok and "no finished" in notice.text()
+
+
+def test_cancelled_dialog_writes_nothing(qtbot, finished_run, monkeypatch, tmp_path):
+    win, _ = finished_run
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
+    before = win.sessions.notice
+    win.sessions.act_export_release.trigger()
+    assert win.sessions.notice is before and list(tmp_path.glob("*release*")) == []
