@@ -1,0 +1,107 @@
+"""View → History: the current dataset's runs and released rows, read from the ledger."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from svtgui.data import load_dataset
+from svtgui.session.ledger import Ledger
+from svtgui.ui.main_window import sample_path
+from svtgui.ui.theme import ABOVE_TEXT, BELOW_TEXT
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+def ledger_runs(fingerprint: str, name: str) -> tuple[int, int]:
+    """Two runs made outside the window (as the CLI or a crashed window would): one interrupted
+    after three released rows, one still running. Returns their ids."""
+    with Ledger.open() as led:
+        led.register_dataset(fingerprint, name, 10, neighbouring="add_remove")
+        params = {"epsilon": 2.0, "threshold": 100.0, "cutoff": 2}
+        crashed = led.start_run(fingerprint, "numeric_sparse", params, 2, secure=True,
+                                noise_description="OS CSPRNG")
+        led.record(crashed.id, [(0, "count of rows where age ≥ 40", False, None, None),
+                                (1, "count of rows where age ≥ 20", True, 24871, None),
+                                (2, "count of rows where age ≥ 90", False, None, None)])
+        led.finish_run(crashed.id, "interrupted")
+        running = led.start_run(fingerprint, "sparse", {"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}, "0.5",
+                                secure=True, noise_description="OS CSPRNG")
+    return crashed.id, running.id
+
+
+def cells(model, row: int) -> list[str]:
+    return [model.data(model.index(row, c)) for c in range(model.columnCount())]
+
+
+def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, window, act, tmp_path,
+                                                                   monkeypatch):
+    ds = load_dataset(sample_path("census"))
+    crashed, running = ledger_runs(ds.fingerprint, ds.name)
+    act.load(qtbot, window)
+    window.sessions.act_history.trigger()
+    panel = window.sessions.history
+    assert panel.isVisible() and not panel.isModal()
+    runs = panel.runs_model
+    assert runs.rowCount() == 2
+    first, second = cells(runs, 0), cells(runs, 1)
+    assert first[0] == str(crashed) and first[1] == "NumericSparse" and first[2] == "2"
+    assert first[4] == "⚠ interrupted" and first[5] == "1 ⊤ of 3"
+    assert "budget stays spent" in runs.data(runs.index(0, 4), Qt.ItemDataRole.ToolTipRole)
+    assert second[4] == "● running" and second[2] == "0.5"
+    # Budget totals: the same figures the gauge shows (ε 2 + 0.5 spent of 10), interrupted named.
+    gauge_text = window.run_page.gauge.dataset_bar.format()
+    assert gauge_text == "ε spent 2.5 of 10"
+    assert gauge_text in panel.budget.text() and "1 interrupted" in panel.budget.text()
+
+    # The newest run is selected: still running, so it cannot be exported — and the panel says why.
+    assert panel.selected_run().id == running
+    assert not panel.export.isEnabled() and "still running" in panel.reason.text()
+    # Select the interrupted run: its released rows, ⊥ without a value.
+    panel.runs_view.selectRow(0)
+    rows = panel.rows_model
+    assert [cells(rows, r) for r in range(rows.rowCount())] == [
+        ["1", "count of rows where age ≥ 40", BELOW_TEXT, "", cells(rows, 0)[4]],
+        ["2", "count of rows where age ≥ 20", ABOVE_TEXT, "24871", cells(rows, 1)[4]],
+        ["3", "count of rows where age ≥ 90", BELOW_TEXT, "", cells(rows, 2)[4]],
+    ]
+    assert "interrupted" in panel.rows_title.text() and "3 rows, 1 ⊤" in panel.rows_title.text()
+    qtbot.mouseClick(panel.only_above, LEFT)
+    assert rows.rowCount() == 1 and cells(rows, 0)[2] == ABOVE_TEXT
+
+    # Export release… of that run, from the panel.
+    assert panel.export.isEnabled(), panel.reason.text()
+    out = tmp_path / "crashed.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    qtbot.mouseClick(panel.export, LEFT)
+    data = json.loads(out.read_text())
+    assert data["run"]["status"] == "interrupted" and len(data["rows"]) == 3
+    assert window.sessions.notice.ok
+
+
+def test_history_follows_the_window_run_and_keeps_totals_in_step(qtbot, window, act):
+    act.load(qtbot, window)
+    panel = window.sessions.show_history()
+    assert panel.runs_model.rowCount() == 0 and not panel.export.isEnabled()
+    assert "not in the ledger yet" in panel.budget.text()
+    window.queries.set_queries(window.queries.queries[:30])
+    act.set_param(window, "epsilon", "0.25")
+    act.run_to_end(qtbot, window)
+    qtbot.mouseClick(window.run_page.stop_button, LEFT)
+    qtbot.waitUntil(lambda: window.controller.state == "ended", timeout=10_000)
+    # The open panel refreshed itself when the run ended.
+    assert panel.runs_model.rowCount() == 1
+    run = cells(panel.runs_model, 0)
+    assert run[2] == "0.25" and run[4] in ("✓ finished", "■ halted at c", "■ stopped")
+    assert window.run_page.gauge.dataset_bar.format() in panel.budget.text()
+    assert panel.rows_model.rowCount() == window.store.n
+    assert [r.above for r in panel.rows_model.rows] == list(window.store.above[: window.store.n])
+
+
+def test_history_without_a_dataset_says_so(qtbot, window):
+    panel = window.sessions.show_history()
+    assert panel.runs_model.rowCount() == 0
+    assert "Open a dataset" in panel.budget.text()
+    assert not panel.export.isEnabled()
