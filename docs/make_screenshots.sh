@@ -18,6 +18,7 @@ OUT=docs/screenshots
 SAMPLE=census
 # Page names as `svtgui --page` accepts them, read from the code so a new page gets its picture.
 main_pages=$("$PYTHON" -c "from svtgui.ui.main_window import PAGES; print(' '.join(PAGES))")
+session_pages=$("$PYTHON" -c "from svtgui.ui.screenshot import SESSION_PAGES; print(' '.join(SESSION_PAGES))")
 teaching_pages=$("$PYTHON" -c "from svtgui.ui.teaching import pages; print(' '.join(pages()))")
 
 tmp=$(mktemp -d)
@@ -42,6 +43,9 @@ shot main-window --sample "$SAMPLE"              # opens on the dataset step
 shot run-finished --sample "$SAMPLE" --run       # the run step, after a run that halted at c
 for page in $main_pages; do
     case $page in dataset|run) continue ;; esac   # already shot as main-window / run-finished
+    shot "page-$page" --sample "$SAMPLE" --page "$page"
+done
+for page in $session_pages; do                    # after a run: View → History, File → Export release
     shot "page-$page" --sample "$SAMPLE" --page "$page"
 done
 shot teaching-window --page teaching

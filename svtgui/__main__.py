@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--page",
         metavar="NAME",
         help="with --screenshot: the view to show (start, main, dataset, schema, mechanism, "
-        "queries, run, or teaching-* pages of the teaching mode)",
+        "queries, run; history or export after a run; or teaching-* pages of the teaching mode)",
     )
     return p
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QGridLayout, QMessageBox, QSizePolicy, QSpacerItem, QWidget
 
 from svtgui.session.ledger import RUNNING, Ledger, LedgerError, RunRecord
 from svtgui.session.report import FORMATS, export
@@ -61,6 +61,12 @@ class Notice(QMessageBox):
             # ActionRole buttons do not close the box by themselves; opening the folder should.
             self.open_folder.clicked.connect(self._reveal)
         self.addButton(QMessageBox.StandardButton.Close)
+        # QMessageBox sizes itself to its text and would wrap a long path mid-name; a spacer row
+        # across the grid gives it a readable width.
+        grid = self.layout()
+        if isinstance(grid, QGridLayout):
+            wide = QSpacerItem(560, 0, QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Expanding)
+            grid.addItem(wide, grid.rowCount(), 0, 1, grid.columnCount())
 
     def _reveal(self) -> None:
         if self.folder is not None:

@@ -74,8 +74,8 @@ class RunsModel(QAbstractTableModel):
         "δ charged",
         "Status",
         "⊤ / answers",
-        "Started",
-        "Ended",
+        "Started (UTC)",
+        "Ended (UTC)",
         "Noise",
     )
 
@@ -134,7 +134,7 @@ class RunsModel(QAbstractTableModel):
 class ReleasedModel(QAbstractTableModel):
     """A run's released rows as the ledger holds them: ⊤/⊥ with colour and symbol, ⊥ without value."""
 
-    COLUMNS = ("#", "Query", "Answer", "Released value", "Recorded")
+    COLUMNS = ("#", "Query", "Answer", "Released value", "Recorded (UTC)")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,16 +180,20 @@ class ReleasedModel(QAbstractTableModel):
         return None
 
 
-def _table(model: QAbstractTableModel, name: str, tip: str) -> QTableView:
+def _table(model: QAbstractTableModel, name: str, tip: str, stretch: int) -> QTableView:
     view = named(QTableView(), name, tip)
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setStretchLastSection(True)
+    rows = view.verticalHeader()
+    rows.hide()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    columns = view.horizontalHeader()
+    columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    columns.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return view
 
 
@@ -222,6 +226,7 @@ class HistoryPanel(QDialog):
             self.runs_model,
             "Runs",
             "Every run charged against this dataset, from the privacy ledger (all processes, all sessions)",
+            stretch=1,  # mechanism
         )
         self.rows_model = ReleasedModel(self)
         self.rows_view = _table(
@@ -229,6 +234,7 @@ class HistoryPanel(QDialog):
             "Released rows",
             "What the selected run released, as the "
             "ledger recorded it. ⊥ rows carry no value; no true answer is ever stored.",
+            stretch=1,  # query
         )
         self.rows_title = named(QLabel("Select a run to see what it released."), "Released rows title")
         self.only_above = named(
@@ -256,7 +262,7 @@ class HistoryPanel(QDialog):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.runs_view)
         split.addWidget(lower)
-        split.setSizes([260, 380])
+        split.setSizes([200, 440])
         buttons = QHBoxLayout()
         buttons.addWidget(self.reason, 1)
         buttons.addWidget(self.export)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
 
 SIZE = (1280, 820)
+SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
 
 
 def wait_until(predicate, timeout: float = 120.0) -> bool:
@@ -55,6 +56,7 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     if page == "start":
         win.show_page("start")
         return _save(win, out)
+    run = run or page in SESSION_PAGES
     win.open_sample(sample)
     if not wait_until(lambda: win.ds is not None or win.dataset_panel.error.isVisible(), 60):
         print("svtgui: the sample did not load within 60 s", file=sys.stderr)
@@ -77,13 +79,18 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
         if c.state == "drained":
             c.stop()  # planned queries done: finish the run
         wait_until(lambda: c.state == "ended", 60)
+    if page in SESSION_PAGES:
+        import tempfile
+
+        widget = win.sessions.screenshot_widget(page, Path(tempfile.mkdtemp(prefix="svtgui-release-")))
+        return _save(widget, out, resize=page == "history")
     win.show_page(page or ("run" if run else "main"))
     wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
     return _save(win, out)
 
 
-def _save(widget: QWidget, out: str | Path) -> int:
-    if widget.isWindow():
+def _save(widget: QWidget, out: str | Path, resize: bool = True) -> int:
+    if widget.isWindow() and resize:
         widget.resize(*SIZE)
     widget.show()
     wait_until(lambda: False, 0.2)
