@@ -572,11 +572,13 @@ class Ledger:
         return [_run(r) for r in rows]
 
     def responses(self, run_id: int, *, only_above: bool = False) -> list[ResponseRecord]:
-        sql = ("SELECT run_id, idx, description, above, value, gap, time, simulated FROM responses "
-               "WHERE run_id = ?")
-        rows = self._read(sql + (" AND above = 1" if only_above else "") + " ORDER BY idx", (int(run_id),))
-        return [ResponseRecord(r, i, d, bool(a), _number(v), g, t, None if s is None else bool(s))
-                for r, i, d, a, v, g, t, s in rows]
+        sql = _RESPONSES + (" AND above = 1" if only_above else "") + " ORDER BY idx"
+        return [_response(r) for r in self._read(sql, (int(run_id),))]
+
+    def response(self, run_id: int, index: int) -> ResponseRecord | None:
+        """One committed response (the live table reads PMW's free answers back from here)."""
+        rows = self._read(_RESPONSES + " AND idx = ?", (int(run_id), int(index)))
+        return _response(rows[0]) if rows else None
 
     def response_counts(self, run_id: int) -> tuple[int, int]:
         """(responses recorded, of which ⊤) without loading them."""
@@ -587,6 +589,15 @@ class Ledger:
 
 _RUN_COLUMNS = ("id, fingerprint, mechanism_id, params_json, epsilon, delta, noise, noise_description, "
                 "status, started_at, ended_at, queries_planned, software_version")
+
+
+_RESPONSES = ("SELECT run_id, idx, description, above, value, gap, time, simulated FROM responses "
+              "WHERE run_id = ?")
+
+
+def _response(row: tuple) -> ResponseRecord:
+    r, i, d, a, v, g, t, sim = row
+    return ResponseRecord(r, i, d, bool(a), _number(v), g, t, None if sim is None else bool(sim))
 
 
 def _run(row: tuple) -> RunRecord:

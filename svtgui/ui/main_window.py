@@ -28,6 +28,8 @@ from svtgui import __version__
 from svtgui.assets import asset
 from svtgui.ui.dataset_panel import DatasetPanel
 from svtgui.ui.generator_dialog import GeneratorDialog
+from svtgui.ui.linear_answer import ReleaseAnswerDialog
+from svtgui.ui.linear_panel import FreePaidLookup, LinearRunNote
 from svtgui.ui.loader import DatasetLoader
 from svtgui.ui.mechanism_panel import MechanismPanel
 from svtgui.ui.query_queue import QueriesPage
@@ -82,6 +84,8 @@ class MainWindow(QMainWindow):
         self.store = ResultStore()
         self.run_page = RunPage(self.store, lambda ref: self.controller.describe(ref))
         self.controller = RunController(self.run_page, self.store, self.mechanism, self.queries, self)
+        self.linear_note = LinearRunNote()  # PMW's n̂ / SparseProject's release file, after a run
+        self.run_page.layout().insertWidget(2, self.linear_note)
         self.tabs = named(QTabWidget(), "Workflow steps")
         for w, title in zip(
             (self.dataset_panel, self.schema_editor, self.mechanism, self.queries, self.run_page),
@@ -210,6 +214,14 @@ class MainWindow(QMainWindow):
             "Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers", self.run_page.only_above.toggle, v
         )
         self.sessions.add_view_actions(v)
+        t = mb.addMenu("T&ools")
+        self.act_answer_release = self._action(
+            "&Answer from a release file…",
+            "Ctrl+Shift+A",
+            "Answer count queries from a SparseProject release file (no dataset needed)",
+            lambda: self.answer_from_release(),
+            t,
+        )
         h = mb.addMenu("&Help")
         tb.addSeparator()
         self.act_teaching = self._action(
@@ -239,6 +251,17 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(not live)
         for w in (self.schema_editor, self.mechanism, self.queries, self.start):
             w.setEnabled(not live)
+        self._linear_run_state(state)
+
+    def _linear_run_state(self, state: str) -> None:
+        """PMW rows read free/paid; after a PMW or SparseProject run, say what else it released."""
+        c = self.controller
+        if state == "running":
+            pmw = self.mechanism.mechanism_id == "pmw"
+            self.run_page.model.free_paid = FreePaidLookup(c) if pmw else None
+            self.linear_note.hide()
+        elif state in ("drained", "ended") and c.run is not None:
+            self.linear_note.show_run(c.run.record.mechanism_id, c.ledger.facts(c.run.id))
 
     # -- pages ----------------------------------------------------------------------------------------
     def show_page(self, name: str) -> None:
@@ -299,6 +322,7 @@ class MainWindow(QMainWindow):
         self.ds = ds
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows)
+        self.mechanism.linear.set_schema(ds.schema)
         self.queries.set_schema(ds.schema)
         self.queries.set_queries(self._pending_queries or [])
         self._pending_queries = None
@@ -341,6 +365,7 @@ class MainWindow(QMainWindow):
             return
         self.ds = self.ds.with_schema(schema)
         self.queries.set_schema(schema)
+        self.mechanism.linear.set_schema(schema)
         self.controller.set_dataset(self.ds)
         self._queries_changed()
 
@@ -392,6 +417,12 @@ class MainWindow(QMainWindow):
         self._teaching.show()
         self._teaching.raise_()
         return self._teaching
+
+    def answer_from_release(self, path: str | None = None) -> ReleaseAnswerDialog:
+        """Tools ▸ Answer from a release file: non-modal, needs no dataset, never touches the ledger."""
+        dlg = ReleaseAnswerDialog(self, path)
+        dlg.show()
+        return dlg
 
     def show_about(self) -> None:
         try:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
 from svtgui.ui import preview_sim
+from svtgui.ui.linear_panel import LinearOptions, is_linear
 from svtgui.ui.param_form import LABELS, ErrorLabel, ParamForm
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 
@@ -264,6 +265,7 @@ class MechanismPanel(QWidget):
         self.form = ParamForm()
         self.general_error = ErrorLabel("Parameters")
         self.preview = AccuracyPreview()
+        self.linear = LinearOptions()  # PMW / SparseProject: universe, release file
         self.k = 0
 
         about = QWidget()
@@ -277,6 +279,7 @@ class MechanismPanel(QWidget):
         pl.addWidget(self.form)
         pl.addWidget(self.general_error)
         al.addWidget(params_box)
+        al.addWidget(self.linear)
         al.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -298,6 +301,7 @@ class MechanismPanel(QWidget):
         self._debounce.timeout.connect(self._recompute)
         self.picker.picked.connect(self._set_mechanism)
         self.form.changed.connect(self._debounce.start)
+        self.linear.changed.connect(self._debounce.start)
         self.preview.beta.valueChanged.connect(self._debounce.start)
         self.info: MechanismInfo | None = None
         self.problems: dict[str, str] = {}
@@ -326,6 +330,7 @@ class MechanismPanel(QWidget):
         )
         self.citation.setText(info.citation)
         self.form.set_mechanism(info, self.settings.last_params(mechanism_id))
+        self.linear.set_mechanism(mechanism_id)
         self._recompute()
 
     def set_derived(self, sensitivity: float, integer: bool, monotonic_ok: bool, reason: str, k: int) -> None:
@@ -339,7 +344,7 @@ class MechanismPanel(QWidget):
         if self.info is None or problems:
             return params, problems
         try:
-            mechanisms.create(self.info.id, rng=mechanisms.seeded(0), **params)
+            mechanisms.create(self.info.id, rng=mechanisms.seeded(0), **params, **self.linear.core_extras())
         except ValueError as exc:
             text = str(exc)
             field = next(
@@ -349,6 +354,9 @@ class MechanismPanel(QWidget):
             problems[field or "mechanism"] = (
                 text.replace(field, LABELS.get(field, field), 1) if field else text
             )
+        if is_linear(self.info.id):
+            problems.update(self.linear.problems())
+            params.update(self.linear.run_params())
         return params, problems
 
     def _recompute(self) -> None:
@@ -362,7 +370,10 @@ class MechanismPanel(QWidget):
             self.preview.show_invalid(next(iter(problems.values())))
         else:
             self.settings.set_last_params(self.info.id, self.form.remembered())
-            self.preview.update_for(self.info, params, self.k)
+            if is_linear(self.info.id):
+                self.linear.show_preview(self.preview, params, self.k)
+            else:
+                self.preview.update_for(self.info, params, self.k)
         self.changed.emit()
 
     def flush(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -29,6 +30,9 @@ from svtgui.core.mechanisms import MechanismInfo, Param
 from svtgui.ui.theme import WARNING_COLOR, named
 
 DERIVED = ("sensitivity", "integer")  # always read off the queries
+# Set by the run itself, never typed: the schema's neighbouring notion; PMW's T is in rows.
+HIDDEN = ("neighbouring", "threshold_unit")
+CHOICES = {"noise": ("gaussian", "laplace")}  # text parameters offered as a list
 LABELS = {
     "epsilon": "Privacy budget ε",
     "delta": "δ",
@@ -41,6 +45,14 @@ LABELS = {
     "numeric_share": "Budget split",
     "raise_by": "Threshold raise",
     "max_passes": "Maximum passes",
+    "projection_size": "Projection size T",
+    "queries": "Queries covered k",
+    "beta": "Failure probability β",
+    "sparsity": "Cells per query m",
+    "noise": "Noise",
+    "count_share": "Share of ε for n̂",
+    "answer_share": "Share of ε for paid answers",
+    "learning_rate": "Learning rate η",
 }
 SHARE_STEPS = 90  # numeric_share slider: 0 … 0.90 in steps of 0.01
 
@@ -143,6 +155,8 @@ class ParamForm(QWidget):
             self.form.removeRow(0)
         self.info, self.editors, self.errors = info, {}, {}
         for p in info.params:
+            if p.name in HIDDEN:
+                continue
             editor = self._editor(p, remembered.get(p.name, p.default))
             label = LABELS.get(p.name, p.name)
             named(editor, label, p.description)
@@ -159,6 +173,12 @@ class ParamForm(QWidget):
         self.apply_derived()
 
     def _editor(self, p: Param, value: Any) -> QWidget:
+        if p.name in CHOICES:
+            combo = QComboBox()
+            combo.addItems(CHOICES[p.name])
+            combo.setCurrentText(str(value or p.default))
+            combo.currentTextChanged.connect(self.changed)
+            return combo
         if p.name == "numeric_share":
             w = ShareSlider()
             w.setValue(value or 0.0)
@@ -230,10 +250,14 @@ class ParamForm(QWidget):
         if self.info is None:
             return params, {"mechanism": "choose a mechanism"}
         for p in self.info.params:
+            if p.name in HIDDEN:
+                continue
             w = self.editors[p.name]
             label = LABELS.get(p.name, p.name)
             try:
-                if p.name in DERIVED:
+                if isinstance(w, QComboBox):
+                    params[p.name] = w.currentText()
+                elif p.name in DERIVED:
                     params[p.name] = self.derived[p.name]
                 elif isinstance(w, ShareSlider):
                     params[p.name] = w.value()

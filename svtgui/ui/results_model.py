@@ -21,6 +21,7 @@ from svtgui.ui.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "Query", "Answer", "Released value", "Time")
 COL_INDEX, COL_QUERY, COL_ANSWER, COL_VALUE, COL_TIME = range(5)
+PAID_TEXT, FREE_TEXT = "▲ paid", "○ free"  # PMW: symbol and word, not colour alone
 
 
 def format_value(v: float) -> str:
@@ -46,6 +47,9 @@ class ResultsModel(QAbstractTableModel):
         self._above_brush = QBrush(ABOVE_COLOR)
         self._below_brush = QBrush(BELOW_COLOR)
         self._above_bg = QBrush(QColor(ABOVE_COLOR.red(), ABOVE_COLOR.green(), ABOVE_COLOR.blue(), 40))
+        # PMW runs: rows read "paid" (⊤) / "free" (⊥); ``free_paid(index)`` returns the committed
+        # ResponseRecord, whose value is shown for free answers (they are releases too).
+        self.free_paid: Callable[[int], Any] | None = None
 
     @property
     def only_above(self) -> bool:
@@ -98,8 +102,13 @@ class ResultsModel(QAbstractTableModel):
             if col == COL_QUERY:
                 return self.describe(int(self.store.ref[r]))
             if col == COL_ANSWER:
+                if self.free_paid is not None:
+                    return PAID_TEXT if above else FREE_TEXT
                 return ABOVE_TEXT if above else BELOW_TEXT
             if col == COL_VALUE:
+                if not above and self.free_paid is not None:
+                    rec = self.free_paid(int(self.store.index[r]))
+                    return format_value(float(rec.value)) if rec and rec.answered_from_simulation else ""
                 return format_value(float(self.store.value[r])) if above else ""
             if col == COL_TIME:
                 return format_time(float(self.store.time[r]))
@@ -107,6 +116,12 @@ class ResultsModel(QAbstractTableModel):
             return self._above_brush if above else self._below_brush
         elif role == Qt.ItemDataRole.BackgroundRole and above:
             return self._above_bg
+        elif role == Qt.ItemDataRole.ToolTipRole and col == COL_ANSWER and self.free_paid is not None:
+            return (
+                "paid: a fresh noisy answer; the synthetic histogram was off, so one of the c paid answers "
+                "was used" if above else
+                "free: answered from the public synthetic histogram; costs nothing, does not use up c"
+            )
         elif role == Qt.ItemDataRole.ToolTipRole and col == COL_ANSWER:
             return (
                 "⊤: the mechanism found this query above the threshold; it used one of the c ⊤ answers"
