@@ -285,7 +285,7 @@ class SessionActions(QObject):
             f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, {len(queries):,} queries. "
             f"History: {runs} run(s) in the ledger (View → History, Ctrl+H)."
         )
-        self.update_actions()
+        self._dataset_opened(ds)  # actions and an open History window follow the restored dataset
 
     def _apply_mechanism(self, session: Session) -> None:
         """Select the saved mechanism and type its saved values into the form."""

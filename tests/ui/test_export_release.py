@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
+from session_gui_helpers import answer_dialog
 
 from svtgui.data.evaluate import evaluate
 from svtgui.session.ledger import Ledger
@@ -22,18 +23,6 @@ from svtgui.ui.export_dialog import REPORT_FILTERS
 
 FIVE_DIGITS = re.compile(r"(?<![\d.])\d{5,}(?![\d.])")
 PNG_DATA = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
-
-
-def answer_save_dialog(monkeypatch, path: Path, selected_filter: str) -> list[str]:
-    """The user types ``path`` into the save dialog and leaves ``selected_filter`` selected."""
-    asked: list[str] = []
-
-    def fake(parent, caption, start, filters, initial=""):
-        asked.append(filters)
-        return str(path), selected_filter
-
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
-    return asked
 
 
 @pytest.fixture
@@ -77,7 +66,7 @@ def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_r
     act = win.sessions.act_export_release
     assert act.isEnabled(), act.toolTip()
     # The user types a name without suffix; the selected file type decides the format.
-    asked = answer_save_dialog(monkeypatch, tmp_path / "release", REPORT_FILTERS[suffix])
+    asked = answer_dialog(monkeypatch, "getSaveFileName", tmp_path / "release", REPORT_FILTERS[suffix])
     act.trigger()
     out = tmp_path / f"release{suffix}"
     assert asked and all(f in asked[0] for f in REPORT_FILTERS.values())

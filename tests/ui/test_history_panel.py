@@ -5,31 +5,13 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from session_gui_helpers import answer_dialog, ledger_runs, new_window
 
 from svtgui.data import load_dataset
-from svtgui.session.ledger import Ledger
 from svtgui.ui.main_window import sample_path
 from svtgui.ui.theme import ABOVE_TEXT, BELOW_TEXT
 
 LEFT = Qt.MouseButton.LeftButton
-
-
-def ledger_runs(fingerprint: str, name: str) -> tuple[int, int]:
-    """Two runs made outside the window (as the CLI or a crashed window would): one interrupted
-    after three released rows, one still running. Returns their ids."""
-    with Ledger.open() as led:
-        led.register_dataset(fingerprint, name, 10, neighbouring="add_remove")
-        params = {"epsilon": 2.0, "threshold": 100.0, "cutoff": 2}
-        crashed = led.start_run(fingerprint, "numeric_sparse", params, 2, secure=True,
-                                noise_description="OS CSPRNG")
-        led.record(crashed.id, [(0, "count of rows where age ≥ 40", False, None, None),
-                                (1, "count of rows where age ≥ 20", True, 24871, None),
-                                (2, "count of rows where age ≥ 90", False, None, None)])
-        led.finish_run(crashed.id, "interrupted")
-        running = led.start_run(fingerprint, "sparse", {"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}, "0.5",
-                                secure=True, noise_description="OS CSPRNG")
-    return crashed.id, running.id
 
 
 def cells(model, row: int) -> list[str]:
@@ -74,7 +56,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     # Export release… of that run, from the panel.
     assert panel.export.isEnabled(), panel.reason.text()
     out = tmp_path / "crashed.json"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    answer_dialog(monkeypatch, "getSaveFileName", out)
     qtbot.mouseClick(panel.export, LEFT)
     data = json.loads(out.read_text())
     assert data["run"]["status"] == "interrupted" and len(data["rows"]) == 3
@@ -105,3 +87,21 @@ def test_history_without_a_dataset_says_so(qtbot, window):
     assert panel.runs_model.rowCount() == 0
     assert "Open a dataset" in panel.budget.text()
     assert not panel.export.isEnabled()
+
+
+def test_reopened_session_shows_its_history_from_the_ledger(qtbot, window, act, tmp_path):
+    """A session file holds no budget: after reopening, the open History window shows the ledger's runs."""
+    act.load(qtbot, window)
+    saved = window.sessions.save_session(tmp_path / "s.svtsession")
+    crashed, _ = ledger_runs(window.ds.fingerprint, window.ds.name)
+    window.close()
+    win = new_window(qtbot)
+    panel = win.sessions.show_history()
+    assert panel.runs_model.rowCount() == 0  # no dataset yet
+    assert win.sessions.open_session(saved)
+    qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
+    assert [r.id for r in panel.runs_model.runs] == [crashed, crashed + 1]
+    assert "2 run(s) in the ledger" in win.status_label.text()
+    assert win.run_page.gauge.dataset_bar.format() == "ε spent 2.5 of 10"
+    assert win.run_page.gauge.dataset_bar.format() in panel.budget.text()
+    win.close()

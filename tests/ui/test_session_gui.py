@@ -12,23 +12,11 @@ import shutil
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
+from session_gui_helpers import answer_dialog, new_window
 
 from svtgui.session.session_file import load
-from svtgui.ui.app import create_app
 from svtgui.ui.main_window import MainWindow, sample_path
 from svtgui.ui.schema_editor import COL_LOWER, COL_UPPER
-
-
-def answer_dialog(monkeypatch, method: str, path) -> None:
-    monkeypatch.setattr(QFileDialog, method, staticmethod(lambda *a, **k: (str(path), "")))
-
-
-def new_window(qtbot) -> MainWindow:
-    create_app()
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    return win
 
 
 @pytest.fixture
