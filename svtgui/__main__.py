@@ -9,6 +9,7 @@ svtgui --version
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 
@@ -46,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Runs stream in a spawned child process (svtgui.ui.run_worker); in a frozen bundle that child
+    # is this executable again, and freeze_support() turns it into the child before any parsing.
+    multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

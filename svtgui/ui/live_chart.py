@@ -7,12 +7,16 @@ here and therefore never drawn.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
+
+MAX_POINTS = 20_000  # ⊤ marks drawn at most; beyond, an even sample (a scatter of 10⁶ marks stalls)
 
 
 class LiveChart(QWidget):
@@ -59,7 +63,7 @@ class LiveChart(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot)
         self._threshold = 0.0
-        self._n = -1
+        self._x_max = -1.0
         self._tops = -1
         self.xs = np.empty(0)
         self.ys = np.empty(0)
@@ -71,19 +75,36 @@ class LiveChart(QWidget):
     def clear(self) -> None:
         self.tops.setData([], [])
         self.xs, self.ys = np.empty(0), np.empty(0)
-        self._n = self._tops = -1
+        self._x_max, self._tops = -1.0, -1
 
     def update_from(self, indices: np.ndarray, values: np.ndarray, n_answered: int) -> None:
-        """Redraw from the ⊤ rows (1-based query numbers); ``values`` NaN = no released number."""
-        if n_answered == self._n and len(indices) == self._tops:
-            return
-        self._n, self._tops = n_answered, len(indices)
-        xs = indices.astype(np.float64) + 1
-        ys = np.where(np.isnan(values), self._threshold, values)
-        self.xs, self.ys = xs, ys
-        self.tops.setData(xs, ys)
-        span = [self._threshold, *(ys if len(ys) else [])]
-        lo, hi = float(np.min(span)), float(np.max(span))
-        pad = max(1.0, 0.15 * (hi - lo), 0.1 * abs(self._threshold))
-        self.plot.setXRange(0, max(10, n_answered) * 1.02, padding=0)
-        self.plot.setYRange(lo - pad, hi + pad, padding=0)
+        """Redraw from the ⊤ rows (0-based query indices); ``values`` NaN = no released number.
+
+        Called at the UI timer's rate, so it does as little as it can: the points are replaced only
+        when a ⊤ arrived, and the x range grows in 1-2-5 steps, so a long stream of ⊥ answers
+        repaints the chart a few times per decade of queries instead of on every tick (an axis and
+        grid repaint costs ~15 ms on a software-rendered screen).
+        """
+        if len(indices) != self._tops:
+            self._tops = len(indices)
+            xs = indices.astype(np.float64) + 1
+            ys = np.where(np.isnan(values), self._threshold, values)
+            self.xs, self.ys = xs, ys
+            if len(xs) > MAX_POINTS:  # evenly thinned; the table still lists every ⊤
+                keep = np.linspace(0, len(xs) - 1, MAX_POINTS).astype(np.int64)
+                xs, ys = xs[keep], ys[keep]
+            self.tops.setData(xs, ys)
+            span = [self._threshold, *(ys if len(ys) else [])]
+            lo, hi = float(np.min(span)), float(np.max(span))
+            pad = max(1.0, 0.15 * (hi - lo), 0.1 * abs(self._threshold))
+            self.plot.setYRange(lo - pad, hi + pad, padding=0)
+        x_max = nice_ceiling(max(10, n_answered) * 1.02)
+        if x_max != self._x_max:
+            self._x_max = x_max
+            self.plot.setXRange(0, x_max, padding=0)
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k that is ≥ ``x`` (for x > 0)."""
+    scale = 10.0 ** math.floor(math.log10(x))
+    return next(m * scale for m in (1, 2, 5, 10) if m * scale >= x)

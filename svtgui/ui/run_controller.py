@@ -4,23 +4,22 @@ Order of events (the privacy contract, visible to the curator):
 1. Parameters are validated continuously (``plan_run``: nothing charged); problems disable Run
    and are shown next to the field at fault.
 2. Run shows an inline confirmation naming the budget to be spent and what remains.
-3. Spend-and-run registers the dataset with its total budget if it is new, then ``start_run``
-   charges the whole guarantee (committed) — or refuses an overspend, charging nothing.
-4. A :class:`RunWorker` streams; batches land in a :class:`ResultStore`; a 30 Hz timer
-   refreshes table, chart and gauge (coalesced, never per query).
+3. Spend-and-run registers the dataset with its total budget if it is new, then a run process
+   (``start_run``) charges the whole guarantee (committed) — or refuses an overspend, charging
+   nothing.
+4. A :class:`RunWorker` streams in that process; committed batches land in a :class:`ResultStore`;
+   a 30 Hz timer refreshes table, chart and gauge (coalesced, never per query).
 
 Why the worker never emits Qt signals: with PySide6 6.12.0 on Python 3.11 every Python-side
 ``Signal.emit()`` drops one reference to ``True`` (measured: 10 emits, refcount(True) − 10), so a
 long stream that emitted per batch eventually aborted the interpreter ("deallocating True or
-False"). Worker → GUI traffic therefore goes through a queue drained by the timer, which also
-coalesces it.
+False"). The run process's messages are therefore read by the timer, which also coalesces them.
 """
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import logging
-import sys
 import time
 from fractions import Fraction
 from typing import Any
@@ -29,10 +28,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from svtgui.core.budget import fmt
 from svtgui.session.ledger import BudgetExceeded, Ledger, LedgerError
-from svtgui.session.runner import plan_run, start_run
+from svtgui.session.runner import plan_run
 from svtgui.ui.results_store import ResultStore
 from svtgui.ui.run_page import RunPage
-from svtgui.ui.run_worker import ReleasedBatch, RunWorker
+from svtgui.ui.run_worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 
 log = logging.getLogger("svtgui.ui.run")
 REFRESH_MS = 33
@@ -64,7 +63,6 @@ class RunController(QObject):
         self.started_at = 0.0
         self.elapsed = 0.0
         self.problems: dict[str, str] = {}
-        self._switch_interval = sys.getswitchinterval()
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.poll)
         p = page
@@ -248,6 +246,7 @@ class RunController(QObject):
         self.page.confirm.spend.setText(f"Spend {cost} and run")
         self.page.confirm.show()
         self.page.confirm.spend.setFocus()
+        prepare()  # the run process starts importing while the curator reads the confirmation
 
     def confirm_run(self) -> bool:
         """Charge and start on the worker thread; False (reason shown inline) when refused here.
@@ -276,10 +275,7 @@ class RunController(QObject):
             self.page.run_error.show_error(f"Run refused, nothing was charged: {exc}")
             return False
         queries = list(self.queries_page.queries)
-        ledger, ds, mid, seed = self.ledger, self.ds, self.mech.mechanism_id, self.seed
-
-        def start():
-            return start_run(ledger, ds, queries, mid, params, seed=seed, monotonic=monotonic)
+        job = RunJob(str(self.ledger.path), self.ds, self.mech.mechanism_id, params, self.seed, monotonic)
 
         self.run, self.run_queries, self.adaptive = None, queries, []
         self.store.clear()
@@ -287,17 +283,9 @@ class RunController(QObject):
         self.page.chart.clear()
         self.page.chart.set_threshold(float(params.get("threshold", 0.0)))
         self.page.run_error.show_error(None)
-        w = RunWorker(start, (BudgetExceeded, ValueError, LedgerError))
+        w = RunWorker(job, queries)
         self.worker = w
         self.started_at = time.perf_counter()
-        # A long stream allocates millions of short-lived rows; a full collection then walks every
-        # object of the app (Qt wrappers, the data, the query list) while holding the GIL, which
-        # froze the window for ~75 ms. Freezing what exists now keeps those pauses short.
-        gc.freeze()
-        # The worker is pure Python between numpy calls; a shorter GIL switch interval hands the
-        # GUI thread the interpreter sooner, so repaints and input never wait behind a batch.
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.002)
         self._set_state(RUNNING)
         self.timer.start()
         w.start()
@@ -320,16 +308,9 @@ class RunController(QObject):
         )
         self.refresh_budget()
 
-    def _restore_interpreter(self) -> None:
-        gc.unfreeze()
-        sys.setswitchinterval(self._switch_interval)
-
     def _refused(self, message: str) -> None:
-        self._restore_interpreter()
         self.timer.stop()
-        if self.worker is not None:
-            self.worker.wait(2000)
-        self.worker = None
+        self._let_go()
         prefix = "Overspend refused" if "overspend" in message else "Run refused"
         self.page.run_error.show_error(f"{prefix}, nothing was charged: {message}")
         self._set_state(ENDED if self.run is not None else IDLE)
@@ -415,11 +396,8 @@ class RunController(QObject):
 
     def _ended(self, status: str) -> None:
         self.elapsed = time.perf_counter() - self.started_at
-        self._restore_interpreter()
         self.timer.stop()
-        if self.worker is not None:
-            self.worker.wait(2000)
-        self.worker = None
+        self._let_go()
         if self.run is not None:
             log.info("run %s ended: %s after %d answers", self.run.id, status, self.store.n)
         self._set_state(ENDED)
@@ -431,7 +409,18 @@ class RunController(QObject):
         self.page.run_error.show_error(
             f"The run stopped on an error (marked interrupted; the budget stays spent): {message}"
         )
+        if self.run is not None and self.worker is not None and self.worker.wait(2000):
+            # The run process died without ending its run (killed): record that here.
+            with contextlib.suppress(ValueError, LedgerError):
+                if self.ledger.run(self.run.id).status == "running":
+                    self.ledger.finish_run(self.run.id, "interrupted")
         self._ended("interrupted")
+
+    def _let_go(self) -> None:
+        """The run process has sent its last message and exits by itself: never wait for it here."""
+        if self.worker is not None:
+            self.worker.close()
+        self.worker = None
 
     # -- controls -------------------------------------------------------------------------------------
     def toggle_pause(self) -> None:
@@ -472,7 +461,9 @@ class RunController(QObject):
                 self.worker.finish()
             else:
                 self.worker.stop()
-            self.worker.wait(5000)
+            if not self.worker.wait(5000):
+                self.worker.kill()
+        discard_prepared()
         if self._ledger is not None:
             self._ledger.close()
             self._ledger = None

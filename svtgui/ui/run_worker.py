@@ -1,242 +1,205 @@
-"""The run loop off the GUI thread: a QThread that drives :class:`svtgui.session.runner.Run`.
+"""The window's handle on a run that streams in a child process (:mod:`svtgui.ui.run_process`).
 
 Why it is built this way
 ------------------------
-* The runner commits every response to the ledger before returning it, so whatever this worker
-  hands to the window is already on disk.
-* Batches adapt their size to take about ``TARGET_SECONDS`` each: small at first (the first
-  answers appear at once), large on long streams (a million queries at full speed).
-* Back-pressure: at most ``MAX_IN_FLIGHT`` batches wait for the GUI. A fast stream therefore
-  never piles up signals (bounded memory) and never starves the event loop.
-* Pause / step / stop / adaptive queries are requests the loop picks up between batches; the
-  GUI thread never calls the runner itself, so it never waits on the runner's lock.
+* The run (validation, charge, evaluation, mechanism, ledger commits) executes in a ``spawn``ed
+  child process, so the GUI thread never competes with it for the interpreter lock; see
+  :mod:`svtgui.ui.run_process` for the measurements and the write-ahead rule.
+* Nothing here blocks the GUI thread: messages to the child go through a queue that a sender
+  thread drains (it first streams the job and the planned queries in chunks, so pickling a
+  million queries never freezes the window); messages from the child are read by the window's
+  timer with a non-blocking ``poll`` (:meth:`RunWorker.events`).
+* No Qt signal is emitted off the GUI thread: PySide6 6.12.0's ``Signal.emit()`` leaks a
+  reference to ``True`` per call (see ``svtgui.ui.run_controller``).
+* Back-pressure: the child sends at most ``MAX_IN_FLIGHT`` batches the window has not
+  acknowledged, so memory stays bounded on both sides whatever the stream's length.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import queue
 import threading
-import time
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-import numpy as np
+from svtgui.ui.run_process import ReleasedBatch, RunJob, RunView, child_main
 
-TARGET_SECONDS = 0.04
-MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
-MAX_IN_FLIGHT = 2
+__all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare"]
 
-
-@dataclass
-class ReleasedBatch:
-    """Committed rows as compact arrays (public values only)."""
-
-    index: np.ndarray
-    ref: np.ndarray
-    above: np.ndarray
-    value: np.ndarray
-    time: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.index)
+CHUNK = 5_000  # planned queries per message: each pickling holds the GIL for a few ms at most
+MAX_EVENTS_PER_POLL = 32  # bounded work per timer tick
+TERMINAL = ("refused", "ended", "failed")
 
 
-def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
-    """Runner rows (``Row``: index, above, value, time) to arrays; one timestamp parse per commit."""
-    n = len(rows)
-    index = np.fromiter((r.index for r in rows), dtype=np.int64, count=n)
-    above = np.fromiter((r.above for r in rows), dtype=bool, count=n)
-    value = np.fromiter(
-        (np.nan if r.value is None or not r.above else r.value for r in rows), dtype=np.float64, count=n
-    )
-    stamps: dict[str, float] = {}
-    times = np.fromiter(
-        (stamps.setdefault(r.time, datetime.fromisoformat(r.time).timestamp()) for r in rows),
-        dtype=np.float64,
-        count=n,
-    )
-    return ReleasedBatch(index, refs, above, value, times)
+class _Spawned(NamedTuple):
+    process: Any
+    to_child: Any  # Connection: window → child
+    from_child: Any  # Connection: child → window
+
+
+_prepared: _Spawned | None = None
+
+
+def _spawn() -> _Spawned:
+    ctx = multiprocessing.get_context("spawn")  # never fork a process that runs Qt threads
+    ctrl_child, ctrl = ctx.Pipe(duplex=False)
+    from_child, out_child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=child_main, args=(ctrl_child, out_child), name="svtgui-run", daemon=True)
+    proc.start()
+    ctrl_child.close()
+    out_child.close()
+    return _Spawned(proc, ctrl, from_child)
+
+
+def prepare() -> None:
+    """Start a run process ahead of the job (the Run confirmation is showing): it imports the
+    runner and waits, so that spending starts the run at once. Nothing is charged by this."""
+    global _prepared
+    if _prepared is None or not _prepared.process.is_alive():
+        _prepared = _spawn()
+
+
+def discard_prepared() -> None:
+    """Let a prepared, unused run process exit (it sees the closed pipe)."""
+    global _prepared
+    if _prepared is not None:
+        _prepared.to_child.close()
+        _prepared.from_child.close()
+        _prepared = None
+
+
+def _take() -> _Spawned:
+    global _prepared
+    spawned, _prepared = _prepared, None
+    if spawned is not None and spawned.process.is_alive():
+        return spawned
+    return _spawn()
 
 
 class RunWorker:
-    """Streams a charged run on a plain Python thread; the GUI polls :meth:`events`.
+    """Starts the run process, forwards requests to it, hands its outcomes to the window's timer."""
 
-    No Qt call is made from this thread: PySide6 6.12 mis-counts references when a signal is
-    emitted (see docs of ``svtgui.ui.run_controller``), so outcomes travel through a queue that
-    the window's 30 Hz timer drains. Event kinds: ``started_run`` (the charged Run), ``refused``
-    (nothing charged), ``released`` (ReleasedBatch), ``adaptive_failed``, ``drained`` (planned
-    queue empty, run still open), ``ended`` (final status), ``failed`` (run marked interrupted).
-    """
-
-    def __init__(
-        self, start: Any, refusals: tuple[type[BaseException], ...] = (ValueError,), parent=None
-    ) -> None:
-        """``start()`` charges and returns the Run; it is called on the worker thread, because
-        validating and charging a million-query list would otherwise freeze the window."""
-        self._start = start
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self.run, name="svtgui-run", daemon=True)
-        self._refusals = refusals
-        self.run_: Any = None
-        self._credits = threading.Semaphore(MAX_IN_FLIGHT)
-        self._wake = threading.Condition()
+    def __init__(self, job: RunJob, queries: list[Any]) -> None:
+        self._job = job
+        self._queries = queries
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._local: queue.SimpleQueue = queue.SimpleQueue()  # the sender thread's own failures
+        self._job_sent = threading.Event()
+        self._proc: Any = None
+        self._from_child: Any = None
+        self._sender: threading.Thread | None = None
         self._paused = False
-        self._steps = 0
-        self._stop = False
-        self._finish = False
-        self._adaptive: queue.Queue = queue.Queue()
-        self._adaptive_count = 0
-        self._planned_done = 0
-        self._drained = False
-        self.batch_size = FIRST_BATCH
+        self._done = False
+        self.run_: RunView | None = None
 
-    # -- thread and events -------------------------------------------------------------------------
+    # -- lifetime ----------------------------------------------------------------------------------
     def start(self) -> None:
-        self._thread.start()
+        self._proc, ctrl, self._from_child = _take()
+        self._sender = threading.Thread(target=self._send_all, args=(ctrl,), name="svtgui-run-feed",
+                                        daemon=True)
+        self._sender.start()
+
+    def _send_all(self, ctrl: Any) -> None:
+        """Sender thread: the job, the queries in chunks, then control messages until closed."""
+        try:
+            ctrl.send(self._job)
+            for i in range(0, len(self._queries), CHUNK):
+                ctrl.send(self._queries[i:i + CHUNK])
+            ctrl.send(None)
+            self._job_sent.set()
+            while (message := self._outbox.get()) is not None:
+                ctrl.send(message)
+        except OSError:
+            pass  # the child has ended; whatever it did is in the ledger and in its last messages
+        except Exception as exc:  # noqa: BLE001 - e.g. a query that cannot be pickled: say so
+            if not self._job_sent.is_set():
+                self._local.put(("refused", f"the run could not be handed to its process "
+                                 f"({type(exc).__name__}: {exc}); nothing was charged"))
+        finally:
+            ctrl.close()
 
     def wait(self, ms: int) -> bool:
-        self._thread.join(ms / 1000)
-        return not self._thread.is_alive()
+        """Wait up to ``ms`` for the child to exit; True when it has."""
+        if self._proc is None:
+            return True
+        self._proc.join(ms / 1000)
+        alive = self._proc.is_alive()
+        if not alive:
+            self._outbox.put(None)
+        return not alive
 
-    def _post(self, kind: str, payload: Any) -> None:
-        self._events.put((kind, payload))
+    def close(self) -> None:
+        """Stop forwarding requests; the child exits on its own after its last message."""
+        self._done = True
+        self._outbox.put(None)
 
+    def kill(self) -> None:
+        """Last resort when the child does not exit: the next ledger open marks its run interrupted."""
+        if self._proc is not None and self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(2)
+        self._outbox.put(None)
+
+    # -- outcomes ----------------------------------------------------------------------------------
     def events(self) -> list[tuple[str, Any]]:
-        """Everything that happened since the last call (GUI thread)."""
-        out = []
-        while True:
-            try:
-                out.append(self._events.get_nowait())
-            except queue.Empty:
-                return out
+        """What the child reported since the last call (GUI thread; never blocks)."""
+        out: list[tuple[str, Any]] = []
+        if self._done or self._from_child is None:
+            return out
+        while not self._local.empty():
+            out.append(self._local.get())
+        try:
+            while len(out) < MAX_EVENTS_PER_POLL and self._from_child.poll():
+                out.append(self._from_child.recv())
+        except (EOFError, OSError):
+            if not any(kind in TERMINAL for kind, _ in out):
+                code = self._proc.exitcode if self._proc is not None else None
+                out.append(("failed", f"the run process exited unexpectedly (exit code {code})"))
+        for kind, payload in out:
+            if kind == "started_run":
+                self.run_ = payload
+            elif kind == "ended" and self.run_ is not None:
+                self.run_.status = payload
+            elif kind == "failed" and self.run_ is not None:
+                self.run_.status = "interrupted"
+            if kind in TERMINAL:
+                self._done = True
+        return out
 
     # -- requests from the GUI thread ------------------------------------------------------------
+    def _tell(self, kind: str, payload: Any = None) -> None:
+        if not self._done:
+            self._outbox.put((kind, payload))
+
     def acknowledge(self) -> None:
-        """The GUI has taken a batch: one more may be produced."""
-        self._credits.release()
+        """The window has taken a batch: one more may come."""
+        self._tell("ack")
 
     def pause(self) -> None:
-        with self._wake:
-            self._paused = True
+        self._paused = True
+        self._tell("pause")
 
     def resume(self) -> None:
-        with self._wake:
-            self._paused = False
-            self._wake.notify_all()
+        self._paused = False
+        self._tell("resume")
 
     def step(self) -> None:
         """Answer exactly one more planned query (pauses the stream)."""
-        with self._wake:
-            self._paused = True
-            self._steps += 1
-            self._wake.notify_all()
+        self._paused = True
+        self._tell("step")
 
     def stop(self) -> None:
         """End the run now (status ``stopped``; the budget stays spent)."""
-        with self._wake:
-            self._stop = True
-            self._wake.notify_all()
+        self._tell("stop")
 
     def finish(self) -> None:
-        """End the run after the queued work (status ``finished`` if every planned query was answered)."""
-        with self._wake:
-            self._finish = True
-            self._wake.notify_all()
+        """End the run after the queued work (``finished`` if every planned query was answered)."""
+        self._tell("finish")
 
     def ask(self, query: Any) -> None:
         """Queue an adaptive query, answered before the next planned batch."""
-        self._adaptive.put(query)
-        with self._wake:
-            self._wake.notify_all()
+        self._tell("ask", query)
 
     @property
     def paused(self) -> bool:
         return self._paused
-
-    # -- the loop ---------------------------------------------------------------------------------
-    def run(self) -> None:  # noqa: C901 - one loop, each branch a request
-        try:
-            run = self.run_ = self._start()
-        except self._refusals as exc:
-            self._post("refused", str(exc))
-            return
-        except Exception as exc:  # noqa: BLE001 - shown to the curator, never swallowed
-            self._post("failed", f"{type(exc).__name__}: {exc}")
-            return
-        self._post("started_run", run)
-        try:
-            while True:
-                with self._wake:
-                    while (
-                        not self._stop
-                        and self._adaptive.empty()
-                        and not self._finish_ready()
-                        and (self._drained or (self._paused and self._steps == 0))
-                    ):
-                        self._wake.wait(0.1)
-                    if self._stop:
-                        self._post("ended", run.stop().status if not run.finished else run.status)
-                        return
-                    stepping = self._paused and self._steps > 0
-                if not self._adaptive.empty():
-                    self._answer_adaptive()
-                elif self._finish_ready():
-                    self._post("ended", run.finish().status if not run.finished else run.status)
-                    return
-                else:
-                    if not self._take_credit():
-                        continue
-                    started = time.perf_counter()
-                    rows = run.next_batch(1 if stepping else self.batch_size)
-                    if stepping:
-                        with self._wake:
-                            self._steps = max(0, self._steps - 1)
-                    if rows:
-                        refs = np.arange(self._planned_done, self._planned_done + len(rows), dtype=np.int64)
-                        self._planned_done += len(rows)
-                        self._post("released", to_arrays(rows, refs))
-                        if not stepping:
-                            self._adapt(time.perf_counter() - started, len(rows))
-                    else:
-                        self._credits.release()
-                        if not run.finished:
-                            self._drained = True
-                            self._post("drained", None)
-                if run.finished:
-                    self._post("ended", run.status)
-                    return
-        except Exception as exc:  # the run must end visibly, never hang half-open
-            try:
-                if not run.finished:
-                    run.ledger.finish_run(run.id, "interrupted")
-                    run.status = "interrupted"
-            except Exception:  # noqa: BLE001 - reporting the original error matters more
-                pass
-            self._post("failed", f"{type(exc).__name__}: {exc}")
-
-    def _finish_ready(self) -> bool:
-        return self._finish and self._adaptive.empty()
-
-    def _take_credit(self) -> bool:
-        return self._credits.acquire(timeout=0.1)
-
-    def _answer_adaptive(self) -> None:
-        q = self._adaptive.get_nowait()
-        while not self._credits.acquire(timeout=0.1):
-            if self._stop:
-                return
-        try:
-            row = self.run_.submit_query(q)
-        except ValueError as exc:
-            self._credits.release()
-            self._post("adaptive_failed", str(exc))
-            return
-        self._adaptive_count += 1
-        self._post("released", to_arrays([row], np.array([-self._adaptive_count], dtype=np.int64)))
-
-    def _adapt(self, seconds: float, n: int) -> None:
-        if n < self.batch_size:
-            return
-        factor = TARGET_SECONDS / max(seconds, 1e-4)
-        self.batch_size = int(min(MAX_BATCH, max(MIN_BATCH, self.batch_size * min(4.0, max(0.25, factor)))))
