@@ -81,7 +81,10 @@ class ReleaseAnswerDialog(QDialog):
         self.builder.setEnabled(False)
         self.table = named(QTableWidget(0, len(COLUMNS)), "Answers from the release")
         self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((1, 190), (2, 100), (3, 80), (4, 330)):
+            self.table.setColumnWidth(col, width)
         self.table.verticalHeader().hide()
         note = QLabel("Answers are computed from the release file alone: no dataset, no budget, "
                       "no ledger entry.")

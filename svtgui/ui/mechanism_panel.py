@@ -266,6 +266,7 @@ class MechanismPanel(QWidget):
         self.general_error = ErrorLabel("Parameters")
         self.preview = AccuracyPreview()
         self.linear = LinearOptions()  # PMW / SparseProject: universe, release file
+        self.preview.layout().addStretch(0)  # takes the hidden chart's room for PMW / SparseProject
         self.k = 0
 
         about = QWidget()
@@ -370,6 +371,7 @@ class MechanismPanel(QWidget):
             self.preview.show_invalid(next(iter(problems.values())))
         else:
             self.settings.set_last_params(self.info.id, self.form.remembered())
+            self.preview.plot.setVisible(not is_linear(self.info.id))  # no single-threshold curve
             if is_linear(self.info.id):
                 self.linear.show_preview(self.preview, params, self.k)
             else:

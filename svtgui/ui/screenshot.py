@@ -64,6 +64,16 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     if win.ds is None:
         print(f"svtgui: {win.dataset_panel.error.text()}", file=sys.stderr)
         return 1
+    if page and page.startswith("linear"):  # PMW / SparseProject states: svtgui.ui.linear_screens
+        from svtgui.ui.linear_screens import prepare
+
+        try:
+            page, extra = prepare(win, page, wait_until)
+        except (ValueError, RuntimeError) as exc:
+            print(f"svtgui: {exc}", file=sys.stderr)
+            return 2
+        if extra is not None:
+            return _save(extra, out)
     if run:
         c = win.controller
         c.validate()
