@@ -64,7 +64,53 @@ def when(stamp: str | None) -> str:
     return stamp.replace("T", " ")[:19] if stamp else "—"
 
 
-class RunsModel(QAbstractTableModel):
+class RecordTable(QAbstractTableModel):
+    """A read-only table over a list of ledger records; subclasses say what a cell shows."""
+
+    COLUMNS: tuple[str, ...] = ()
+    RIGHT: tuple[int, ...] = ()  # right-aligned (numeric) columns
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[Any] = []
+
+    def set_items(self, items: list[Any]) -> None:
+        self.beginResetModel()
+        self.items = items
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def cell(self, item: Any, col: int) -> str:
+        raise NotImplementedError
+
+    def decoration(self, item: Any, col: int, role: int) -> Any:
+        """Colour and tooltip of a cell (None: the view's default)."""
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        item, col = self.items[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cell(item, col)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in self.RIGHT:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return self.decoration(item, col, role)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+
+class RunsModel(RecordTable):
     """One row per run of a dataset, oldest first (as the ledger numbers them)."""
 
     COLUMNS = (
@@ -78,22 +124,20 @@ class RunsModel(QAbstractTableModel):
         "Ended (UTC)",
         "Noise",
     )
+    RIGHT = (0, 2, 3, 5)
+    STATUS = 4
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.runs: list[RunRecord] = []
         self.counts: dict[int, tuple[int, int]] = {}
 
+    @property
+    def runs(self) -> list[RunRecord]:
+        return self.items
+
     def set_runs(self, runs: list[RunRecord], counts: dict[int, tuple[int, int]]) -> None:
-        self.beginResetModel()
-        self.runs, self.counts = runs, counts
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.runs)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
+        self.counts = counts
+        self.set_items(runs)
 
     def cell(self, run: RunRecord, col: int) -> str:
         n, tops = self.counts.get(run.id, (0, 0))
@@ -109,74 +153,38 @@ class RunsModel(QAbstractTableModel):
             "secure" if run.secure else "seeded (NOT secure)",
         )[col]
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def decoration(self, run: RunRecord, col: int, role: int) -> Any:
+        if col != self.STATUS:
             return None
-        run, col = self.runs[index.row()], index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cell(run, col)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 4:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return STATUS_TIPS.get(run.status, "")
-        if role == Qt.ItemDataRole.ForegroundRole and col == 4 and run.status == "interrupted":
+        if role == Qt.ItemDataRole.ForegroundRole and run.status == "interrupted":
             return QBrush(WARNING_COLOR)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 2, 3, 5):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
         return None
 
 
-class ReleasedModel(QAbstractTableModel):
+class ReleasedModel(RecordTable):
     """A run's released rows as the ledger holds them: ⊤/⊥ with colour and symbol, ⊥ without value."""
 
     COLUMNS = ("#", "Query", "Answer", "Released value", "Recorded (UTC)")
+    RIGHT = (0, 3)
+    ANSWER = 2
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[ResponseRecord] = []
+    @property
+    def rows(self) -> list[ResponseRecord]:
+        return self.items
 
-    def set_rows(self, rows: list[ResponseRecord]) -> None:
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
+    def cell(self, r: ResponseRecord, col: int) -> str:
+        if col == self.ANSWER:
+            badge = ABOVE_TEXT if r.above else BELOW_TEXT
+            return badge if r.answered_from_simulation is None else f"{badge} · {r.result}"
+        return (f"{r.index + 1:,}", r.description, "", value_text(r.value) if r.above else "", when(r.time))[
+            col
+        ]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r, col = self.rows[index.row()], index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return f"{r.index + 1:,}"
-            if col == 1:
-                return r.description
-            if col == 2:
-                badge = ABOVE_TEXT if r.above else BELOW_TEXT
-                return badge if r.answered_from_simulation is None else f"{badge} · {r.result}"
-            if col == 3:
-                return value_text(r.value) if r.above else ""
-            return when(r.time)
-        if role == Qt.ItemDataRole.ForegroundRole and col == 2:
+    def decoration(self, r: ResponseRecord, col: int, role: int) -> Any:
+        if col == self.ANSWER and role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(ABOVE_COLOR if r.above else BELOW_COLOR)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
         return None
 
 
@@ -335,7 +343,7 @@ class HistoryPanel(QDialog):
     def _show_rows(self) -> None:
         run = self.selected_run()
         if run is None:
-            self.rows_model.set_rows([])
+            self.rows_model.set_items([])
             self.rows_title.setText("Select a run to see what it released.")
         else:
             try:
@@ -350,7 +358,7 @@ class HistoryPanel(QDialog):
                     f"{STATUS_TEXT.get(run.status, run.status)} — released {n:,} rows, {tops:,} ⊤"
                     + (" (showing ⊤ only)" if self.only_above.isChecked() else "")
                 )
-            self.rows_model.set_rows(rows)
+            self.rows_model.set_items(rows)
         self._update_export()
 
     def _update_export(self) -> None:
