@@ -35,6 +35,9 @@ from svtgui.session.report.content import value_text
 from svtgui.ui.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
 
 Index = QModelIndex | QPersistentModelIndex
+# Above this many responses a run lists only its ⊤ rows (loading millions of ⊥ rows would stall the
+# window; the exported CSV has them all).
+MAX_ROWS_SHOWN = 200_000
 STATUS_TEXT = {
     "running": "● running",
     "finished": "✓ finished",
@@ -346,17 +349,19 @@ class HistoryPanel(QDialog):
             self.rows_model.set_items([])
             self.rows_title.setText("Select a run to see what it released.")
         else:
+            n, tops = self.runs_model.counts.get(run.id, (0, 0))
+            too_many = n > MAX_ROWS_SHOWN and not self.only_above.isChecked()
             try:
-                rows = self._ledger().responses(run.id, only_above=self.only_above.isChecked())
+                rows = self._ledger().responses(run.id, only_above=self.only_above.isChecked() or too_many)
             except (LedgerError, ValueError) as exc:
                 rows = []
                 self.rows_title.setText(f"Run {run.id}: the ledger cannot be read: {exc}")
             else:
-                n, tops = self.runs_model.counts.get(run.id, (len(rows), 0))
                 self.rows_title.setText(
                     f"Run {run.id} · {mechanism_name(run.mechanism_id)} · "
                     f"{STATUS_TEXT.get(run.status, run.status)} — released {n:,} rows, {tops:,} ⊤"
                     + (" (showing ⊤ only)" if self.only_above.isChecked() else "")
+                    + (" — showing the ⊤ rows only; export the CSV for all of them" if too_many else "")
                 )
             self.rows_model.set_items(rows)
         self._update_export()

@@ -105,3 +105,16 @@ def test_reopened_session_shows_its_history_from_the_ledger(qtbot, window, act, 
     assert win.run_page.gauge.dataset_bar.format() == "ε spent 2.5 of 10"
     assert win.run_page.gauge.dataset_bar.format() in panel.budget.text()
     win.close()
+
+
+def test_a_huge_run_lists_only_its_top_rows(qtbot, window, act, monkeypatch):
+    from svtgui.ui import history_panel
+
+    monkeypatch.setattr(history_panel, "MAX_ROWS_SHOWN", 2)  # the interrupted run's 3 rows are "too many"
+    ds = load_dataset(sample_path("census"))
+    crashed, _ = ledger_runs(ds.fingerprint, ds.name)
+    act.load(qtbot, window)
+    panel = window.sessions.show_history()
+    panel.select_run(crashed)
+    assert [r.above for r in panel.rows_model.rows] == [True]
+    assert "export the CSV for all of them" in panel.rows_title.text()
