@@ -179,59 +179,18 @@ def test_sparse_project_run_then_answer_from_the_file(census, tmp_path, capsys):
     assert len(_runs(ledger)) == 1  # answering never touches the ledger
 
 
+def _build(data, out, ledger, *extra: str) -> int:
+    return main(["sparse-project", "build", "--data", str(data), "--columns", *UNIVERSE, "--epsilon", "0.5",
+                 "--T", "128", "--out", str(out), "--ledger", str(ledger), *extra])
+
+
 def test_sparse_project_build_goes_through_the_same_ledger_path(census, tmp_path, capsys):
     data, _, ledger = census
     out = tmp_path / "b.npz"
-    assert (
-        main(
-            [
-                "sparse-project",
-                "build",
-                "--data",
-                str(data),
-                "--columns",
-                *UNIVERSE,
-                "--epsilon",
-                "0.5",
-                "--T",
-                "128",
-                "--out",
-                str(out),
-                "--ledger",
-                str(ledger),
-                "--budget-epsilon",
-                "1",
-                "--budget-delta",
-                "1e-5",
-            ]
-        )
-        == 0
-    )
+    assert _build(data, out, ledger, "--budget-epsilon", "1", "--budget-delta", "1e-5") == 0
     (run,) = _runs(ledger)
     assert run.params["release_out"] == str(out) and run.status == "finished" and out.exists()
-    assert (
-        main(
-            [
-                "sparse-project",
-                "build",
-                "--data",
-                str(data),
-                "--columns",
-                *UNIVERSE,
-                "--epsilon",
-                "0.5",
-                "--T",
-                "128",
-                "--out",
-                str(out),
-                "--ledger",
-                str(ledger),
-                "--neighbouring",
-                "replace",
-            ]
-        )
-        == 2
-    )
+    assert _build(data, out, ledger, "--neighbouring", "replace") == 2
     assert "declares add_remove neighbours" in capsys.readouterr().err
 
 
