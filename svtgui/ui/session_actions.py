@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QSpinBox
 from shiboken6 import Shiboken
 
@@ -92,7 +93,6 @@ class SessionActions(QObject):
             lambda: self.export_release(),
             menu,
         )
-        self._export_tip = self.act_export_release.toolTip()
         self.update_actions()
 
     def add_view_actions(self, menu: QMenu) -> None:
@@ -120,7 +120,8 @@ class SessionActions(QObject):
             act.setEnabled(not reason)
             tip = act.statusTip().split(" — unavailable:")[0]
             act.setStatusTip(f"{tip} — unavailable: {reason}" if reason else tip)
-            act.setToolTip(act.statusTip())
+            keys = act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            act.setToolTip(f"{act.statusTip()} ({keys})")
 
     def _dataset_opened(self, _ds: Any) -> None:
         self.update_actions()

@@ -109,6 +109,7 @@ def test_export_is_disabled_with_a_reason_until_a_run_has_ended(qtbot, window, a
     assert not act_export.isEnabled() and "open a dataset first" in act_export.toolTip()
     act.load(qtbot, window)
     assert not act_export.isEnabled() and "no finished" in act_export.toolTip()
+    assert act_export.toolTip().endswith("(Ctrl+Shift+E)")  # the shortcut stays in the tooltip
     # Triggered anyway (e.g. by a stale shortcut), it explains instead of writing anything.
     notice = window.sessions.export_release()
     assert not notice.ok and "no finished" in notice.text()
