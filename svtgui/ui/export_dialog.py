@@ -58,7 +58,7 @@ class Notice(QMessageBox):
         if folder is not None:
             self.open_folder = self.addButton("Open folder", QMessageBox.ButtonRole.ActionRole)
             self.open_folder.setToolTip(f"Show {folder} in the file manager")
-            # ActionRole buttons do not close the box by themselves; opening the folder should.
+            # Like every button of a message box it also closes the box (which then deletes itself).
             self.open_folder.clicked.connect(self._reveal)
         self.addButton(QMessageBox.StandardButton.Close)
         # QMessageBox sizes itself to its text and would wrap a long path mid-name; a spacer row

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog
 from session_gui_helpers import answer_dialog
 
@@ -74,6 +75,11 @@ def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_r
     assert notice.ok and str(out) in notice.text(), notice.text()
     assert notice.windowModality() == Qt.WindowModality.NonModal and notice.isVisible()
     assert notice.open_folder is not None and notice.folder == tmp_path
+    if suffix == ".html":  # Open folder asks the desktop to show the folder (patched: no file manager here)
+        opened = []
+        monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: opened.append(url)))
+        qtbot.mouseClick(notice.open_folder, Qt.MouseButton.LeftButton)
+        assert [u.toLocalFile() for u in opened] == [str(tmp_path)]
 
     text = _text(out)
     if suffix == ".json":
