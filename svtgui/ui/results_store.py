@@ -38,6 +38,11 @@ class ResultStore:
                 setattr(self, name, new)
             self._cap = cap
 
+    def reserve(self, n: int) -> None:
+        """Room for ``n`` rows up front (the planned queries), so a long stream never stops to copy
+        its columns while the window waits; ``np.empty`` only commits memory as rows arrive."""
+        self._grow(n)
+
     def append(
         self,
         index: np.ndarray,

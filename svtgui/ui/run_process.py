@@ -27,9 +27,7 @@ child → window: ``started_run`` (:class:`RunView`), ``refused`` (nothing charg
 
 from __future__ import annotations
 
-import contextlib
 import gc
-import os
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -44,7 +42,6 @@ TARGET_SECONDS = 0.08
 MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
 MAX_IN_FLIGHT = 2  # batches sent but not yet taken by the window: bounds memory on both sides
 POLL_SECONDS = 0.1
-NICENESS = 5  # the run process yields the CPU to the window's thread when both want it
 
 
 @dataclass
@@ -242,9 +239,6 @@ def child_main(ctrl: Connection, out: Connection) -> None:
     from svtgui.session.ledger import BudgetExceeded, Ledger, LedgerError
     from svtgui.session.runner import start_run
 
-    # Background work: when CPU is short, the window's thread (repaints, input) goes first.
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
     try:
         job: RunJob = ctrl.recv()
         queries: list[Any] = []

@@ -17,7 +17,9 @@ Why it is built this way
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import queue
 import threading
 from typing import Any, NamedTuple
@@ -29,6 +31,7 @@ __all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared"
 CHUNK = 5_000  # planned queries per message: each pickling holds the GIL for a few ms at most
 MAX_EVENTS_PER_POLL = 32  # bounded work per timer tick
 TERMINAL = ("refused", "ended", "failed")
+NICENESS = 5  # the run process yields the CPU to the window when both want it
 
 
 class _Spawned(NamedTuple):
@@ -46,6 +49,9 @@ def _spawn() -> _Spawned:
     from_child, out_child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=child_main, args=(ctrl_child, out_child), name="svtgui-run", daemon=True)
     proc.start()
+    # Background work: when the CPU is short, the window's thread (repaints, input) goes first.
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
     ctrl_child.close()
     out_child.close()
     return _Spawned(proc, ctrl, from_child)
