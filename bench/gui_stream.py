@@ -58,6 +58,7 @@ def gui(queries, params) -> tuple[float, list[float], int]:
     win.open_sample("census")
     wait_until(lambda: win.ds is not None)
     win.queries.set_queries(queries)
+    win.run_page.totals.epsilon.setText("100")  # the new dataset's total, declared as a curator must
     for k, v in params.items():
         win.mechanism.form.editors[k].setText(f"{v:g}") if k != "cutoff" else win.mechanism.form.editors[
             k

@@ -59,8 +59,9 @@ class BudgetGauge(QGroupBox):
         self.set_counts(0, 0, 1)
         self.set_dataset(None, None)
 
-    def set_counts(self, above: int, below: int, cutoff: int | None) -> None:
-        """⊤ and ⊥ so far; ``cutoff`` None for mechanisms without one."""
+    def set_counts(self, above: int, below: int, cutoff: int | None, halted: bool | None = None) -> None:
+        """⊤ and ⊥ so far; ``cutoff`` None for mechanisms without one; ``halted`` whether the run
+        stopped at c (default: c reached; a top-c selection reaches c without halting)."""
         self.above, self.below = above, below
         if cutoff is None:
             self.cutoff_bar.setRange(0, 1)
@@ -70,8 +71,9 @@ class BudgetGauge(QGroupBox):
             self.cutoff = cutoff
             self.cutoff_bar.setRange(0, cutoff)
             self.cutoff_bar.setValue(min(above, cutoff))
-            halted = " — halted" if above >= cutoff else ""
-            self.cutoff_bar.setFormat(f"⊤ used: {above:,} of c = {cutoff:,}{halted}")
+            if halted is None:
+                halted = above >= cutoff
+            self.cutoff_bar.setFormat(f"⊤ used: {above:,} of c = {cutoff:,}{' — halted' if halted else ''}")
         self.free_label.setText(
             f"<span style='color:{BELOW_COLOR.name()}'>▽ ⊥ {below:,}</span> answers so far — "
             "<b>free</b>: ⊥ answers do not use up the cutoff."

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 
+TOP_LABEL = "⊤ above-threshold answer (released value, or on the line)"
+SELECTED_LABEL = "⊤ selected query (no number released)"
 MAX_POINTS = 20_000  # ⊤ marks drawn at most; beyond, an even sample (a scatter of 10⁶ marks stalls)
 
 
@@ -52,13 +54,13 @@ class LiveChart(QWidget):
         self.plot.addItem(self.threshold_line)
         self.legend.addItem(
             pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)),
-            "public threshold T",
+            "public threshold",  # not "T": in most fonts T and ⊤ look the same
         )
         self.tops = pg.ScatterPlotItem(
             symbol="t1", size=11, pen=pg.mkPen(ABOVE_COLOR.darker(130)), brush=pg.mkBrush(ABOVE_COLOR)
         )
         self.plot.addItem(self.tops)
-        self.legend.addItem(self.tops, "⊤ answer (its released value, or on T if none)")
+        self.legend.addItem(self.tops, TOP_LABEL)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.plot)
@@ -68,9 +70,16 @@ class LiveChart(QWidget):
         self.xs = np.empty(0)
         self.ys = np.empty(0)
 
-    def set_threshold(self, threshold: float) -> None:
-        self._threshold = float(threshold)
+    def set_threshold(self, threshold: float | None) -> None:
+        """The public threshold T; ``None`` for a mechanism without one (top-c selection): no line is
+        drawn and the ⊤ marks (selected queries, no released number) sit on the zero line."""
+        has = threshold is not None
+        self._threshold = float(threshold) if has else 0.0
         self.threshold_line.setValue(self._threshold)
+        self.threshold_line.setVisible(has)
+        self.legend.items[0][0].setVisible(has)
+        self.legend.items[0][1].setVisible(has)
+        self.legend.items[1][1].setText(TOP_LABEL if has else SELECTED_LABEL)
 
     def clear(self) -> None:
         self.tops.setData([], [])

@@ -35,7 +35,7 @@ from svtgui.ui.mechanism_panel import MechanismPanel
 from svtgui.ui.query_queue import QueriesPage
 from svtgui.ui.results_store import ResultStore
 from svtgui.ui.run_controller import RunController
-from svtgui.ui.run_page import RunPage
+from svtgui.ui.run_page import ICONS, RunPage
 from svtgui.ui.schema_editor import SchemaEditor
 from svtgui.ui.session_actions import SessionActions
 from svtgui.ui.settings import Settings
@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.queries.export_requested.connect(self.export_queries)
         self.mechanism.changed.connect(self.controller.validate)
         self.controller.state_changed.connect(self._run_state)
+        self.controller.status_changed.connect(self._run_status)
         self.start.open_file.connect(self.open_file)
         self.start.open_sample.connect(self.open_sample)
         self.start.open_recent.connect(self.open_path)
@@ -157,7 +158,7 @@ class MainWindow(QMainWindow):
         mb = self.menuBar()
         tb = self.addToolBar("Main")
         tb.setObjectName("main_toolbar")
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # only run controls have icons
         f = mb.addMenu("&File")
         self.act_open = self._action("&Open dataset…", "Ctrl+O", "Open a dataset file", self.open_file, f, tb)
         self.samples_menu = f.addMenu("Open &sample")
@@ -204,6 +205,9 @@ class MainWindow(QMainWindow):
         self.act_stop = self._action(
             "S&top", "Shift+F5", "End the run now; the budget stays spent", c.stop, r, tb
         )
+        for action, icon in ((self.act_run, "run"), (self.act_pause, "pause"), (self.act_step, "step"),
+                             (self.act_stop, "stop")):
+            action.setIcon(self.style().standardIcon(ICONS[icon]))
         v = mb.addMenu("&View")
         for i, (page, title) in enumerate(zip(PAGES, TAB_TITLES, strict=True), start=1):
             self._action(
@@ -239,6 +243,11 @@ class MainWindow(QMainWindow):
     def _run_clicked(self) -> None:
         self.show_page("run")
         self.controller.request_run()
+
+    def _run_status(self, text: str) -> None:
+        """The status bar follows the run (running, paused, how it ended) instead of going stale."""
+        if self.controller.state != "idle":
+            self.status_label.setText(text)
 
     def _run_state(self, state: str) -> None:
         live = state in ("running", "paused", "drained")

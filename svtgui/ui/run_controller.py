@@ -30,8 +30,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from svtgui.core.budget import fmt
 from svtgui.session.ledger import BudgetExceeded, Ledger, LedgerError
 from svtgui.session.runner import plan_run
+from svtgui.ui.param_form import LABELS
 from svtgui.ui.results_store import ResultStore
-from svtgui.ui.run_page import RunPage
+from svtgui.ui.run_page import ICONS, RunPage
 from svtgui.ui.run_worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 
 log = logging.getLogger("svtgui.ui.run")
@@ -50,6 +51,7 @@ class RunController(QObject):
     """Owns the ledger connection, the worker and the result store of the current run."""
 
     state_changed = Signal(str)
+    status_changed = Signal(str)  # the run's one-line status, for the window's status bar
 
     def __init__(self, page: RunPage, store: ResultStore, mechanism_panel, queries_page, parent=None) -> None:
         super().__init__(parent)
@@ -77,7 +79,9 @@ class RunController(QObject):
         p.stop_button.clicked.connect(self.stop)
         p.only_above.toggled.connect(self._filter)
         p.ask.submitted.connect(self.ask)
-        p.totals.raise_.clicked.connect(self._raise_total)
+        p.totals.raise_.clicked.connect(self._begin_raise)
+        p.totals.raise_box.apply.clicked.connect(self._apply_raise)
+        p.totals.raise_box.cancel.clicked.connect(self._cancel_raise)
         for w in (p.totals.epsilon, p.totals.delta):
             w.textChanged.connect(self.validate)
         self._set_state(IDLE)
@@ -108,21 +112,14 @@ class RunController(QObject):
     def refresh_budget(self) -> None:
         t = self.page.totals
         rec = self.dataset_record()
-        registered = rec is not None
-        t.epsilon.setReadOnly(registered and not t.raise_.isChecked())
-        t.delta.setReadOnly(registered and not t.raise_.isChecked())
-        t.raise_.setEnabled(registered)
-        if not registered:
-            t.state.setText(
-                "New dataset: its total budget is recorded in the ledger at the first run and can "
-                "then only be raised, never reset."
-            )
+        t.set_new(rec is None)
+        if rec is None:
+            t.state.setText("")
             self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
             return
         b = self.ledger.budget(self.ds.fingerprint)
-        if not t.raise_.isChecked():
-            t.epsilon.setText(fmt(b.total_epsilon))
-            t.delta.setText(fmt(b.total_delta))
+        t.epsilon.setText(fmt(b.total_epsilon))
+        t.delta.setText(fmt(b.total_delta))
         runs = len(b.charges)
         t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {runs} run(s) charged.")
         self.page.gauge.set_dataset(
@@ -131,27 +128,36 @@ class RunController(QObject):
             f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {runs} run(s) across sessions.",
         )
 
-    def _raise_total(self) -> None:
+    def _begin_raise(self) -> None:
+        """Raise…: the explicit step, pre-filled with the current totals."""
         t = self.page.totals
-        if not t.raise_.isCheckable():
-            t.raise_.setCheckable(True)
-        if t.raise_.isChecked():
-            t.raise_.setText("Apply raise")
-            t.epsilon.setReadOnly(False)
-            t.delta.setReadOnly(False)
-            t.epsilon.setFocus()
-            return
-        t.raise_.setText("Raise…")
+        box = t.raise_box
+        box.epsilon.setText(t.epsilon.text())
+        box.delta.setText(t.delta.text())
+        t.error.show_error(None)
+        box.show()
+        box.epsilon.setFocus()
+        box.epsilon.selectAll()
+
+    def _cancel_raise(self) -> None:
+        self.page.totals.raise_box.hide()
+        self.page.totals.error.show_error(None)
+
+    def _apply_raise(self) -> None:
+        t = self.page.totals
+        box = t.raise_box
         try:
             self.ledger.raise_total(
-                self.ds.fingerprint,
-                t.epsilon.text().strip(),
-                t.delta.text().strip() or None,
+                self.ds.fingerprint, box.epsilon.text().strip(), box.delta.text().strip() or None,
                 note="raised in the GUI",
             )
-            t.error.show_error(None)
         except ValueError as exc:
-            t.error.show_error(str(exc))
+            t.error.show_error(str(exc))  # nothing changed; the confirmation stays open to correct it
+            return
+        log.info("dataset %s: total budget raised to ε = %s, δ = %s (logged in the ledger)",
+                 self.ds.name, box.epsilon.text().strip(), box.delta.text().strip() or "unchanged")
+        box.hide()
+        t.error.show_error(None)
         self.refresh_budget()
         self.validate()
 
@@ -193,7 +199,12 @@ class RunController(QObject):
                 )
             except ValueError:
                 pass  # the form has already named the bad value
-        if rec is None:
+        if rec is None and not self.page.totals.epsilon.text().strip():
+            problems["budget"] = (
+                "this dataset is new to the ledger: declare its total budget first "
+                "(Dataset total ε, under Budget on the Run page)"
+            )
+        elif rec is None:
             try:
                 eps = Fraction(self.page.totals.epsilon.text().strip())
                 dlt = Fraction(self.page.totals.delta.text().strip() or "0")
@@ -216,7 +227,8 @@ class RunController(QObject):
             where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}
             key, text = next(iter(problems.items()))
             self.page.run_button.setToolTip(f"Run is disabled: {text}")
-            self.page.run_error.show_error(f"Run is disabled — {where.get(key, 'Parameter ' + key)}: {text}")
+            field = where.get(key) or f"Mechanism, {LABELS.get(key, key)}"
+            self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
         else:
             self.page.run_button.setToolTip("Check the spend, then start answering (F5)")
             self.page.run_error.show_error(None)
@@ -230,9 +242,11 @@ class RunController(QObject):
         eps, dlt = params.get("epsilon"), params.get("delta", 0.0) or 0.0
         rec = self.dataset_record()
         if rec is None:
+            t = self.page.totals
             remaining = (
-                f"This new dataset will be recorded with a total budget of ε = "
-                f"{self.page.totals.epsilon.text().strip()}"
+                f"This new dataset will be recorded in the ledger with the total budget you declared, "
+                f"ε = {t.epsilon.text().strip()}, δ = {t.delta.text().strip() or '0'} (it can later be "
+                "raised, never lowered)"
             )
         else:
             b = self.ledger.budget(self.ds.fingerprint)
@@ -285,7 +299,7 @@ class RunController(QObject):
         self.store.reserve(len(queries))
         self.page.model.reset()
         self.page.chart.clear()
-        self.page.chart.set_threshold(float(params.get("threshold", 0.0)))
+        self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
         self.page.run_error.show_error(None)
         w = RunWorker(job, queries)
         self.worker = w
@@ -372,7 +386,8 @@ class RunController(QObject):
         xs, ys = s.top_points()
         p.chart.update_from(xs, ys, s.n)
         cutoff = self.run.cutoff if self.run is not None else self._planned_cutoff()
-        p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff)
+        interactive = self.mech.info is None or self.mech.info.interactive
+        p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff, None if interactive else False)
         p.counts.setText(f"{s.n:,} answered · ▲ ⊤ {s.n_tops:,} · ▽ ⊥ {s.n_bottoms:,}")
         self._status_text()
 
@@ -398,7 +413,9 @@ class RunController(QObject):
             text += f", in {self.elapsed:.2f} s."
         else:
             text = "Ready: choose parameters and queries, then Run (F5)."
-        self.page.status.setText(text)
+        if text != self.page.status.text():
+            self.page.status.setText(text)
+            self.status_changed.emit(text)
 
     def _drained(self) -> None:
         self._set_state(DRAINED)
@@ -489,6 +506,7 @@ class RunController(QObject):
         live = state in (RUNNING, PAUSED, DRAINED)
         p.pause_button.setEnabled(state in (RUNNING, PAUSED))
         p.pause_button.setText("Resume" if state == PAUSED else "Pause")
+        p.pause_button.setIcon(p.style().standardIcon(ICONS["resume" if state == PAUSED else "pause"]))
         p.step_button.setEnabled(state in (RUNNING, PAUSED))
         p.stop_button.setEnabled(live)
         p.ask.action.setEnabled(live)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -26,6 +27,10 @@ from svtgui.ui.query_builder import QueryBuilder
 from svtgui.ui.results_model import COL_ANSWER, COL_INDEX, COL_QUERY, COL_TIME, COL_VALUE, ResultsModel
 from svtgui.ui.results_store import ResultStore
 from svtgui.ui.theme import named
+
+SP = QStyle.StandardPixmap
+ICONS = {"run": SP.SP_MediaPlay, "pause": SP.SP_MediaPause, "resume": SP.SP_MediaPlay,
+         "step": SP.SP_MediaSkipForward, "stop": SP.SP_MediaStop}
 
 
 class ConfirmBar(QGroupBox):
@@ -53,19 +58,38 @@ class ConfirmBar(QGroupBox):
 
 
 class BudgetTotals(QWidget):
-    """The dataset's total budget: typed once when the dataset is new, then only raised explicitly."""
+    """The dataset's total budget across all runs.
+
+    Nothing is assumed for a new dataset: the curator declares its total (ε, δ) here (the fields
+    start empty and Run says why it is disabled until then); the first run records it in the
+    ledger. Afterwards the total is read-only and only raised through an explicit confirmation
+    that says the raise is logged.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.epsilon = named(
-            QLineEdit("10"),
+            QLineEdit(""),
             "Dataset total epsilon",
             "Total ε this dataset may ever spend, across all runs. Recorded in the ledger "
             "at the first run; afterwards it can only be raised, explicitly.",
         )
+        self.epsilon.setPlaceholderText("required")
         self.delta = named(QLineEdit("0"), "Dataset total delta", "Total δ this dataset may ever spend.")
         for w in (self.epsilon, self.delta):
             w.setMaximumWidth(90)
+        self.declare = named(
+            QLabel(
+                "<b>New dataset: declare its total privacy budget.</b> How much ε (and δ) may all "
+                "runs on this dataset spend together, ever? Nothing is assumed. The ledger records "
+                "the total with the first run; afterwards it can only be raised (logged), never reset."
+            ),
+            "Declare the dataset budget",
+        )
+        self.declare.setWordWrap(True)
+        self.declare.setStyleSheet(
+            "QLabel { border: 1px solid palette(highlight); border-radius: 4px; padding: 6px; }"
+        )
         self.raise_ = named(
             QPushButton("Raise…"),
             "Raise total budget",
@@ -74,6 +98,7 @@ class BudgetTotals(QWidget):
         self.state = named(QLabel(""), "Dataset budget state")
         self.state.setWordWrap(True)
         self.error = ErrorLabel("Dataset budget")
+        self.raise_box = RaiseConfirm()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(QLabel("Dataset total ε"))
@@ -84,9 +109,63 @@ class BudgetTotals(QWidget):
         row.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.declare)
         lay.addLayout(row)
         lay.addWidget(self.state)
+        lay.addWidget(self.raise_box)
         lay.addWidget(self.error)
+
+    @property
+    def is_new(self) -> bool:
+        return self.declare.isVisibleTo(self)
+
+    def set_new(self, new: bool) -> None:
+        """New dataset: editable, empty ε to declare. Recorded: read-only totals, Raise… offered."""
+        self.declare.setVisible(new)
+        self.raise_.setVisible(not new)
+        for w in (self.epsilon, self.delta):
+            w.setReadOnly(not new)
+        if new:
+            self.raise_box.hide()
+
+
+class RaiseConfirm(QGroupBox):
+    """The explicit raise step: new totals, what logging means, then Raise and log / Cancel."""
+
+    def __init__(self) -> None:
+        super().__init__("Raise the total budget")
+        named(self, "Raise confirmation")
+        self.epsilon = named(QLineEdit(), "New total epsilon", "The new total ε (at least the current one)")
+        self.delta = named(QLineEdit(), "New total delta", "The new total δ (at least the current one)")
+        for w in (self.epsilon, self.delta):
+            w.setMaximumWidth(90)
+        self.text = named(
+            QLabel(
+                "The raise is logged in the ledger (date, old and new totals) and "
+                "cannot be undone: a total is never lowered or reset."
+            ),
+            "Raise explanation",
+        )
+        self.text.setWordWrap(True)
+        self.apply = named(
+            QPushButton("Raise and log"), "Raise and log", "Record the new total in the ledger"
+        )
+        self.cancel = named(QPushButton("Cancel"), "Cancel raise", "Keep the current total")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("New total ε"))
+        row.addWidget(self.epsilon)
+        row.addWidget(QLabel("δ"))
+        row.addWidget(self.delta)
+        row.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.apply)
+        buttons.addWidget(self.cancel)
+        lay = QVBoxLayout(self)
+        lay.addLayout(row)
+        lay.addWidget(self.text)
+        lay.addLayout(buttons)
+        self.hide()
 
 
 class RunPage(QWidget):
@@ -94,12 +173,21 @@ class RunPage(QWidget):
 
     def __init__(self, store: ResultStore, describe, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.run_button = named(QPushButton("▶ Run…"), "Run", "Check the spend, then start answering (F5)")
+        self.run_button = named(QPushButton("Run…"), "Run", "Check the spend, then start answering (F5)")
         self.pause_button = named(QPushButton("Pause"), "Pause", "Pause or resume the stream (F6)")
         self.step_button = named(QPushButton("Step"), "Step", "Answer exactly one more query (F10)")
         self.stop_button = named(
             QPushButton("Stop"), "Stop", "End the run now; the budget stays spent (Shift+F5)"
         )
+        # Standard media icons from the style: every platform theme has them (font glyphs like
+        # ⏸ ⏹ are missing from common UI fonts and showed as empty boxes).
+        for button, icon in (
+            (self.run_button, ICONS["run"]),
+            (self.pause_button, ICONS["pause"]),
+            (self.step_button, ICONS["step"]),
+            (self.stop_button, ICONS["stop"]),
+        ):
+            button.setIcon(self.style().standardIcon(icon))
         self.status = named(QLabel("Ready."), "Run status")
         self.status.setWordWrap(True)
         self.run_error = ErrorLabel("Run")

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
 
 SIZE = (1280, 820)
+DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
 SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
 
 
@@ -64,6 +65,8 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     if win.ds is None:
         print(f"svtgui: {win.dataset_panel.error.text()}", file=sys.stderr)
         return 1
+    if (run or (page or "").startswith("linear")) and win.run_page.totals.is_new:
+        win.run_page.totals.epsilon.setText(DECLARED_TOTAL)  # what a curator declares before a first run
     if page and page.startswith("linear"):  # PMW / SparseProject states: svtgui.ui.linear_screens
         from svtgui.ui.linear_screens import prepare
 

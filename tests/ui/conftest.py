@@ -22,10 +22,14 @@ def window(qtbot):
     win.controller.shutdown()
 
 
-def load(qtbot, win: MainWindow, sample: str = "census") -> None:
-    """Open a bundled sample the way the start page does and wait for it."""
+def load(qtbot, win: MainWindow, sample: str = "census", total_epsilon: str | None = "10") -> None:
+    """Open a bundled sample the way the start page does and wait for it; then, as a curator must
+    before a new dataset's first run, type its total ε (``None``: leave it undeclared)."""
     win.open_sample(sample)
     qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
+    totals = win.run_page.totals
+    if total_epsilon is not None and totals.is_new:
+        totals.epsilon.setText(total_epsilon)
 
 
 def set_param(win: MainWindow, name: str, value) -> None:

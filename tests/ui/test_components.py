@@ -216,5 +216,6 @@ def test_screenshot_command_writes_a_png(tmp_path, qapp, page):
     assert main(args) == 0
     img = QImage(str(out))
     assert img.width() >= 1000 and img.height() >= 600
-    colours = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 29)}
-    assert len(colours) > 10  # not a blank image
+    # Not a blank image: antialiased text alone gives dozens of shades (a blank window has 1–5).
+    colours = {img.pixel(x, y) for x in range(0, img.width(), 3) for y in range(0, img.height(), 3)}
+    assert len(colours) > 20

@@ -83,6 +83,9 @@ def test_save_close_open_restores_the_window(qtbot, window, act, census_copy, tm
     assert [q.to_json() for q in win.queries.queries] == [q.to_json() for q in queries]
     # Δ of the clipped sum follows from the restored bounds: adding or removing a row moves it by ≤ 99
     assert win.mechanism.form.editors["sensitivity"].text() == "99"
+    # The dataset is still new to the ledger: Run waits for its total budget to be declared.
+    assert not win.run_page.run_button.isEnabled() and "declare" in win.run_page.run_error.text()
+    win.run_page.totals.epsilon.setText("10")
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()
     assert "restored" in win.status_label.text() and "0 run(s)" in win.status_label.text()
     # Ctrl+S now saves back to the session it came from, without asking.
