@@ -42,7 +42,7 @@ shot page-start --page start
 shot main-window --sample "$SAMPLE"              # opens on the dataset step
 shot run-finished --sample "$SAMPLE" --run       # the run step, after a run that halted at c
 for page in $main_pages; do
-    case $page in dataset|run) continue ;; esac   # already shot as main-window / run-finished
+    case $page in dataset) continue ;; esac       # already shot as main-window; page-run: a new dataset
     shot "page-$page" --sample "$SAMPLE" --page "$page"
 done
 for page in $session_pages; do                    # after a run: View → History, File → Export release

@@ -87,7 +87,7 @@ class BudgetGauge(QGroupBox):
         if spent is None or total is None or total <= 0:
             self.dataset_bar.setRange(0, 1)
             self.dataset_bar.setValue(0)
-            self.dataset_bar.setFormat("no dataset")
+            self.dataset_bar.setFormat("not in the ledger yet" if detail else "no dataset")
             self.dataset_label.setText(detail)
             return
         self.dataset_bar.setRange(0, _RESOLUTION)

@@ -52,6 +52,9 @@ class LiveChart(QWidget):
             labelOpts={"position": 0.05, "color": THRESHOLD_COLOR, "movable": False},
         )
         self.plot.addItem(self.threshold_line)
+        self.threshold_line.hide()  # until a run says which T it tests against
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # "(x0.001)" on an empty chart misleads
+        self.plot.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
         self.legend.addItem(
             pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)),
             "public threshold",  # not "T": in most fonts T and ⊤ look the same

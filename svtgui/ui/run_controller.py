@@ -219,7 +219,9 @@ class RunController(QObject):
             return
         _, _, problems = self.plan()
         self.problems = problems
-        self.page.totals.error.show_error(problems.get("budget"))
+        # An empty total is explained by the prompt above the field; only a wrong value is flagged here.
+        typed = bool(self.page.totals.epsilon.text().strip())
+        self.page.totals.error.show_error(problems.get("budget") if typed else None)
         if "epsilon" in problems and "epsilon" not in self.mech.problems:
             self.mech.form.errors["epsilon"].show_error(problems["epsilon"])
         self.page.run_button.setEnabled(not problems)
