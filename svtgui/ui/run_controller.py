@@ -68,6 +68,7 @@ class RunController(QObject):
         self._shown_at = 0.0
         self.elapsed = 0.0
         self.problems: dict[str, str] = {}
+        self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.poll)
         p = page
@@ -233,7 +234,7 @@ class RunController(QObject):
             self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
         else:
             self.page.run_button.setToolTip("Check the spend, then start answering (F5)")
-            self.page.run_error.show_error(None)
+            self.page.run_error.show_error(self.outcome)  # how the last attempt went, until the next
 
     # -- starting -------------------------------------------------------------------------------------
     def request_run(self) -> None:
@@ -291,7 +292,8 @@ class RunController(QObject):
                     bounds=bounds,
                 )
         except (ValueError, LedgerError) as exc:
-            self.page.run_error.show_error(f"Run refused, nothing was charged: {exc}")
+            self.outcome = f"Run refused, nothing was charged: {exc}"
+            self.page.run_error.show_error(self.outcome)
             return False
         queries = list(self.queries_page.queries)
         job = RunJob(str(self.ledger.path), self.ds, self.mech.mechanism_id, params, self.seed, monotonic)
@@ -302,6 +304,7 @@ class RunController(QObject):
         self.page.model.reset()
         self.page.chart.clear()
         self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
+        self.outcome = None
         self.page.run_error.show_error(None)
         w = RunWorker(job, queries)
         self.worker = w
@@ -336,7 +339,8 @@ class RunController(QObject):
         self.timer.stop()
         self._let_go()
         prefix = "Overspend refused" if "overspend" in message else "Run refused"
-        self.page.run_error.show_error(f"{prefix}, nothing was charged: {message}")
+        self.outcome = f"{prefix}, nothing was charged: {message}"
+        self.page.run_error.show_error(self.outcome)
         self._set_state(ENDED if self.run is not None else IDLE)
         self.refresh_budget()
         self.validate()
@@ -435,9 +439,8 @@ class RunController(QObject):
         self.validate()
 
     def _failed(self, message: str) -> None:
-        self.page.run_error.show_error(
-            f"The run stopped on an error (marked interrupted; the budget stays spent): {message}"
-        )
+        self.outcome = f"The run stopped on an error (marked interrupted; the budget stays spent): {message}"
+        self.page.run_error.show_error(self.outcome)
         if self.run is not None and self.worker is not None and self.worker.wait(2000):
             # The run process died without ending its run (killed): record that here.
             with contextlib.suppress(ValueError, LedgerError):

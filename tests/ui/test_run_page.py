@@ -129,3 +129,27 @@ def test_non_interactive_mechanisms_run_end_to_end(qtbot, window, act, mechanism
     has_threshold = "threshold" in params
     assert chart.threshold_line.isVisible() == has_threshold
     assert (chart.legend.items[1][1].text == SELECTED_LABEL) != has_threshold
+
+
+def test_a_killed_run_process_ends_the_run_as_interrupted_with_everything_shown_recorded(qtbot, window, act):
+    win = window
+    act.load(qtbot, win)
+    q = win.queries.queries[0]
+    win.queries.set_queries([q] * 300_000)  # long enough to be killed mid-stream
+    act.set_param(win, "threshold", "1000000")
+    c = win.controller
+    win.show_page("run")
+    qtbot.mouseClick(win.run_page.run_button, LEFT)
+    qtbot.mouseClick(win.run_page.confirm.spend, LEFT)
+    qtbot.waitUntil(lambda: win.store.n > 0, timeout=30_000)
+    c.worker._proc.kill()  # as if the OS killed it (out of memory, kill -9)
+    qtbot.waitUntil(lambda: c.state == "ended", timeout=10_000)
+    error = win.run_page.run_error.text()
+    assert "interrupted" in error and "budget stays spent" in error and "exited unexpectedly" in error
+    assert c.run.status == "interrupted"
+    led = Ledger.open()
+    assert led.run(c.run.id).status == "interrupted"
+    # Write-ahead: every row the window shows was committed before it was sent.
+    recorded = led.response_counts(c.run.id)[0]
+    assert 0 < win.store.n <= recorded < 300_000
+    assert float(led.budget(win.ds.fingerprint).spent_epsilon) > 0  # never refunded
