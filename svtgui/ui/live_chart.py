@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from svtgui.ui.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 
@@ -39,6 +39,8 @@ class LiveChart(QWidget):
             ax = self.plot.getAxis(axis)
             ax.setTextPen(fg)
             ax.setPen(fg)
+        for axis in ("left", "bottom"):  # a repaint after an overlay or a ⊤ then reuses the axes' pixels
+            self.plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.setLabel("bottom", "query number")
         self.plot.setLabel("left", "released value")
         self.plot.showGrid(x=False, y=True, alpha=0.15)  # an x grid doubles the cost of an axis repaint
@@ -78,8 +80,8 @@ class LiveChart(QWidget):
         drawn and the ⊤ marks (selected queries, no released number) sit on the zero line."""
         has = threshold is not None
         self._threshold = float(threshold) if has else 0.0
+        self.threshold_line.setVisible(has)  # first: a hidden line's label ignores value changes
         self.threshold_line.setValue(self._threshold)
-        self.threshold_line.setVisible(has)
         self.legend.items[0][0].setVisible(has)
         self.legend.items[0][1].setVisible(has)
         self.legend.items[1][1].setText(TOP_LABEL if has else SELECTED_LABEL)

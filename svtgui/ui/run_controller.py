@@ -264,6 +264,7 @@ class RunController(QObject):
             "and is never refunded."
         )
         self.page.confirm.spend.setText(f"Spend {cost} and run")
+        self.page.place_confirm()
         self.page.confirm.show()
         self.page.confirm.spend.setFocus()
         prepare()  # the run process starts importing while the curator reads the confirmation

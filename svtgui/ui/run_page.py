@@ -34,11 +34,17 @@ ICONS = {"run": SP.SP_MediaPlay, "pause": SP.SP_MediaPause, "resume": SP.SP_Medi
 
 
 class ConfirmBar(QGroupBox):
-    """The inline (non-modal) confirmation naming the budget about to be spent."""
+    """The inline (non-modal) confirmation naming the budget about to be spent.
+
+    It floats over the top of the page instead of taking a row of its layout: showing or hiding
+    it then moves nothing, so "Spend and run" does not relayout and re-render the chart and the
+    table at the very moment the run starts (measured: ~15 ms of the click's ~45 ms).
+    """
 
     def __init__(self) -> None:
         super().__init__("Confirm the spend")
         named(self, "Run confirmation")
+        self.setAutoFillBackground(True)
         self.text = named(QLabel(), "Confirmation text")
         self.text.setWordWrap(True)
         self.spend = named(
@@ -263,5 +269,20 @@ class RunPage(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.run_error)
-        lay.addWidget(self.confirm)
         lay.addWidget(split, 1)
+        self.confirm.setParent(self)
+        self.confirm.hide()
+
+    def place_confirm(self) -> None:
+        """Lay the floating confirmation over the page, right under the Run buttons."""
+        margin = self.layout().contentsMargins().left()
+        width = self.width() - 2 * margin
+        top = self.run_button.geometry().bottom() + margin // 2
+        height = self.confirm.heightForWidth(width)
+        height = height if height > 0 else self.confirm.sizeHint().height()
+        self.confirm.setGeometry(margin, top, width, height)
+        self.confirm.raise_()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.place_confirm()
