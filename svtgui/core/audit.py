@@ -43,7 +43,9 @@ import numpy as np
 from svtgui.core import mechanisms, validation
 from svtgui.core.audit_events import Event, View, best_event
 from svtgui.core.audit_inputs import InputPair, candidates
-from svtgui.core.audit_sim import Outputs, Simulator, audit_params, simulator_for
+from svtgui.core.audit_linear import HistogramPair, pmw_candidates, sparse_project_candidates
+from svtgui.core.audit_linear_sim import PMWSim, SparseProjectSim
+from svtgui.core.audit_sim import Outputs, Simulator, audit_params, on_histograms, simulator_for
 from svtgui.core.audit_stats import ratio_test
 
 VIOLATION = "violation"
@@ -66,7 +68,7 @@ class AuditResult:
     epsilon_lcb: float
     p_value: float
     alpha: float
-    witness: InputPair
+    witness: InputPair | HistogramPair
     event: str
     counts: tuple[int, int]
     runs: int
@@ -99,19 +101,32 @@ Progress = Callable[[str, float], None]
 
 
 def auditable(mechanism_id: str) -> bool:
-    """True when the mechanism takes an answer vector (streaming or selection), the auditor's model."""
+    """True when the auditor has a model of the mechanism's inputs: answer vectors or histograms."""
     try:
         mech = mechanisms.create(mechanism_id, rng=mechanisms.seeded(0), allow_non_private=True,
                                  **audit_params(mechanism_id, 1.0))
     except ValueError:
         return False
-    return isinstance(mech, mechanisms.StreamingMechanism | mechanisms.SelectionMechanism)
+    return on_histograms(mechanism_id) or isinstance(
+        mech, mechanisms.StreamingMechanism | mechanisms.SelectionMechanism)
+
+
+def candidate_pairs(sim: Simulator, params: Mapping[str, Any], queries: int,
+                    long_run: int) -> list[InputPair] | list[HistogramPair]:
+    """The neighbouring inputs the search tries for this simulator's kind of mechanism."""
+    if isinstance(sim, PMWSim):
+        return pmw_candidates(sim.threshold_rows, sim.neighbouring, queries=queries, long_run=long_run)
+    if isinstance(sim, SparseProjectSim):
+        return sparse_project_candidates(sim.signs, sim.neighbouring)
+    return candidates(float(params.get("threshold", 0.0)), float(params.get("sensitivity", 1.0)),
+                      queries=queries, long_run=long_run)
 
 
 def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int | None = None,
           alpha: float = 0.01, params: Mapping[str, Any] | None = None, queries: int = 10,
           long_run: int = 30, search_runs: int | None = None, final_runs: int | None = None,
-          progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> AuditResult:
+          progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+          simulator: Simulator | None = None) -> AuditResult:
     """Audit ``mechanism_id`` at its claimed ``epsilon`` within about ``seconds`` (see module docs).
 
     ``params`` overrides the audit's public parameters (T = 0, c = 1, Δ = 1, integer answers).
@@ -119,6 +134,8 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     (with a seed, the result is then reproducible on any machine: what the tests use).
     ``progress(message, fraction)`` is called along the way; ``should_stop()`` returning True
     ends the search and then the final test early, which tests the runs made so far (GUI cancel).
+    ``simulator`` audits that model instead of the catalogue's (tests audit deliberately broken
+    variants this way: a simulator built from a tampered mechanism object).
     """
     eps = validation.positive("epsilon", epsilon)
     budget = validation.positive("seconds", seconds)
@@ -126,12 +143,10 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     entry = mechanisms.info(mechanism_id)
     full = audit_params(mechanism_id, eps, params)
     if not auditable(mechanism_id):
-        raise ValueError(f"{mechanism_id} does not answer a vector of queries, so it cannot be audited on "
-                         "neighbouring answer vectors")
+        raise ValueError(f"{mechanism_id} takes neither a vector of query answers nor a histogram, so it "
+                         "cannot be audited on neighbouring inputs")
     delta = float(full.get("delta", 0.0) or 0.0)
-    sensitivity = float(full.get("sensitivity", 1.0))
-    threshold = float(full.get("threshold", 0.0))
-    sim = simulator_for(entry.id, full)
+    sim = simulator or simulator_for(entry.id, full)
     seed = int.from_bytes(os.urandom(8), "little") >> 1 if seed is None else validation.count(
         "seed", seed, minimum=0)
     search_gen, final_gen = (np.random.Generator(np.random.SFC64(s))
@@ -140,7 +155,7 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     stop = should_stop or (lambda: False)
     start = time.perf_counter()
 
-    pairs = candidates(threshold, sensitivity, queries=queries, long_run=long_run)
+    pairs = candidate_pairs(sim, full, queries, long_run)
     final_budget = (1 - SEARCH_SHARE) * budget
 
     def planned(per_run: float) -> int:
@@ -185,15 +200,15 @@ def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[
     out1, out2 = sim.run(pair.d1, runs, gen), sim.run(pair.d2, runs, gen)
     per_run = 1.5 * (time.perf_counter() - t0) / runs  # +50% for evaluating the event
     final_runs = max(runs, planned(per_run))
-    found = [e for e in (best_event(pair, out1, out2, final_runs),
-                         best_event(pair.swapped(), out2, out1, final_runs)) if e is not None]
+    found = [e for e in (best_event(pair, out1, out2, final_runs, sim.views),
+                         best_event(pair.swapped(), out2, out1, final_runs, sim.views)) if e is not None]
     best = max(found, key=lambda e: e.predicted_lcb, default=None)
     return best, time.perf_counter() - t0
 
 
-def _search(sim: Simulator, pairs: list[InputPair], runs_for: Callable[[InputPair, int], int],
-            planned: Callable[[float], int], gen: np.random.Generator, report: Progress,
-            stop: Callable[[], bool]) -> tuple[Event, int]:
+def _search(sim: Simulator, pairs: list[InputPair] | list[HistogramPair],
+            runs_for: Callable[[InputPair, int], int], planned: Callable[[float], int],
+            gen: np.random.Generator, report: Progress, stop: Callable[[], bool]) -> tuple[Event, int]:
     """The best event over all candidate pairs, both directions, and the search runs per input used."""
     best: Event | None = None
     used = 0
@@ -212,7 +227,7 @@ def _search(sim: Simulator, pairs: list[InputPair], runs_for: Callable[[InputPai
 
 
 def _everything_view() -> View:
-    return View("any output", lambda o: np.zeros(o.above.shape[0], dtype=np.int64), lambda _k: "any output")
+    return View("any output", lambda o: np.zeros(o.runs, dtype=np.int64), lambda _k: "any output")
 
 
 def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | None, minimum: int,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from svtgui.core.audit_inputs import InputPair
-from svtgui.core.audit_sim import Outputs
+from svtgui.core.audit_outputs import Outputs
 
 Z_99 = 2.576  # one-sided normal quantile for α/2 = 0.005, used only to *predict* power
 Z_SEARCH = 1.0  # margin for the search estimates' own noise
@@ -178,29 +178,27 @@ def predicted_lcb(p1: np.ndarray, p2: np.ndarray, runs: int, judged_on: int) -> 
 
 def halves(o: Outputs) -> tuple[Outputs, Outputs]:
     """The first and second half of the runs (independent samples of the same distribution)."""
-    h = o.above.shape[0] // 2
-    v = o.values
-    return (Outputs(o.above[:h], None if v is None else v[:h]),
-            Outputs(o.above[h:], None if v is None else v[h:]))
+    h = o.runs // 2
+    return o.part(slice(None, h)), o.part(slice(h, None))
 
 
 def _counts(keys: np.ndarray, inverse: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(inverse, minlength=size) if inverse.size else np.zeros(size, dtype=np.int64)
 
 
-def best_event(pair: InputPair, out1: Outputs, out2: Outputs, final_runs: int) -> Event | None:
+def best_event(pair: InputPair, out1: Outputs, out2: Outputs, final_runs: int,
+               views: Callable[[InputPair, Outputs], list[View]] | None = None) -> Event | None:
     """The event (over all views, prefixes of the ratio ranking) most likely to show a large ε_lcb.
 
     ``out1``/``out2`` are search-sample outputs on ``pair.d1``/``pair.d2``. Each is split in two:
     keys are ranked by likelihood ratio on the first half and the prefix is chosen on the second,
     so the choice is not fooled by keys that look extreme by chance. A prefix never seen under d2
-    counts as seen once there, so impossible-looking events are not over-trusted.
+    counts as seen once there, so impossible-looking events are not over-trusted. ``views``
+    gives the views to try (default: :func:`views_for`, the answer-vector views).
     """
     (rank_1, judge_1), (rank_2, judge_2) = halves(out1), halves(out2)
     best: Event | None = None
-    pooled = Outputs(np.concatenate([out1.above, out2.above]),
-                     None if out1.values is None else np.concatenate([out1.values, out2.values]))
-    for view in views_for(pair, pooled):
+    for view in (views or views_for)(pair, out1.concat(out2)):
         ka1, ka2 = view.keys(rank_1), view.keys(rank_2)
         kb1, kb2 = view.keys(judge_1), view.keys(judge_2)
         keys = np.unique(np.concatenate([ka1, ka2, kb1, kb2]))

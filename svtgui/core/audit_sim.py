@@ -20,43 +20,29 @@ threshold mechanisms, the selection rank for selections.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from svtgui.core import mechanisms
+from svtgui.core.audit_events import View, views_for
+from svtgui.core.audit_inputs import InputPair
+from svtgui.core.audit_linear_sim import PMWSim, SparseProjectSim
+from svtgui.core.audit_outputs import Outputs, Simulator, discrete_laplace
 from svtgui.core.mechanisms.engine import Release, ThresholdSVT
 from svtgui.core.mechanisms.lyu import ExponentialTopC, RetraversalSVT
+from svtgui.core.mechanisms.pmw import PrivateMultiplicativeWeights
+from svtgui.core.mechanisms.sparse_project import SparseProject
 
 
-@dataclass
-class Outputs:
-    """Outputs of many runs on one answer vector (see the module docstring)."""
+class VectorSimulator(Simulator):
+    """A simulator of a mechanism on answer vectors: the standard answer-vector views."""
 
-    above: np.ndarray  # int8 (runs, n)
-    values: np.ndarray | None  # float64 (runs, n), NaN where nothing was released
-
-
-def discrete_laplace(gen: np.random.Generator, scale: float, size: int | tuple[int, ...]) -> np.ndarray:
-    """Discrete Laplace ``P[Z = z] ∝ exp(−|z|/scale)`` as float64 integers (scale in lattice units)."""
-    e = gen.standard_exponential((2,) + (size if isinstance(size, tuple) else (size,)))
-    e *= scale
-    np.floor(e, out=e)
-    return e[0] - e[1]
+    def views(self, pair: InputPair, sample: Outputs) -> list[View]:
+        return views_for(pair, sample)
 
 
-class Simulator:
-    """Runs many independent copies of one mechanism on an answer vector."""
-
-    mechanism_id: str
-    vectorised: bool = True
-
-    def run(self, answers: np.ndarray, runs: int, gen: np.random.Generator) -> Outputs:
-        raise NotImplementedError
-
-
-class ThresholdSim(Simulator):
+class ThresholdSim(VectorSimulator):
     """The whole :class:`ThresholdSVT` family (AboveThreshold … lecture notes, Lyu 4–6)."""
 
     def __init__(self, mech: ThresholdSVT) -> None:
@@ -108,7 +94,7 @@ class ThresholdSim(Simulator):
         return noisy  # SAME_NOISE (lecture notes)
 
 
-class RetraversalSim(Simulator):
+class RetraversalSim(VectorSimulator):
     """SVT-ReTr: fresh query noise per traversal, ρ once, first hits in index order until c."""
 
     def __init__(self, mech: RetraversalSVT) -> None:
@@ -144,7 +130,7 @@ class RetraversalSim(Simulator):
         return Outputs(selected.astype(np.int8), rank)
 
 
-class ExponentialTopSim(Simulator):
+class ExponentialTopSim(VectorSimulator):
     """Top-c by Gumbel-max scores, as :class:`ExponentialTopC` (ranks as values)."""
 
     def __init__(self, mech: ExponentialTopC) -> None:
@@ -167,7 +153,7 @@ class ExponentialTopSim(Simulator):
         return Outputs(above, rank)
 
 
-class GenericSim(Simulator):
+class GenericSim(VectorSimulator):
     """Any other mechanism, run one copy at a time through its public API (slow but faithful)."""
 
     vectorised = False
@@ -206,18 +192,35 @@ def simulator_for(mechanism_id: str, params: Mapping[str, Any]) -> Simulator:
         return RetraversalSim(mech)
     if isinstance(mech, ExponentialTopC):
         return ExponentialTopSim(mech)
+    if isinstance(mech, PrivateMultiplicativeWeights):
+        return PMWSim(mech)
+    if isinstance(mech, SparseProject):
+        return SparseProjectSim(mech)
     return GenericSim(mechanism_id, params)
+
+
+def on_histograms(mechanism_id: str) -> bool:
+    """True for the mechanisms that take a histogram over a universe (PMW, SparseProject)."""
+    return mechanisms.info(mechanism_id).id in HISTOGRAM_DEFAULTS
+
+
+# Audit settings of the mechanisms on histograms: PMW's threshold α (a fraction of n̂; T = 0 would
+# pay for every query) and a small SparseProject projection (its calibration holds for every T).
+HISTOGRAM_DEFAULTS: dict[str, dict[str, Any]] = {"pmw": {"threshold": 0.1},
+                                                 "sparse_project": {"projection_size": 16}}
 
 
 def audit_params(mechanism_id: str, epsilon: float, overrides: Mapping[str, Any] | None = None) -> dict:
     """The public parameters an audit runs with: claimed ε, T = 0, c = 1, Δ = 1, integer answers.
 
     Integer answers put every mechanism on the step-1 lattice, where neighbouring answers differ by
-    exactly one step. ``overrides`` replaces any of these (e.g. a larger cutoff).
+    exactly one step. PMW audits at α = 0.1, SparseProject at T = 16 (:data:`HISTOGRAM_DEFAULTS`).
+    ``overrides`` replaces any of these (e.g. a larger cutoff).
     """
     entry = mechanisms.info(mechanism_id)
     names = {p.name for p in entry.params}
-    chosen = {"epsilon": epsilon, "threshold": 0.0, "cutoff": 1, "sensitivity": 1.0, "integer": True}
+    chosen = {"epsilon": epsilon, "threshold": 0.0, "cutoff": 1, "sensitivity": 1.0, "integer": True,
+              **HISTOGRAM_DEFAULTS.get(entry.id, {})}
     params = {k: v for k, v in chosen.items() if k in names}
     if "delta" in names:  # pure ε where the mechanism allows it, else its own default δ
         params["delta"] = entry.param("delta").default or 0.0
