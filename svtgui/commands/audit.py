@@ -1,7 +1,9 @@
 """``svtgui-cli audit ID --epsilon E [--seconds S] [--seed N] [--json]``: test a mechanism's claimed ε.
 
 Exit codes: 0 no violation found, 1 violation (the witness inputs and event are printed),
-2 bad input (unknown id, a mechanism that takes no answer vector, a bad number).
+2 bad input (unknown id, a bad number, an option the mechanism does not have). ``pmw`` and
+``sparse_project`` are audited on neighbouring histograms; ``--neighbouring replace`` audits them
+under replace-one neighbours instead of add/remove.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the audit's simulations (reproducible)")
     p.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
     p.add_argument("--cutoff", type=int, default=None, help="cutoff c to audit with (default 1)")
+    p.add_argument("--neighbouring", choices=("add_remove", "replace"), default=None,
+                   help="neighbouring datasets for pmw and sparse_project (default add_remove)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=run)
 
@@ -39,16 +43,18 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if not math.isfinite(value) or value <= 0:
             raise CliError(f"--{name} must be a positive number, got {value!r}")
-    params = None
-    if args.cutoff is not None:
-        if "cutoff" not in {p.name for p in entry.params}:
-            raise CliError(f"{entry.id} has no cutoff parameter")
-        params = {"cutoff": args.cutoff}
+    params = {}
+    for name in ("cutoff", "neighbouring"):
+        value = getattr(args, name)
+        if value is not None:
+            if name not in {p.name for p in entry.params}:
+                raise CliError(f"{entry.id} has no {name} parameter")
+            params[name] = value
     if not args.json:
         print(f"auditing {entry.id} at claimed ε = {args.epsilon:g} for about {args.seconds:g} s …",
               file=sys.stderr, flush=True)
     result = auditor.audit(entry.id, args.epsilon, seconds=args.seconds, seed=args.seed, alpha=args.alpha,
-                           params=params)
+                           params=params or None)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -64,11 +70,7 @@ def _print_text(r) -> None:
     else:
         print("No violation found (this is evidence, not a proof, of privacy).")
     print(f"witness inputs ({r.witness.name}):")
-    print(f"  d1 = {_vector(r.witness.d1)}")
-    print(f"  d2 = {_vector(r.witness.d2)}")
+    for line in r.witness.describe():
+        print(f"  {line}")
     print(f"event: {r.event}")
     print(f"  seen {r.counts[0]:,} times on d1 and {r.counts[1]:,} times on d2, in {r.runs:,} runs each")
-
-
-def _vector(v) -> str:
-    return "[" + ", ".join(f"{x:g}" for x in v) + "]"

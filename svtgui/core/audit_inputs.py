@@ -29,6 +29,11 @@ class InputPair:
     def to_dict(self) -> dict:
         return {"name": self.name, "d1": self.d1.tolist(), "d2": self.d2.tolist()}
 
+    def describe(self) -> list[str]:
+        """Lines for a human reader: the two answer vectors."""
+        return [f"{name} = [{', '.join(f'{x:g}' for x in d)}]"
+                for name, d in (("d1", self.d1), ("d2", self.d2))]
+
 
 def _pair(name: str, low_high: list[tuple[int, int]], level: float, step: float) -> InputPair:
     """Build a pair from per-query (d1, d2) offsets in units of Δ, placed at ``level``."""

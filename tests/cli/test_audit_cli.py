@@ -27,12 +27,31 @@ def test_json_output_is_machine_readable(capsys):
     assert set(d["witness"]) == {"name", "d1", "d2"}
 
 
+def test_histogram_mechanisms_are_audited_with_their_witness_histograms(capsys):
+    code = main(["audit", "pmw", "--epsilon", "1", "--seconds", "1", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "No violation found" in out
+    assert "one row in cell 0" in out and "universe of 16 cells" in out and "queries:" in out
+
+
+def test_replace_neighbours_for_sparse_project_in_json(capsys):
+    code = main(["audit", "sparse_project", "--epsilon", "1", "--seconds", "1", "--seed", "1",
+                 "--neighbouring", "replace", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["params"]["neighbouring"] == "replace" and d["delta"] == 1e-6
+    w = d["witness"]
+    assert "moved from cell" in w["change"]
+    assert sum(w["d1"]["counts"]) == sum(w["d2"]["counts"])  # replace keeps n
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["audit", "no_such", "--epsilon", "1"], "unknown mechanism 'no_such'"),
     (["audit", "sparse", "--epsilon", "0"], "--epsilon must be a positive number"),
     (["audit", "sparse", "--epsilon", "1", "--seconds", "nan"], "--seconds must be a positive number"),
     (["audit", "lyu_alg5_stoddard", "--epsilon", "1", "--cutoff", "2"], "has no cutoff parameter"),
     (["audit", "sparse", "--epsilon", "1", "--cutoff", "0"], "cutoff must be >= 1"),
+    (["audit", "sparse", "--epsilon", "1", "--neighbouring", "replace"], "no neighbouring parameter"),
+    (["audit", "sparse_project", "--epsilon", "1", "--cutoff", "2"], "has no cutoff parameter"),
 ])
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
