@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-TARGET_SECONDS = 0.08
+TARGET_SECONDS = 0.25  # per batch: one commit (fsync) each; Pause takes effect within about this
 MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
-MAX_IN_FLIGHT = 2  # batches sent but not yet taken by the window: bounds memory on both sides
+MAX_IN_FLIGHT = 4  # batches sent but not yet taken by the window: bounds memory on both sides
 POLL_SECONDS = 0.1
 
 

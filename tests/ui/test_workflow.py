@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -73,6 +75,18 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     assert all("⊤" in model.data(model.index(r, COL_ANSWER)) for r in range(4))
 
 
+def settle(qtbot, store, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
+    """Wait until no new row has arrived for ``quiet_ms``."""
+    seen = [store.n, time.monotonic()]
+
+    def quiet() -> bool:
+        if store.n != seen[0]:
+            seen[0], seen[1] = store.n, time.monotonic()
+        return time.monotonic() - seen[1] >= quiet_ms / 1000
+
+    qtbot.waitUntil(quiet, timeout=timeout_ms)
+
+
 def test_pause_step_stop(qtbot, window, act):
     win = window
     act.load(qtbot, win)
@@ -86,9 +100,9 @@ def test_pause_step_stop(qtbot, window, act):
     qtbot.mouseClick(win.run_page.pause_button, LEFT)
     assert c.state == "paused"
     assert win.run_page.pause_button.text() == "Resume"
-    qtbot.wait(300)  # in-flight batches land
+    settle(qtbot, store)  # batches already answered (at most one being computed + those in flight) land
     before = store.n
-    qtbot.wait(300)
+    qtbot.wait(500)
     assert store.n == before  # paused: nothing more is answered
     assert before < 300_000
     qtbot.mouseClick(win.run_page.step_button, LEFT)
