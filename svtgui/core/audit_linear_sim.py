@@ -130,6 +130,35 @@ class PMWSim(Simulator):
         return pmw_views(pair, sample)
 
 
+class RealPMW(Simulator):
+    """PMW run through its public API once per run: slow (the baseline of ``bench/audit.py``) but
+    the mechanism itself, for any cutoff; the reference the vectorised :class:`PMWSim` is tested against."""
+
+    vectorised = False
+
+    def __init__(self, params: dict) -> None:
+        self.mechanism_id = "pmw"
+        self.params = dict(params)
+
+    def run(self, inp: LinearInput, runs: int, gen: np.random.Generator) -> Outputs:
+        k = len(inp.queries)
+        above, values = np.full((runs, k), -1, dtype=np.int8), np.full((runs, k), np.nan)
+        n_hat = np.zeros(runs, dtype=np.int64)
+        for r, seed in enumerate(gen.integers(0, 2**63 - 1, size=runs).tolist()):
+            mech = mechanisms.create("pmw", rng=mechanisms.seeded(seed), **self.params)
+            mech.bind(inp.histogram)
+            n_hat[r] = mech.n
+            for i, q in enumerate(inp.queries):
+                resp = mech.submit(q)
+                above[r, i], values[r, i] = resp.above, resp.value
+                if mech.halted:
+                    break
+        return Outputs(above, values, {"n_hat": n_hat})
+
+    def views(self, pair: HistogramPair, sample: Outputs) -> list[View]:
+        return pmw_views(pair, sample)
+
+
 class _PMWRun:
     """The state of ``runs`` simulated PMW runs on one input (one call of :meth:`PMWSim.run`)."""
 

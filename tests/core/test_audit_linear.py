@@ -31,7 +31,7 @@ from svtgui.core.audit_linear import (
     pmw_candidates,
     sparse_project_candidates,
 )
-from svtgui.core.audit_linear_sim import PMWSim, SparseProjectSim, discrete_gaussian
+from svtgui.core.audit_linear_sim import PMWSim, RealPMW, SparseProjectSim, discrete_gaussian
 from svtgui.core.audit_outputs import Outputs
 from svtgui.core.audit_sim import audit_params, simulator_for
 from svtgui.core.linear import LinearQuery, SparseHistogram
@@ -83,22 +83,6 @@ PMW_CASES = {
 }
 
 
-def _real_pmw(params: dict, inp: LinearInput) -> Outputs:
-    k = len(inp.queries)
-    above, values = np.full((K, k), -1, dtype=np.int8), np.full((K, k), np.nan)
-    n_hat = np.zeros(K, dtype=np.int64)
-    for r in range(K):
-        m = mechanisms.create("pmw", rng=mechanisms.seeded(r), **params)
-        m.bind(inp.histogram)
-        n_hat[r] = m.n
-        for i, q in enumerate(inp.queries):
-            resp = m.submit(q)
-            above[r, i], values[r, i] = resp.above, resp.value
-            if m.halted:
-                break
-    return Outputs(above, values, {"n_hat": n_hat})
-
-
 def _pattern(o: Outputs) -> np.ndarray:
     return (o.above.astype(np.int64) + 1) @ (3 ** np.arange(o.above.shape[1]))
 
@@ -126,7 +110,7 @@ def test_pmw_simulator_matches_the_real_mechanism(case):
     overrides, queries = PMW_CASES[case]
     params = audit_params("pmw", 3.0, overrides)  # noise scales comparable to the error spread
     inp = LinearInput(_histogram(SIM_COUNTS), queries)
-    real = _real_pmw(params, inp)
+    real = RealPMW(params).run(inp, K, np.random.default_rng(11))
     sim = simulator_for("pmw", params).run(inp, K, np.random.default_rng(7))
     assert isinstance(simulator_for("pmw", params), PMWSim)
     paid = np.concatenate([_paid_counts(real).reshape(-1), _paid_counts(sim).reshape(-1)])
