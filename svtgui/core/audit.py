@@ -11,10 +11,12 @@ How it works
 (d1, d2). The auditor looks for a pair and an event that break this, in two phases with
 *independent* samples, so that the final p-value is honest:
 
-1. **Search** (about a third of the time): every candidate pair of neighbouring answer vectors
-   (:mod:`svtgui.core.audit_inputs`) is run a few thousand times each way; for every view of the
-   output (:mod:`svtgui.core.audit_events`) the keys are ranked by estimated likelihood ratio and
-   the event with the best predicted lower bound is kept, in both directions (d1 vs d2, d2 vs d1).
+1. **Search** (about 40% of the time): every candidate pair of neighbouring answer vectors
+   (:mod:`svtgui.core.audit_inputs`), or of neighbouring histograms for PMW and SparseProject
+   (:mod:`svtgui.core.audit_linear`), is run a few thousand times each way; for every view of the
+   output (:mod:`svtgui.core.audit_events`, :mod:`svtgui.core.audit_linear_events`) the keys are
+   ranked by estimated likelihood ratio and the event with the best predicted lower bound is
+   kept, in both directions (d1 vs d2, d2 vs d1).
 2. **Final test**: the chosen pair is run again with fresh noise, as often as the remaining time
    allows; the event's counts give the exact union-bound Clopper–Pearson test of
    ``H0: P1[E] ≤ e^ε·P2[E] + δ`` and the lower confidence bound ε_lcb
@@ -24,9 +26,10 @@ A *violation* is reported when the p-value is below α (0.01 by default); then �
 confidence 1 − α. "No violation found" is not a proof of privacy: it says that this search,
 with this many runs, did not find evidence against the claim.
 
-Runs are simulated by the vectorised simulators of :mod:`svtgui.core.audit_sim`, built from the
-mechanism the catalogue factory creates. Noise comes from a seeded numpy generator: fine for an
-audit, whose results are statistics, never releases.
+Runs are simulated by the vectorised simulators of :mod:`svtgui.core.audit_sim` and
+:mod:`svtgui.core.audit_linear_sim`, built from the mechanism the catalogue factory creates.
+Noise comes from a seeded numpy generator: fine for an audit, whose results are statistics,
+never releases.
 """
 
 from __future__ import annotations

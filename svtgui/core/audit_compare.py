@@ -18,7 +18,7 @@ import numpy as np
 from svtgui.core import validation
 from svtgui.core.audit_events import best_event, halves
 from svtgui.core.audit_inputs import InputPair
-from svtgui.core.audit_sim import Outputs, audit_params, simulator_for
+from svtgui.core.audit_sim import Outputs, audit_params, on_histograms, simulator_for
 from svtgui.core.audit_stats import ratio_test
 
 
@@ -48,6 +48,8 @@ def compare(mechanism_id: str, epsilon: float, d1, d2, *, runs: int = 20_000, se
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError(f"d1 and d2 must be answer vectors of the same length, got {a.shape} and {b.shape}")
     runs = validation.count("runs", runs, minimum=200)
+    if on_histograms(mechanism_id):
+        raise ValueError(f"{mechanism_id} takes a histogram, not answer vectors; audit it with audit()")
     sim = simulator_for(mechanism_id, audit_params(mechanism_id, epsilon, params))
     gen = np.random.Generator(np.random.SFC64(validation.count("seed", seed, minimum=0)))
     out1, out2 = sim.run(a, runs, gen), sim.run(b, runs, gen)

@@ -253,3 +253,10 @@ def test_broken_sparse_project_simulator_matches_the_tampered_mechanism():
     noise = rel.noisy - rel.signs(np.arange(UNIVERSE)).astype(np.int64) @ SP_COUNTS
     # σ_w ≈ 0.56·4 = 2.25: 16 draws stay within 6σ with probability > 1 − 1e-7
     assert np.all(np.abs(noise) <= 6 * sim.scale_w)
+
+
+def test_the_teaching_comparison_refuses_histogram_mechanisms():
+    from svtgui.core.audit_compare import compare
+
+    with pytest.raises(ValueError, match="takes a histogram, not answer vectors"):
+        compare("pmw", 1.0, [0.0, 1.0], [1.0, 0.0])
