@@ -120,7 +120,8 @@ def main() -> None:
         params = {"epsilon": 1.0, "threshold": 1e9, "cutoff": 5}
         t_head = headless(ds, queries, params)
         t_gui, gaps, shown, nbytes = gui(queries, params)
-    multiprocessing.active_children()  # reap the run process so that its peak memory is counted
+    for child in multiprocessing.active_children():  # reap the run process: its peak memory counts
+        child.join(10)
     rss_gui = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
     rss_run = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3  # the largest child
     print(f"queries streamed            : {args.queries:,}")
