@@ -9,8 +9,10 @@ final test. The views:
   in rows: an answer paid without noise shows up here), the position with the bin of n̂, and n̂;
 * SparseProject (``extra["w"]``, ``extra["n_hat"]``): the noisy projection's coordinate along the
   changed cell's direction ``A·(D1 − D2)`` (for Gaussian noise the likelihood ratio is a function of
-  this coordinate alone, so its half-spaces are the optimal events), the same jointly with n̂, n̂
-  alone, and the first coordinate by itself (a miscalibrated single coordinate).
+  this coordinate alone, so its half-spaces are the optimal events), the statistic
+  ``Σ_i |w_i − (A·D2)_i| − |w_i − (A·D1)_i|`` (the log-likelihood ratio for Laplace noise, up to the
+  scale: the optimal events there), the projection jointly with n̂, n̂ alone, and the first
+  coordinate by itself (a miscalibrated single coordinate).
 """
 
 from __future__ import annotations
@@ -132,7 +134,15 @@ def sparse_project_views(pair: HistogramPair, sample: Outputs, signs: np.ndarray
     def first(o: Outputs) -> np.ndarray:
         return o.extra["w"][:, 0]
 
+    exact1 = signs.astype(np.float64) @ pair.d1.histogram.dense()
+    exact2 = signs.astype(np.float64) @ pair.d2.histogram.dense()
+
+    def laplace_ratio(o: Outputs) -> np.ndarray:
+        w = o.extra["w"].astype(np.float64)
+        return (np.abs(w - exact2) - np.abs(w - exact1)).sum(axis=1)
+
     return [scalar_view("projection on A·(D1 − D2)", along, sample, PROJECTION_BINS),
+            scalar_view("Σ|w − A·D2| − |w − A·D1|", laplace_ratio, sample, PROJECTION_BINS),
             joint_view("projection on A·(D1 − D2) × n̂", along, _n_hat, sample, COARSE_BINS),
             scalar_view("n̂", _n_hat, sample, VALUE_BINS),
             scalar_view("first coordinate", first, sample, VALUE_BINS)]
