@@ -80,7 +80,7 @@ if [ -x "$BUNDLE/svtgui" ]; then
     echo "== smoke test: svtgui"
     out=$("$BUNDLE/svtgui" --version) || fail "svtgui --version exited $?"
     case "$out" in *"$expected"*) ;; *) fail "svtgui --version printed '$out', expected $expected" ;; esac
-    timeout 120 "$BUNDLE/svtgui" --screenshot "$tmp/shot.png" --sample census \
+    timeout 120 "$BUNDLE/svtgui" --screenshot "$tmp/shot.png" --sample census --run \
         || fail "svtgui --screenshot exited $?"
     "$PYTHON" - "$tmp/shot.png" <<'PY' || fail "the screenshot is not a real rendering of the window"
 import sys
