@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import sys
 
-from svtgui import __version__
+from svtgui._version import VERSION_TEXT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="svtgui",
         description="SVT Studio: differential privacy with the Sparse Vector Technique, for data curators.",
     )
-    p.add_argument("--version", action="version", version=f"SVT Studio {__version__}")
+    p.add_argument("--version", action="version", version=VERSION_TEXT)
     p.add_argument(
         "--sample",
         nargs="?",

@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 
-from svtgui import __version__
+from svtgui._version import VERSION_TEXT
 
 COMMAND_MODULES = [
     "svtgui.commands.mechanisms",
@@ -39,7 +39,7 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svtgui-cli", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"svtgui {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION_TEXT)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from svtgui import __version__
+from svtgui._version import VERSION_TEXT
 from svtgui.core import mechanisms
 
 REPO = Path(__file__).resolve().parents[2]
@@ -80,7 +81,7 @@ def test_wheel_carries_every_resource_and_no_build_script(built):
 def test_installed_console_script_lists_the_catalogue(installed, tmp_path):
     listed = json.loads(_run(installed, "svtgui-cli", "mechanisms", "--json", cwd=tmp_path))
     assert [e["id"] for e in listed] == [e.id for e in mechanisms.catalog()]
-    assert _run(installed, "svtgui-cli", "--version", cwd=tmp_path).strip() == f"svtgui {__version__}"
+    assert _run(installed, "svtgui-cli", "--version", cwd=tmp_path).strip() == VERSION_TEXT
 
 
 def test_installed_wheel_finds_resources_inside_itself(installed, tmp_path):
