@@ -239,6 +239,14 @@ class MainWindow(QMainWindow):
             h,
         )
         self._run_state(c.state)
+        c.runnable_changed.connect(self._sync_run_action)
+        self._sync_run_action(self.run_page.run_button.isEnabled(), self.run_page.run_button.toolTip())
+
+    def _sync_run_action(self, enabled: bool, tip: str) -> None:
+        """Run… (menu, toolbar, F5) is enabled exactly when the Run page's button is, for the same reason."""
+        self.act_run.setEnabled(enabled)
+        self.act_run.setToolTip(tip)
+        self.act_run.setStatusTip(tip)
 
     def _run_clicked(self) -> None:
         self.show_page("run")
@@ -251,7 +259,6 @@ class MainWindow(QMainWindow):
 
     def _run_state(self, state: str) -> None:
         live = state in ("running", "paused", "drained")
-        self.act_run.setEnabled(not live and self.ds is not None)
         self.act_pause.setEnabled(state in ("running", "paused"))
         self.act_step.setEnabled(state in ("running", "paused"))
         self.act_stop.setEnabled(live)

@@ -38,6 +38,7 @@ from svtgui.ui.run_worker import ReleasedBatch, RunJob, RunWorker, discard_prepa
 log = logging.getLogger("svtgui.ui.run")
 REFRESH_MS = 33  # the run process's messages are read (and batches acknowledged) at 30 Hz
 VIEW_SECONDS = 0.1  # table, chart, gauge and status follow at 10 Hz: a table repaint costs ~8 ms
+RUN_TIP = "Check the spend, then start answering (F5)"
 IDLE, RUNNING, PAUSED, DRAINED, ENDED = "idle", "running", "paused", "drained", "ended"
 ENDINGS = {
     "halted": "Halted: the cutoff c was reached",
@@ -52,6 +53,8 @@ class RunController(QObject):
 
     state_changed = Signal(str)
     status_changed = Signal(str)  # the run's one-line status, for the window's status bar
+    # (enabled, tooltip) of the Run button whenever either changes: the window's Run action follows
+    runnable_changed = Signal(bool, str)
 
     def __init__(self, page: RunPage, store: ResultStore, mechanism_panel, queries_page, parent=None) -> None:
         super().__init__(parent)
@@ -225,16 +228,24 @@ class RunController(QObject):
         self.page.totals.error.show_error(problems.get("budget") if typed else None)
         if "epsilon" in problems and "epsilon" not in self.mech.problems:
             self.mech.form.errors["epsilon"].show_error(problems["epsilon"])
-        self.page.run_button.setEnabled(not problems)
         if problems:
             where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}
             key, text = next(iter(problems.items()))
-            self.page.run_button.setToolTip(f"Run is disabled: {text}")
+            self._set_runnable(False, f"Run is disabled: {text}")
             field = where.get(key) or f"Mechanism, {LABELS.get(key, key)}"
             self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
         else:
-            self.page.run_button.setToolTip("Check the spend, then start answering (F5)")
+            self._set_runnable(True, RUN_TIP)
             self.page.run_error.show_error(self.outcome)  # how the last attempt went, until the next
+
+    def _set_runnable(self, enabled: bool, tip: str) -> None:
+        """The one place the Run button's state is set, so the window's Run action can mirror it."""
+        button = self.page.run_button
+        if button.isEnabled() == enabled and button.toolTip() == tip:
+            return
+        button.setEnabled(enabled)
+        button.setToolTip(tip)
+        self.runnable_changed.emit(enabled, tip)
 
     # -- starting -------------------------------------------------------------------------------------
     def request_run(self) -> None:
@@ -517,6 +528,6 @@ class RunController(QObject):
         p.stop_button.setEnabled(live)
         p.ask.action.setEnabled(live)
         if live:
-            p.run_button.setEnabled(False)
+            self._set_runnable(False, "Run is disabled: a run is in progress (Stop it first, Shift+F5)")
         self._status_text()
         self.state_changed.emit(state)

@@ -153,3 +153,38 @@ def test_a_killed_run_process_ends_the_run_as_interrupted_with_everything_shown_
     recorded = led.response_counts(c.run.id)[0]
     assert 0 < win.store.n <= recorded < 300_000
     assert float(led.budget(win.ds.fingerprint).spent_epsilon) > 0  # never refunded
+
+
+def _same_run_state(win) -> None:
+    button, action = win.run_page.run_button, win.act_run
+    assert action.isEnabled() == button.isEnabled()
+    assert action.toolTip() == button.toolTip()
+
+
+def test_toolbar_run_action_follows_the_run_button_and_its_reason(qtbot, window, act):
+    win = window
+    _same_run_state(win)  # no dataset: both disabled
+    act.load(qtbot, win, total_epsilon=None)
+    # A dataset is open but its total budget is undeclared: the button is disabled, so is Run… (F5).
+    assert not win.run_page.run_button.isEnabled()
+    _same_run_state(win)
+    assert "declare" in win.act_run.toolTip()
+    win.run_page.totals.epsilon.setText("10")
+    assert win.act_run.isEnabled()
+    _same_run_state(win)
+    act.set_param(win, "epsilon", "-1")  # an invalid parameter: both disabled, the same reason
+    assert not win.act_run.isEnabled() and "ε" in win.act_run.toolTip()
+    _same_run_state(win)
+    win.act_run.trigger()  # a disabled action does nothing
+    assert not win.run_page.confirm.isVisible()
+    act.set_param(win, "epsilon", "1")
+    win.queries.set_queries(win.queries.queries[:3])
+    act.set_param(win, "threshold", "1000000")
+    _same_run_state(win)
+    act.run_to_end(qtbot, win)  # drained: still live, so neither can start another run
+    assert not win.act_run.isEnabled() and "in progress" in win.act_run.toolTip()
+    _same_run_state(win)
+    qtbot.mouseClick(win.run_page.stop_button, LEFT)
+    qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=10_000)
+    assert win.act_run.isEnabled()
+    _same_run_state(win)
