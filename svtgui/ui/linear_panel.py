@@ -43,6 +43,12 @@ def is_linear(mechanism_id: str) -> bool:
     return mechanism_id in (PMW, SPARSE_PROJECT)
 
 
+def is_release(mechanism_id: str | None) -> bool:
+    """A non-interactive *release*: the run computes a file that answers queries later, so it needs
+    no query list (unlike a non-interactive selection such as top-c, which chooses among queries)."""
+    return mechanism_id == SPARSE_PROJECT
+
+
 class ReleaseBuilder(QGroupBox):
     """Where the SparseProject release goes, and the paper's T at a public planning n."""
 
@@ -157,6 +163,15 @@ class LinearOptions(QWidget):
         if self.mechanism_id == SPARSE_PROJECT:
             out["release_out"] = self.release.path.text().strip()
         return out
+
+    def release_summary(self) -> str:
+        """What a SparseProject run spends its budget on, in the words of the spend confirmation."""
+        size = self.universe.size
+        cells = f"{size:,} cells" if size else "the chosen columns"
+        return (f"one SparseProject release: a noisy projection of the histogram over {cells} "
+                f"({' × '.join(self.universe.specs())}), written to {self.release.path.text().strip()}. "
+                "No queries are answered now: anyone answers count queries from that file later, without "
+                "the data, and that costs nothing more")
 
     def show_preview(self, preview: Any, params: dict[str, Any], k: int) -> None:
         """Fill the mechanism panel's accuracy preview (no simulated curve: no single threshold test)."""

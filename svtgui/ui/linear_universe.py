@@ -145,6 +145,7 @@ class UniverseChooser(QGroupBox):
     def _update(self) -> None:
         specs = self.specs()
         self._problem = None
+        self.size: int | None = None  # |X| of a valid choice
         if self.schema is None:
             self._problem = "open a dataset first: the universe's columns come from its schema"
         elif not specs:
@@ -156,6 +157,7 @@ class UniverseChooser(QGroupBox):
             except ValueError as exc:
                 self._problem = str(exc)
             else:
+                self.size = universe.size
                 axes = " × ".join(f"{a.column} ({a.size})" for a in universe.axes)
                 self.size_label.setText(f"|X| = {universe.size:,} cells: {axes}")
         if self._problem:

@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from svtgui.core.budget import fmt
 from svtgui.session.ledger import BudgetExceeded, Ledger, LedgerError
 from svtgui.session.runner import plan_run
+from svtgui.ui.linear_panel import is_release
 from svtgui.ui.param_form import LABELS
 from svtgui.ui.results_store import ResultStore
 from svtgui.ui.run_page import ICONS, RunPage
@@ -176,11 +177,12 @@ class RunController(QObject):
         problems.update(form_problems)
         monotonic = bool(params.pop("monotonic", False))
         params.pop("integer", None)
-        queries = self.queries_page.queries
+        queries = self.planned_queries()
         info = self.mech.info
-        if info is not None and not info.interactive and not queries:
+        release = is_release(self.mech.mechanism_id)
+        if info is not None and not info.interactive and not release and not queries:
             problems["queries"] = f"{info.name} needs the whole query list up front: add queries first"
-        queue_problem = self.queries_page.problem()
+        queue_problem = None if release else self.queries_page.problem()  # a release uses no queue
         if queue_problem:
             problems["queries"] = queue_problem
         if not problems:
@@ -217,6 +219,11 @@ class RunController(QObject):
             except (ValueError, ZeroDivisionError):
                 problems["budget"] = "the dataset's total ε must be a number > 0 and δ in [0, 1)"
         return params, monotonic, problems
+
+    def planned_queries(self) -> list[Any]:
+        """The queue a run answers; none for a release (SparseProject answers queries later, from its
+        file), so a long queue is neither validated, nor sent to the run process, for it."""
+        return [] if is_release(self.mech.mechanism_id) else self.queries_page.queries
 
     def validate(self) -> None:
         if self.state in (RUNNING, PAUSED, DRAINED):
@@ -267,12 +274,16 @@ class RunController(QObject):
             remaining = (
                 f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
             )
-        n = len(self.queries_page.queries)
         cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
+        if is_release(self.mech.mechanism_id):
+            spent_on = self.mech.linear.release_summary()
+            when = "before the release is computed"
+        else:
+            spent_on = f"{len(self.queries_page.queries):,} planned queries with {self.mech.info.name}"
+            when = "before the first answer"
         self.page.confirm.text.setText(
-            f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {n:,} planned queries "
-            f"with {self.mech.info.name}. {remaining}. The spend is charged now, before the first answer, "
-            "and is never refunded."
+            f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {spent_on}. {remaining}. "
+            f"The spend is charged now, {when}, and is never refunded."
         )
         self.page.confirm.spend.setText(f"Spend {cost} and run")
         self.page.place_confirm()
@@ -307,7 +318,7 @@ class RunController(QObject):
             self.outcome = f"Run refused, nothing was charged: {exc}"
             self.page.run_error.show_error(self.outcome)
             return False
-        queries = list(self.queries_page.queries)
+        queries = list(self.planned_queries())
         job = RunJob(str(self.ledger.path), self.ds, self.mech.mechanism_id, params, self.seed, monotonic)
 
         self.run, self.run_queries, self.adaptive = None, queries, []
@@ -424,6 +435,10 @@ class RunController(QObject):
                 f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
                 "or Stop to end the run."
             )
+        elif self.state == ENDED and self.run is not None and is_release(self.run.record.mechanism_id):
+            text = (f"Release {'written' if self.run.status == 'finished' else self.run.status} "
+                    f"in {self.elapsed:.2f} s: no query is answered in this run; anyone answers count "
+                    "queries from the file later (Tools ▸ Answer from a release file…).")
         elif self.state == ENDED and self.run is not None:
             text = f"{ENDINGS.get(self.run.status, self.run.status)} — {s.n:,} answers, {s.n_tops:,} ⊤"
             if self.run.status == "halted":

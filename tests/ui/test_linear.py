@@ -9,6 +9,7 @@ say why, next to the field at fault.
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from svtgui.data import generators
 from svtgui.data.evaluate import evaluate
@@ -16,6 +17,7 @@ from svtgui.session.ledger import Ledger
 from svtgui.ui.linear_answer import ReleaseAnswerDialog
 from svtgui.ui.results_model import COL_ANSWER, COL_VALUE, FREE_TEXT, PAID_TEXT
 
+LEFT = Qt.MouseButton.LeftButton
 UNIVERSE = ["age@17,25,35,45,55,65,91", "education", "sex", "income"]
 
 
@@ -158,3 +160,43 @@ def test_undeclared_levels_cannot_be_chosen(qtbot, window, act):
     window.mechanism.linear.set_schema(schema)
     use, _, _ = window.mechanism.linear.universe.rows["occupation"]
     assert not use.isEnabled() and "declare them in the Schema step" in use.toolTip()
+
+
+def test_sparse_project_needs_no_query_list_and_the_confirmation_names_the_release(qtbot, window, act,
+                                                                                     tmp_path):
+    act.load(qtbot, window)
+    window.queries.set_queries([])  # a release answers queries later: an empty queue is fine
+    _choose(qtbot, window, "sparse_project", UNIVERSE)
+    act.set_param(window, "epsilon", 1)
+    act.set_param(window, "projection_size", 256)
+    window.run_page.totals.delta.setText("1e-5")
+    out = tmp_path / "empty-queue.npz"
+    window.mechanism.linear.release.path.setText(str(out))
+    window.controller.seed = 5
+    window.controller.validate()
+    page = window.run_page
+    assert page.run_button.isEnabled(), page.run_error.text()
+    assert "up front" not in page.run_error.text() and "up front" not in page.run_button.toolTip()
+    qtbot.mouseClick(page.run_button, LEFT)
+    text = page.confirm.text.text()
+    assert "planned queries" not in text
+    assert "SparseProject release" in text and "2,016 cells" in text and str(out) in text
+    assert "later" in text
+    qtbot.mouseClick(page.confirm.spend, LEFT)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
+    assert out.exists() and c.run.status == "finished"
+    status = page.status.text()
+    assert "Release written" in status and "every planned query" not in status
+
+
+def test_top_c_selection_still_needs_its_queries(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("em_top_c")
+    act.set_param(window, "epsilon", 1)
+    act.set_param(window, "cutoff", 3)
+    window.queries.set_queries([])
+    window.controller.validate()
+    assert not window.run_page.run_button.isEnabled()
+    assert "whole query list up front" in window.run_page.run_error.text()
