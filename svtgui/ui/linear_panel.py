@@ -225,27 +225,6 @@ def preview_text(mechanism_id: str, params: dict[str, Any], k: int, beta: float,
             if math.isfinite(acc.alpha) else "bound: see docs/linear-queries.md")
 
 
-class FreePaidLookup:
-    """PMW rows of the live table: a free answer's value is read back from the ledger, i.e. exactly
-    what was recorded as released (the streamed batches carry values for ⊤ rows only)."""
-
-    def __init__(self, controller: Any) -> None:
-        self.controller = controller
-        self._cache: dict[tuple[int, int], Any] = {}
-
-    def __call__(self, index: int) -> Any:
-        run = self.controller.run
-        if run is None:
-            return None
-        key = (run.id, index)
-        if key not in self._cache:
-            record = self.controller.ledger.response(run.id, index)
-            if record is None:
-                return None  # not visible yet: never cache a miss
-            self._cache[key] = record
-        return self._cache[key]
-
-
 class LinearRunNote(QLabel):
     """On the run page: what a PMW or SparseProject run released besides the table rows."""
 

@@ -29,7 +29,7 @@ from svtgui.assets import asset
 from svtgui.ui.dataset_panel import DatasetPanel
 from svtgui.ui.generator_dialog import GeneratorDialog
 from svtgui.ui.linear_answer import ReleaseAnswerDialog
-from svtgui.ui.linear_panel import FreePaidLookup, LinearRunNote
+from svtgui.ui.linear_panel import LinearRunNote
 from svtgui.ui.loader import DatasetLoader
 from svtgui.ui.mechanism_panel import MechanismPanel
 from svtgui.ui.query_queue import QueriesPage
@@ -274,7 +274,7 @@ class MainWindow(QMainWindow):
         c = self.controller
         if state == "running":
             pmw = self.mechanism.mechanism_id == "pmw"
-            self.run_page.model.free_paid = FreePaidLookup(c) if pmw else None
+            self.run_page.model.free_paid = pmw
             self.linear_note.hide()
         elif state in ("drained", "ended") and c.run is not None:
             self.linear_note.show_run(c.run.record.mechanism_id, c.ledger.facts(c.run.id))

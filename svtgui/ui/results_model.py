@@ -47,9 +47,9 @@ class ResultsModel(QAbstractTableModel):
         self._above_brush = QBrush(ABOVE_COLOR)
         self._below_brush = QBrush(BELOW_COLOR)
         self._above_bg = QBrush(QColor(ABOVE_COLOR.red(), ABOVE_COLOR.green(), ABOVE_COLOR.blue(), 40))
-        # PMW runs: rows read "paid" (⊤) / "free" (⊥); ``free_paid(index)`` returns the committed
-        # ResponseRecord, whose value is shown for free answers (they are releases too).
-        self.free_paid: Callable[[int], Any] | None = None
+        # PMW runs: rows read "paid" (⊤) / "free" (⊥); a free answer's value is a release too (the
+        # store keeps it, exactly as committed to the ledger).
+        self.free_paid = False
 
     @property
     def only_above(self) -> bool:
@@ -102,21 +102,19 @@ class ResultsModel(QAbstractTableModel):
             if col == COL_QUERY:
                 return self.describe(int(self.store.ref[r]))
             if col == COL_ANSWER:
-                if self.free_paid is not None:
+                if self.free_paid:
                     return PAID_TEXT if above else FREE_TEXT
                 return ABOVE_TEXT if above else BELOW_TEXT
             if col == COL_VALUE:
-                if not above and self.free_paid is not None:
-                    rec = self.free_paid(int(self.store.index[r]))
-                    return format_value(float(rec.value)) if rec and rec.answered_from_simulation else ""
-                return format_value(float(self.store.value[r])) if above else ""
+                shown = above or bool(self.store.free[r])
+                return format_value(float(self.store.value[r])) if shown else ""
             if col == COL_TIME:
                 return format_time(float(self.store.time[r]))
         elif role == Qt.ItemDataRole.ForegroundRole and col == COL_ANSWER:
             return self._above_brush if above else self._below_brush
         elif role == Qt.ItemDataRole.BackgroundRole and above:
             return self._above_bg
-        elif role == Qt.ItemDataRole.ToolTipRole and col == COL_ANSWER and self.free_paid is not None:
+        elif role == Qt.ItemDataRole.ToolTipRole and col == COL_ANSWER and self.free_paid:
             return (
                 "paid: a fresh noisy answer; the synthetic histogram was off, so one of the c paid answers "
                 "was used" if above else

@@ -1,19 +1,48 @@
-"""The released rows of a run, kept compactly in growable numpy arrays (≈ 25 bytes per row).
+"""The released rows of a run, kept compactly in growable numpy arrays (≈ 26 bytes per row).
 
-A million-query stream therefore costs ~25 MB, not a million Python objects. Only public
+A million-query stream therefore costs ~26 MB, not a million Python objects. Only public
 outcomes are stored: the mechanism's query index, where the query came from (``ref``: its
-position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/⊥, the released
-value (NaN when nothing was released, always for ⊥) and the release time. Descriptions are
-looked up lazily from the query list when a row is painted.
+position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/⊥, whether a ⊥ was
+a PMW *free* answer (from the public synthetic histogram: released, so it has a value), the
+released value (NaN when nothing was released: every ⊥ that is not a free answer) and the
+release time. Descriptions are looked up lazily from the query list when a row is painted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+COLUMNS = ("index", "ref", "above", "free", "value", "time")
+
+
+class Positions:
+    """A growable list of row positions (the ⊤ rows, the free rows), amortised O(1) appends."""
+
+    def __init__(self) -> None:
+        self._data = np.empty(256, dtype=np.int64)
+        self.n = 0
+
+    def add(self, positions: np.ndarray) -> None:
+        need = self.n + len(positions)
+        if need > len(self._data):
+            grown = np.empty(max(need, 2 * len(self._data)), dtype=np.int64)
+            grown[: self.n] = self._data[: self.n]
+            self._data = grown
+        self._data[self.n : need] = positions
+        self.n = need
+
+    @property
+    def array(self) -> np.ndarray:
+        return self._data[: self.n]
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
 
 class ResultStore:
-    """Append-only columns of released rows plus the positions of the ⊤ rows (for "only ⊤")."""
+    """Append-only columns of released rows plus the positions of the ⊤ rows (for "only ⊤") and of
+    PMW's free answers (for the chart)."""
 
     def __init__(self, capacity: int = 4096) -> None:
         self._cap = capacity
@@ -21,17 +50,18 @@ class ResultStore:
         self.index = np.empty(capacity, dtype=np.int64)
         self.ref = np.empty(capacity, dtype=np.int64)
         self.above = np.empty(capacity, dtype=bool)
+        self.free = np.empty(capacity, dtype=bool)
         self.value = np.empty(capacity, dtype=np.float64)
         self.time = np.empty(capacity, dtype=np.float64)
-        self._tops = np.empty(256, dtype=np.int64)
-        self.n_tops = 0
+        self._tops = Positions()
+        self._frees = Positions()
 
     def _grow(self, need: int) -> None:
         cap = self._cap
         while cap < need:
             cap *= 2
         if cap != self._cap:
-            for name in ("index", "ref", "above", "value", "time"):
+            for name in COLUMNS:
                 old = getattr(self, name)
                 new = np.empty(cap, dtype=old.dtype)
                 new[: self.n] = old[: self.n]
@@ -50,33 +80,40 @@ class ResultStore:
         above: np.ndarray,
         value: np.ndarray,
         time: float | np.ndarray,
+        free: np.ndarray | None = None,
     ) -> None:
-        """Add a batch of released rows (arrays of equal length)."""
+        """Add a batch of released rows (arrays of equal length); ``free`` marks PMW's free answers
+        (``None``: no row of the batch is one)."""
         k = len(index)
         if k == 0:
             return
         start = self.n
         self._grow(start + k)
+        free = np.zeros(k, dtype=bool) if free is None else free & ~above
         self.index[start : start + k] = index
         self.ref[start : start + k] = ref
         self.above[start : start + k] = above
-        self.value[start : start + k] = np.where(above, value, np.nan)  # ⊥ never carries a value
+        self.free[start : start + k] = free
+        # a ⊥ never carries a value, unless it is a free answer (a release from public data)
+        self.value[start : start + k] = np.where(above | free, value, np.nan)
         self.time[start : start + k] = time
-        tops = start + np.flatnonzero(above)
-        if len(tops):
-            need = self.n_tops + len(tops)
-            if need > len(self._tops):
-                grown = np.empty(max(need, 2 * len(self._tops)), dtype=np.int64)
-                grown[: self.n_tops] = self._tops[: self.n_tops]
-                self._tops = grown
-            self._tops[self.n_tops : need] = tops
-            self.n_tops = need
+        self._tops.add(start + np.flatnonzero(above))
+        if free.any():
+            self._frees.add(start + np.flatnonzero(free))
         self.n = start + k
 
     @property
     def tops(self) -> np.ndarray:
         """Row positions of the ⊤ answers."""
-        return self._tops[: self.n_tops]
+        return self._tops.array
+
+    @property
+    def n_tops(self) -> int:
+        return self._tops.n
+
+    @property
+    def n_free(self) -> int:
+        return self._frees.n
 
     @property
     def n_bottoms(self) -> int:
@@ -87,10 +124,16 @@ class ResultStore:
         t = self.tops
         return self.index[t], self.value[t]
 
+    def free_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """(query index, released value) of every free answer (PMW; empty otherwise)."""
+        f = self._frees.array
+        return self.index[f], self.value[f]
+
     def clear(self) -> None:
         self.n = 0
-        self.n_tops = 0
+        self._tops.n = 0
+        self._frees.n = 0
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.index, self.ref, self.above, self.value, self.time, self._tops))
+        return sum(getattr(self, name).nbytes for name in COLUMNS) + self._tops.nbytes + self._frees.nbytes

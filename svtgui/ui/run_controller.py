@@ -326,7 +326,10 @@ class RunController(QObject):
         self.store.reserve(len(queries))
         self.page.model.reset()
         self.page.chart.clear()
-        self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
+        if self.mech.mechanism_id == "pmw":
+            self.page.chart.set_pmw(float(params["threshold"]))
+        else:
+            self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
         self.outcome = None
         self.page.run_error.show_error(None)
         w = RunWorker(job, queries)
@@ -370,7 +373,7 @@ class RunController(QObject):
 
     # -- streaming ------------------------------------------------------------------------------------
     def _released(self, batch: ReleasedBatch) -> None:
-        self.store.append(batch.index, batch.ref, batch.above, batch.value, batch.time)
+        self.store.append(batch.index, batch.ref, batch.above, batch.value, batch.time, batch.free)
         if self.worker is not None:
             self.worker.acknowledge()
 
@@ -412,8 +415,7 @@ class RunController(QObject):
         p.model.refresh()
         if p.follow.isChecked() and p.model.rowCount():
             p.table.scrollToBottom()
-        xs, ys = s.top_points()
-        p.chart.update_from(xs, ys, s.n)
+        p.chart.update_from(*s.top_points(), s.n, *s.free_points())
         cutoff = self.run.cutoff if self.run is not None else self._planned_cutoff()
         interactive = self.mech.info is None or self.mech.info.interactive
         p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff, None if interactive else False)

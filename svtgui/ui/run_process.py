@@ -53,6 +53,7 @@ class ReleasedBatch:
     above: np.ndarray
     value: np.ndarray
     time: np.ndarray
+    free: np.ndarray | None = None  # PMW: the ⊥ rows answered (free) from the public synthetic data
 
     def __len__(self) -> int:
         return len(self.index)
@@ -93,27 +94,34 @@ class RunView:
         return cls(run.record, run.cutoff, run.params, run.status, run.total)
 
 
-_INDEX, _ABOVE, _VALUE, _TIME = (attrgetter(a) for a in ("index", "above", "value", "time"))
+_INDEX, _ABOVE, _VALUE, _TIME, _FREE = (
+    attrgetter(a) for a in ("index", "above", "value", "time", "answered_from_simulation")
+)
 
 
 def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
-    """Runner rows (``Row``: index, above, value, time) to arrays.
+    """Runner rows (``Row``: index, above, value, time, answered_from_simulation) to arrays.
 
     ``map(attrgetter)`` walks the rows in C (no Python frame per row); ``None`` values become NaN
-    in the float conversion, and ⊥ rows are blanked whatever they carry. One commit stamps one
-    time, so each distinct stamp is parsed once.
+    in the float conversion, and ⊥ rows are blanked whatever they carry — except PMW's free
+    answers, which are releases (the runner marks them ``answered_from_simulation``; other
+    mechanisms' rows carry ``None`` there, and then no ``free`` array is built). One commit stamps
+    one time, so each distinct stamp is parsed once.
     """
     n = len(rows)
     index = np.fromiter(map(_INDEX, rows), dtype=np.int64, count=n)
     above = np.fromiter(map(_ABOVE, rows), dtype=bool, count=n)
     value = np.array(list(map(_VALUE, rows)), dtype=np.float64).reshape(n)
-    value[~above] = np.nan
+    free = None
+    if n and rows[0].answered_from_simulation is not None:
+        free = np.fromiter(map(_FREE, rows), dtype=bool, count=n) & ~above
+    value[~above if free is None else ~(above | free)] = np.nan
     stamps = {t: datetime.fromisoformat(t).timestamp() for t in set(map(_TIME, rows))}
     if len(stamps) == 1:
         times = np.full(n, next(iter(stamps.values())))
     else:
         times = np.fromiter(map(stamps.__getitem__, map(_TIME, rows)), dtype=np.float64, count=n)
-    return ReleasedBatch(index, refs, above, value, times)
+    return ReleasedBatch(index, refs, above, value, times, free)
 
 
 class StreamLoop:

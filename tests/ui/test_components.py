@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractButton
 from svtgui.core import mechanisms
 from svtgui.data.queries import RangeCount
 from svtgui.ui.frame_model import FrameModel
+from svtgui.ui.live_chart import FREE_LABEL, LiveChart
 from svtgui.ui.mechanism_panel import offered
 from svtgui.ui.results_store import ResultStore
 from svtgui.ui.settings import MAX_RECENT, Settings
@@ -68,6 +69,33 @@ def test_result_store_keeps_no_value_for_below_and_indexes_tops():
     np.testing.assert_array_equal(ys[:2], [200.0, 700.0])
     assert np.isnan(ys[2])
     assert np.isnan(s.value[: s.n][~s.above[: s.n]]).all()
+
+
+def test_result_store_keeps_free_answers_values_and_positions():
+    s = ResultStore(capacity=4)
+    idx = np.arange(6)
+    above = np.array([False, True, False, False, True, False])
+    free = np.array([True, False, False, True, True, True])  # a ⊤ is never free; row 2 is a plain ⊥
+    s.append(idx, idx, above, np.arange(6, dtype=float) + 0.5, 1.0, free)
+    xs, ys = s.free_points()
+    np.testing.assert_array_equal(xs, [0, 3, 5])
+    np.testing.assert_array_equal(ys, [0.5, 3.5, 5.5])
+    assert s.n_free == 3 and s.n_tops == 2 and np.isnan(s.value[2])
+    s.clear()
+    assert s.free_points()[0].size == 0
+
+
+def test_chart_switches_between_a_threshold_line_and_pmw_free_paid(qapp):
+    chart = LiveChart()
+    chart.set_pmw(1500)
+    assert not chart.threshold_line.isVisible() and chart.caption.isVisibleTo(chart)
+    assert FREE_LABEL in chart.legend_labels() and "public threshold" not in chart.legend_labels()
+    chart.set_threshold(40.0)  # the next run is an ordinary SVT run: T is a line again
+    assert chart.threshold_line.isVisible() and not chart.caption.isVisibleTo(chart)
+    assert FREE_LABEL not in chart.legend_labels() and "public threshold" in chart.legend_labels()
+    chart.update_from(np.array([4]), np.array([90.0]), 10, np.empty(0, np.int64), np.empty(0))
+    lo, hi = chart.plot.getViewBox().viewRange()[1]
+    assert lo < 40.0 < 90.0 < hi  # the y range holds T and the ⊤
 
 
 def test_frame_model_is_virtual_over_a_million_rows(qapp):

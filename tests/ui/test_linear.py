@@ -15,6 +15,7 @@ from svtgui.data import generators
 from svtgui.data.evaluate import evaluate
 from svtgui.session.ledger import Ledger
 from svtgui.ui.linear_answer import ReleaseAnswerDialog
+from svtgui.ui.live_chart import FREE_LABEL, PAID_LABEL
 from svtgui.ui.results_model import COL_ANSWER, COL_VALUE, FREE_TEXT, PAID_TEXT
 
 LEFT = Qt.MouseButton.LeftButton
@@ -73,12 +74,31 @@ def test_pmw_run_through_the_window(qtbot, window, act):
         str(int(r.value)) if float(r.value).is_integer() else f"{r.value:.6g}" for r in rows]
     note = window.linear_note.text()
     assert window.linear_note.isVisible() and f"n̂ = {n_hat:,}" in note
+    _check_pmw_chart(window.run_page.chart, rows)
     # leak check: no cell of the table equals a true answer where the released value differs from it
     truth = evaluate(window.ds, queries)
     cells = [(r, col) for r in range(model.rowCount()) for col in range(model.columnCount())]
     texts = {model.index(r, col).data() for r, col in cells}
     leaked = [t for t, r in zip(truth, rows, strict=True) if r.value != t and f"{int(t):,}" in texts]
     assert not [t for t in leaked if t > 99]  # small counts may coincide with an index or a value by chance
+
+
+def _check_pmw_chart(chart, rows) -> None:
+    """T bounds a free answer's error, so it is not drawn as a line on the answers' scale; every
+    released answer is plotted, paid (▲, blue) and free (○, orange) told apart by symbol and colour."""
+    assert not chart.threshold_line.isVisible()
+    labels = chart.legend_labels()
+    assert PAID_LABEL in labels and FREE_LABEL in labels and "public threshold" not in labels
+    assert chart.caption.isVisible() and "T = 1,500 rows" in chart.caption.text()
+    assert "error of a free answer" in chart.caption.text()
+    paid = [r for r in rows if not r.answered_from_simulation]
+    free = [r for r in rows if r.answered_from_simulation]
+    assert paid and free
+    assert list(chart.xs) == [r.index + 1 for r in paid] and list(chart.ys) == [r.value for r in paid]
+    assert list(chart.free_xs) == [r.index + 1 for r in free]
+    assert list(chart.free_ys) == [r.value for r in free]
+    assert chart.tops.opts["symbol"] != chart.frees.opts["symbol"]
+    assert chart.tops.opts["brush"].color() != chart.frees.opts["pen"].color()
 
 
 def test_sparse_project_release_then_answer_without_data(qtbot, window, act, tmp_path):
