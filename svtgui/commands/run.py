@@ -131,7 +131,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
             raise CliError("--session already names the dataset and the queries; drop --data/--queries")
         s["session"], s["session_path"] = session, args.session
         s["mechanism"] = s.get("mechanism") or session.mechanism_id
-        s["params"] = {**session.params, **s["params"]}
+        s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
     if s.get("mechanism") == SPARSE_PROJECT:

@@ -2,9 +2,15 @@
 
 A session holds *where* the data is and *what* was declared and planned — dataset path and
 content fingerprint, the declared schema (kinds, public bounds, neighbouring relation), the
-mechanism and its public parameters, the query list. It never holds data, answers, noise, seeds
-or budget figures: the history of what was spent comes from the ledger, keyed by the fingerprint,
-so copying or editing a session file cannot change a budget.
+mechanism and its public parameters, the query list and, for PMW and SparseProject, the run
+parameters of :mod:`svtgui.session.linear_runs` (the universe's column specs and the release
+file). It never holds data, answers, noise, seeds or budget figures: the history of what was
+spent comes from the ledger, keyed by the fingerprint, so copying or editing a session file
+cannot change a budget.
+
+Versions: 1 had no ``linear`` section; 2 adds it. A version-1 file is read through
+:data:`MIGRATIONS` (one step per version), so old sessions keep opening; a newer file than this
+build understands is refused rather than half-read.
 """
 
 from __future__ import annotations
@@ -17,12 +23,26 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.core import mechanisms
+from svtgui.session.linear_runs import RELEASE_SUFFIX, RUN_PARAMS
+
+LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
 
 SESSION_FORMAT = "svtgui-session"
-SESSION_VERSION = 1
+SESSION_VERSION = 2
 SUFFIX = ".svtsession"
-_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by"}
+_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear"}
 _NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
+
+
+def _from_v1(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    """Version 1 → 2: version 1 had no ``linear`` section (PMW/SparseProject could not be saved)."""
+    if "linear" in doc:
+        raise SessionError(f"{where}: unknown field 'linear' (a version 1 session has none)")
+    return {**doc, "version": 2}
+
+
+# MIGRATIONS[v] turns a version-v document into a version-(v + 1) one.
+MIGRATIONS = {1: _from_v1}
 
 
 class SessionError(ValueError):
@@ -41,16 +61,34 @@ class Session:
     queries: list[dict[str, Any]] = field(default_factory=list)
     monotonic: bool = False
     dataset_name: str = ""
+    # PMW / SparseProject run parameters: "universe" (column specs), "release_out" (SparseProject)
+    linear: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_state(cls, dataset: Any, queries: list[Any], mechanism_id: str, params: dict[str, Any],
                    monotonic: bool = False) -> Session:
-        """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters)."""
+        """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters).
+
+        ``params`` may hold the linear run parameters (as the runner takes them); they are kept in
+        their own section, empty ones (no column chosen yet, no file) left out. A release path is
+        saved absolute, so the session replays from any working directory.
+        """
+        params = dict(params)
+        linear = {k: params.pop(k) for k in LINEAR_KEYS if k in params}
+        linear = {k: v for k, v in linear.items() if v not in (None, "", [], ())}
+        if isinstance(linear.get("universe"), str):
+            linear["universe"] = [linear["universe"]]
+        if isinstance(linear.get("release_out"), str | os.PathLike):
+            linear["release_out"] = str(Path(linear["release_out"]).expanduser().resolve())
         session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.fingerprint,
-                      dataset.schema.to_json(), mechanism_id, dict(params), [q.to_json() for q in queries],
-                      bool(monotonic), dataset.name)
+                      dataset.schema.to_json(), mechanism_id, params, [q.to_json() for q in queries],
+                      bool(monotonic), dataset.name, linear)
         session.check()
         return session
+
+    def run_params(self) -> dict[str, Any]:
+        """The parameters as :func:`svtgui.session.runner.start_run` takes them (linear ones included)."""
+        return {**self.params, **self.linear}
 
     def check(self, where: str = "session") -> None:
         """Validate every field (mechanism, parameters, schema, queries) without touching any data."""
@@ -70,6 +108,7 @@ class Session:
             if key in _NOT_SAVED or key not in allowed:
                 raise SessionError(f"{where}: field 'mechanism.params': {self.mechanism_id} has no saved "
                                    f"parameter {key!r}; its parameters: {', '.join(sorted(allowed))}")
+        self._check_linear(where)
         try:
             Schema.from_json(self.schema)
         except ValueError as exc:
@@ -79,14 +118,36 @@ class Session:
         except ValueError as exc:
             raise SessionError(f"{where}: field 'queries': {exc}") from None
 
+    def _check_linear(self, where: str) -> None:
+        """The linear section: only for PMW/SparseProject, only their keys, well-formed values (the
+        universe's columns and the release directory are checked against the data at run time)."""
+        if not isinstance(self.linear, dict):
+            raise SessionError(f"{where}: field 'linear' must be an object")
+        allowed = RUN_PARAMS.get(self.mechanism_id, ())
+        for key, value in self.linear.items():
+            if key not in allowed:
+                raise SessionError(f"{where}: field 'linear.{key}': not a run parameter of "
+                                   f"{self.mechanism_id}" + (f" (its run parameters: {', '.join(allowed)})"
+                                                             if allowed else ""))
+            if key == "universe" and (not isinstance(value, list) or not value or not all(
+                    isinstance(v, str) and v.strip() for v in value)):
+                raise SessionError(f"{where}: field 'linear.universe' must be a non-empty list of column "
+                                   f"specs (e.g. [\"sex\", \"age@17,25,35,91\"]), got {value!r}")
+            if key == "release_out" and (not isinstance(value, str) or not value.endswith(RELEASE_SUFFIX)):
+                raise SessionError(f"{where}: field 'linear.release_out' must be a path ending in "
+                                   f"{RELEASE_SUFFIX}, got {value!r}")
+
     def to_json(self) -> dict[str, Any]:
         from svtgui import __version__
 
-        return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
-                "dataset": {"path": self.dataset_path, "name": self.dataset_name,
-                            "fingerprint": self.fingerprint, "schema": self.schema},
-                "mechanism": {"id": self.mechanism_id, "params": self.params},
-                "monotonic": self.monotonic, "queries": self.queries}
+        doc = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
+               "dataset": {"path": self.dataset_path, "name": self.dataset_name,
+                           "fingerprint": self.fingerprint, "schema": self.schema},
+               "mechanism": {"id": self.mechanism_id, "params": self.params},
+               "monotonic": self.monotonic, "queries": self.queries}
+        if self.linear:
+            doc["linear"] = dict(self.linear)
+        return doc
 
     def query_objects(self) -> list[Any]:
         from svtgui.data.queries import queries_from_json
@@ -172,6 +233,8 @@ def load(path: str | os.PathLike[str]) -> Session:
     if version > SESSION_VERSION:
         raise SessionError(f"{p}: session version {version} is newer than this SVT Studio understands "
                            f"({SESSION_VERSION}); upgrade SVT Studio")
+    for v in range(version, SESSION_VERSION):
+        doc = MIGRATIONS[v](doc, str(p))
     unknown = sorted(set(doc) - _FIELDS)
     if unknown:
         raise SessionError(f"{p}: unknown field {unknown[0]!r}")
@@ -179,7 +242,7 @@ def load(path: str | os.PathLike[str]) -> Session:
         ds, mech = doc["dataset"], doc["mechanism"]
         session = Session(str(ds["path"]), ds["fingerprint"], ds["schema"], mech["id"],
                           mech.get("params", {}), doc.get("queries", []), bool(doc.get("monotonic", False)),
-                          str(ds.get("name", "")))
+                          str(ds.get("name", "")), doc.get("linear", {}))
     except (KeyError, TypeError) as exc:
         raise SessionError(f"{p}: missing or malformed field {exc}") from None
     session.check(str(p))

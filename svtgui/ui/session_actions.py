@@ -209,6 +209,8 @@ class SessionActions(QObject):
                 return None
             path = chosen
         params, monotonic, problems = win.controller.plan()
+        # the universe and release file are saved even while another parameter is invalid
+        params.update(win.mechanism.linear.run_params())
         try:
             session = Session.from_state(
                 win.ds, win.queries.queries, win.mechanism.mechanism_id, params, monotonic
@@ -306,6 +308,8 @@ class SessionActions(QObject):
                 editor.setText(
                     "" if value is None else f"{value:g}" if isinstance(value, int | float) else str(value)
                 )
+        panel.linear.universe.set_specs(session.linear.get("universe", []))
+        panel.linear.release.path.setText(session.linear.get("release_out", ""))
         mono = panel.form.editors.get("monotonic")
         if isinstance(mono, QCheckBox) and mono.isEnabled():
             mono.setChecked(session.monotonic)

@@ -243,3 +243,32 @@ def test_bad_linear_runs_exit_2_and_charge_nothing(census, capsys, extra, messag
     assert code == 2
     assert message in capsys.readouterr().err
     assert all(float(r.epsilon) == 0 for r in _runs(ledger)) and _runs(ledger) == []
+
+
+def test_saved_pmw_and_sparse_project_sessions_replay_headlessly(census, tmp_path, capsys):
+    """A GUI session of either linear mechanism holds its universe (and release file) and replays."""
+    from svtgui.data import load_dataset
+    from svtgui.data.queries import queries_from_json
+    from svtgui.session.session_file import Session, save
+
+    data, queries, ledger = census
+    ds = load_dataset(data)
+    qs = queries_from_json(queries.read_text())
+    pmw = {"epsilon": 1.0, "threshold": 1500.0, "cutoff": 5, "universe": UNIVERSE}
+    pmw_path = save(Session.from_state(ds, qs, "pmw", pmw), tmp_path / "pmw")
+    out = tmp_path / "release.npz"
+    sp = {"epsilon": 1.0, "delta": 1e-6, "projection_size": 128, "universe": UNIVERSE,
+          "release_out": str(out)}
+    sp_path = save(Session.from_state(ds, [], "sparse_project", sp), tmp_path / "sp")
+    common = ["--ledger", str(ledger), "--budget-epsilon", "5", "--budget-delta", "1e-5", "--seed", "3"]
+    assert main(["run", "--session", str(pmw_path), *common]) == 0, capsys.readouterr().err
+    assert main(["run", "--session", str(sp_path), *common]) == 0, capsys.readouterr().err
+    pmw_run, sp_run = _runs(ledger)
+    assert pmw_run.mechanism_id == "pmw" and pmw_run.params["universe"] == UNIVERSE
+    assert sp_run.mechanism_id == "sparse_project" and sp_run.params["universe"] == UNIVERSE
+    assert sp_run.status == "finished" and out.exists()
+    with Ledger.open(ledger) as led:
+        rows = led.responses(pmw_run.id)
+        assert pmw_run.queries_planned == len(qs) and rows  # the saved queries were replayed
+        assert sum(not r.answered_from_simulation for r in rows) <= 5  # the saved cutoff held
+        assert led.facts(sp_run.id)["release_file"] == str(out.resolve())

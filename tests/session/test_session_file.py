@@ -88,3 +88,55 @@ def test_bad_files_name_the_problem(setup, tmp_path):
             load(_write(tmp_path, doc))
     with pytest.raises(SessionError, match="cannot read"):
         load(tmp_path / "absent.svtsession")
+
+
+def test_linear_run_parameters_round_trip(setup, tmp_path):
+    _, ds, queries, _ = setup
+    pmw = {"epsilon": 1.0, "threshold": 40.0, "cutoff": 3, "universe": ["age@20,30,50,70"]}
+    path = save(Session.from_state(ds, queries[:1], "pmw", pmw), tmp_path / "pmw")
+    doc = json.loads(path.read_text())
+    assert doc["version"] == 2 and doc["linear"] == {"universe": ["age@20,30,50,70"]}
+    assert "universe" not in doc["mechanism"]["params"]
+    back = load(path)
+    assert back.linear == {"universe": ["age@20,30,50,70"]} and back.run_params() == pmw
+    sp = {"epsilon": 1.0, "delta": 1e-6, "universe": "age:5", "release_out": str(tmp_path / "r.npz")}
+    back = load(save(Session.from_state(ds, [], "sparse_project", sp), tmp_path / "sp"))
+    assert back.linear == {"universe": ["age:5"], "release_out": str((tmp_path / "r.npz").resolve())}
+    assert back.run_params()["release_out"].endswith("r.npz")
+    # nothing chosen yet is not saved (the set-up can be saved half-way and completed later)
+    half = Session.from_state(ds, [], "sparse_project", {"epsilon": 1.0, "universe": [], "release_out": ""})
+    assert half.linear == {} and "linear" not in half.to_json()
+
+
+def test_version_1_files_still_open(setup, tmp_path):
+    """A file as version 1 wrote it (no linear section) opens through the v1 → v2 migration."""
+    data, ds, _, _ = setup
+    v1 = {"format": "svtgui-session", "version": 1, "saved_by": "svtgui 0.1.0",
+          "dataset": {"path": str(data), "name": "people.csv", "fingerprint": ds.fingerprint,
+                      "schema": ds.schema.to_json()},
+          "mechanism": {"id": "sparse", "params": {"epsilon": 0.5, "threshold": 40.0, "cutoff": 2}},
+          "monotonic": False, "queries": [{"kind": "range", "column": "age", "low": 20, "high": 30}]}
+    back = load(_write(tmp_path, v1))
+    assert back.mechanism_id == "sparse" and back.linear == {} and back.params["cutoff"] == 2
+    assert back.open_dataset().fingerprint == ds.fingerprint
+    with pytest.raises(SessionError, match="unknown field 'linear'.*version 1"):
+        load(_write(tmp_path, {**v1, "linear": {"universe": ["age:5"]}}))
+
+
+def test_bad_linear_sections_name_the_field(setup, tmp_path):
+    _, ds, queries, params = setup
+    good = Session.from_state(ds, [], "pmw", {"epsilon": 1.0, "threshold": 40.0, "cutoff": 3,
+                                                "universe": ["age:5"]}).to_json()
+    cases = [
+        ({**good, "linear": {"universe": "age:5"}}, "linear.universe.*non-empty list"),
+        ({**good, "linear": {"universe": []}}, "linear.universe"),
+        ({**good, "linear": {"universe": ["age:5", ""]}}, "linear.universe"),
+        ({**good, "linear": {"universe": ["age:5"], "release_out": "r.npz"}}, "linear.release_out.*pmw"),
+        ({**good, "linear": ["age:5"]}, "field 'linear' must be an object"),
+        ({**good, "mechanism": {"id": "sparse_project", "params": {"epsilon": 1.0}},
+          "linear": {"universe": ["age:5"], "release_out": "r.csv"}}, "must be a path ending in .npz"),
+        ({**good, "mechanism": {"id": "sparse", "params": params}}, "linear.universe.*not a run parameter"),
+    ]
+    for doc, match in cases:
+        with pytest.raises(SessionError, match=match):
+            load(_write(tmp_path, doc))

@@ -198,3 +198,40 @@ def test_missing_dataset_is_named(qtbot, window, act, census_copy, tmp_path):
 def test_save_is_disabled_without_a_dataset(qtbot, window):
     a = window.sessions.act_save_session
     assert not a.isEnabled() and "open a dataset first" in a.toolTip()
+
+
+def test_pmw_and_sparse_project_set_ups_are_saved_and_restored(qtbot, window, act, census_copy, tmp_path):
+    """The universe chooser and the release file come back with the session (format version 2)."""
+    universe = ["age@17,25,35,45,55,65,91", "hours_per_week@1,20,40,60,99"]  # levels declared by edges
+    window.open_path(census_copy)
+    qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse_project")
+    linear = window.mechanism.linear
+    linear.universe.set_specs(universe)
+    release = tmp_path / "out.npz"
+    linear.release.path.setText(str(release))
+    act.set_param(window, "epsilon", "0.5")
+    saved = window.sessions.save_session(tmp_path / "sp")
+    assert saved is not None and json.loads(saved.read_text())["version"] == 2
+    assert load(saved).linear == {"universe": universe, "release_out": str(release)}
+    window.mechanism.picker.select("pmw")
+    linear.universe.set_specs(["age@17,40,91"])
+    act.set_param(window, "threshold", "1500")
+    act.set_param(window, "epsilon", "0.5")
+    pmw = window.sessions.save_session(tmp_path / "pmw")
+    window.close()
+
+    for path, mechanism_id, specs, out in ((saved, "sparse_project", universe, str(release)),
+                                           (pmw, "pmw", ["age@17,40,91"], None)):
+        win = new_window(qtbot)
+        win.sessions.open_session(path)
+        qtbot.waitUntil(lambda w=win: w.ds is not None and w.sessions._opening is None, timeout=30_000)
+        assert win.mechanism.mechanism_id == mechanism_id
+        restored = win.mechanism.linear
+        assert sorted(restored.universe.specs()) == sorted(specs)
+        assert restored.universe.problem() is None
+        if out:
+            assert restored.release.path.text() == out and restored.release.problem() is None
+        assert win.mechanism.form.editors["epsilon"].text() == "0.5"
+        win.close()
