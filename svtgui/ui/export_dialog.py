@@ -1,5 +1,9 @@
 """File → Export release…: pick a file (its type chooses the format), write the report, say so.
 
+The report is written off the GUI thread (:func:`export_job`, run by :mod:`svtgui.ui.background`,
+in a child process): a run of hundreds of thousands of rows takes seconds to read and typeset, and
+the window must stay responsive meanwhile.
+
 Reports are written by :func:`svtgui.session.report.export` from the ledger alone, which holds only
 what was released, so nothing here can put a true answer or a noise value into a file. The outcome
 is told in a non-modal :class:`Notice` (the curator keeps working while it is open) that names the
@@ -9,6 +13,7 @@ file and offers to open its folder.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -16,7 +21,8 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QMessageBox, QSizePolicy, QSpacerItem, QWidget
 
 from svtgui.session.ledger import RUNNING, Ledger, LedgerError, RunRecord
-from svtgui.session.report import FORMATS, export
+from svtgui.session.report import FORMATS
+from svtgui.ui.report_process import write_in_child
 from svtgui.ui.theme import named
 
 # One filter per format; the selected filter supplies the suffix when the typed name has none.
@@ -112,18 +118,29 @@ def reason_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def write_report(parent: QWidget, ledger: Ledger, run_id: int, path: Path) -> Notice:
-    """Write the report of ``run_id`` to ``path`` and return the (shown) notice saying how it went."""
-    try:
-        written = export(ledger, run_id, path)
-    except (OSError, ValueError, LedgerError) as exc:
+def export_job(ledger_path: Path, run_id: int, path: Path) -> Callable[[], Path]:
+    """The export of ``run_id`` as a :class:`~svtgui.ui.background.Background` job: the worker thread
+    waits while a child process reads the ledger and writes the file (:mod:`svtgui.ui.report_process`)."""
+
+    def job() -> Path:
+        return write_in_child(ledger_path, run_id, path)
+
+    return job
+
+
+def report_notice(parent: QWidget, run_id: int, outcome: Path | BaseException) -> Notice:
+    """The (shown) notice saying how the export of ``run_id`` went: the written file, or why not."""
+    if isinstance(outcome, BaseException):
+        expected = isinstance(outcome, OSError | ValueError | LedgerError)
+        reason = reason_text(outcome) if expected else f"{type(outcome).__name__}: {outcome}"
         return Notice(
             parent,
             "Export failed",
             f"The release of run {run_id} was not exported.",
             ok=False,
-            detail=f"{reason_text(exc)}\n\nNothing was written; the ledger is unchanged.",
+            detail=f"{reason}\n\nNothing was written; the ledger is unchanged.",
         ).show_now()
+    written = outcome
     kind = written.suffix.lstrip(".").upper()
     return Notice(
         parent,

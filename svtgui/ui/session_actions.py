@@ -15,20 +15,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QSpinBox
 from shiboken6 import Shiboken
 
 from svtgui.session.ledger import RUNNING, LedgerError
 from svtgui.session.session_file import SUFFIX, Session, SessionError, load, save
+from svtgui.ui.background import Background, busy_bar
 from svtgui.ui.export_dialog import (
     Notice,
     ask_report_path,
     default_name,
+    export_job,
     exportable_runs,
     reason_text,
-    write_report,
+    report_notice,
 )
 from svtgui.ui.history_panel import HistoryPanel
 from svtgui.ui.loader import DatasetLoader
@@ -51,6 +53,10 @@ class SessionActions(QObject):
         self.notice: Notice | None = None  # the last message shown (tests read it)
         self.history: HistoryPanel | None = None
         self._opening: tuple[Session, Path] | None = None
+        self.exporter = Background("export", self)  # reports are written off the GUI thread
+        self.exporting: tuple[int, Path] | None = None  # (run id, file) while an export is written
+        self.busy = busy_bar("Export in progress", "A release report is being written")
+        win.statusBar().addPermanentWidget(self.busy)
         self.loader = DatasetLoader(self)  # the session's own, so a refused file never reaches the window
         self.loader.progress.connect(win.dataset_panel.set_progress)
         self.loader.loaded.connect(self._session_loaded)
@@ -115,7 +121,7 @@ class SessionActions(QObject):
             (self.act_save_session, no_data),
             (self.act_save_session_as, no_data),
             (self.act_open_session, "a run is in progress" if live else ""),
-            (self.act_export_release, self.export_unavailable()),
+            (self.act_export_release, self.export_unavailable() or self._export_busy()),
         ):
             act.setEnabled(not reason)
             tip = act.statusTip().split(" — unavailable:")[0]
@@ -150,10 +156,18 @@ class SessionActions(QObject):
             return f"the ledger cannot be read: {exc}"
         return ""
 
+    def _export_busy(self) -> str:
+        return f"the release of run {self.exporting[0]} is being exported" if self.exporting else ""
+
     def export_release(self, path: str | Path | None = None, run_id: int | None = None) -> Notice | None:
-        """Export ``run_id`` (default :meth:`export_candidate`) to ``path`` (default: ask)."""
+        """Export ``run_id`` (default :meth:`export_candidate`) to ``path`` (default: ask).
+
+        The report is written on a worker thread; the notice saying how it went replaces
+        :attr:`notice` when it is done (``None`` is returned meanwhile). A refusal up front
+        returns its notice at once.
+        """
         win = self.win
-        reason = "" if run_id is not None else self.export_unavailable()
+        reason = self._export_busy() or ("" if run_id is not None else self.export_unavailable())
         if reason:
             self._fail("Nothing to export", f"Export release is unavailable: {reason}.", detail="")
             return self.notice
@@ -173,10 +187,34 @@ class SessionActions(QObject):
             if chosen is None:
                 return None
             path = chosen
-        self._tell(write_report(win, ledger, run_id, Path(path)))
-        if self.notice.ok:
-            win.status_label.setText(f"Release of run {run_id} exported to {path}.")
-        return self.notice
+        self._start_export(run_id, Path(path))
+        return None
+
+    def _start_export(self, run_id: int, path: Path) -> None:
+        self.exporting = (run_id, path)
+        self.busy.show()
+        self.win.status_label.setText(f"Exporting the release of run {run_id} to {path} … "
+                                      "(the window stays usable meanwhile)")
+        self.update_actions()
+        if self.history is not None:
+            self.history.set_export_busy(self._export_busy())
+
+        def done(outcome: Path | BaseException) -> None:  # the written file, or why not
+            self._exported(run_id, path, outcome)
+
+        self.exporter.start(export_job(self.win.controller.ledger.path, run_id, path), done, done)
+
+    def _exported(self, run_id: int, path: Path, outcome: Path | BaseException) -> None:
+        self.exporting = None
+        self.busy.hide()
+        self.update_actions()
+        if self.history is not None:
+            self.history.set_export_busy("")
+        parent = self.history if self.history is not None and self.history.isVisible() else self.win
+        self._tell(report_notice(parent, run_id, outcome))
+        self.win.status_label.setText(
+            f"Release of run {run_id} exported to {path}." if self.notice.ok
+            else f"Export failed: the release of run {run_id} was not exported.")
 
     # -- history ------------------------------------------------------------------------------------
     def show_history(self) -> HistoryPanel:
@@ -348,4 +386,8 @@ class SessionActions(QObject):
         if page == "history":
             return self.show_history()
         run_id = self.export_candidate()
-        return self.export_release(out_dir / default_name(self.win.ds.name, run_id or 0, ".pdf"))
+        self.export_release(out_dir / default_name(self.win.ds.name, run_id or 0, ".pdf"))
+        while self.exporting is not None:  # a screenshot shows the finished notice
+            self.exporter.poll()
+            QThread.msleep(10)
+        return self.notice

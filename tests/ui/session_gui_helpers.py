@@ -45,3 +45,13 @@ def ledger_runs(fingerprint: str, name: str) -> tuple[int, int]:
         running = led.start_run(fingerprint, "sparse", {"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}, "0.5",
                                 secure=True, noise_description="OS CSPRNG")
     return crashed.id, running.id
+
+
+def wait_rows(qtbot, panel) -> None:
+    """History reads a run's rows on a worker thread: wait until they are shown."""
+    qtbot.waitUntil(lambda: not panel.rows_loading, timeout=30_000)
+
+
+def wait_export(qtbot, win) -> None:
+    """Reports are written on a worker thread: wait until the notice says how it went."""
+    qtbot.waitUntil(lambda: win.sessions.exporting is None, timeout=60_000)

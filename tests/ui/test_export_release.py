@@ -16,7 +16,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog
-from session_gui_helpers import answer_dialog
+from session_gui_helpers import answer_dialog, wait_export
+from shiboken6 import Shiboken
 
 from svtgui.data.evaluate import evaluate
 from svtgui.session.ledger import Ledger
@@ -69,6 +70,10 @@ def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_r
     # The user types a name without suffix; the selected file type decides the format.
     asked = answer_dialog(monkeypatch, "getSaveFileName", tmp_path / "release", REPORT_FILTERS[suffix])
     act.trigger()
+    assert win.sessions.busy.isVisible() and not act.isEnabled()  # busy while the worker writes
+    assert "Exporting" in win.status_label.text()
+    wait_export(qtbot, win)
+    assert not win.sessions.busy.isVisible() and act.isEnabled()
     out = tmp_path / f"release{suffix}"
     assert asked and all(f in asked[0] for f in REPORT_FILTERS.values())
     notice = win.sessions.notice
@@ -101,13 +106,18 @@ def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_r
 def test_export_failure_is_a_clear_message_and_writes_nothing(qtbot, finished_run, tmp_path):
     win, _ = finished_run
     missing = tmp_path / "no such folder" / "r.html"
-    notice = win.sessions.export_release(missing)
+    win.sessions.export_release(missing)
+    wait_export(qtbot, win)
+    notice = win.sessions.notice
     assert not notice.ok and notice.isVisible()
     assert "not exported" in notice.text() and "no such folder" in notice.informativeText()
     assert not missing.parent.exists()
-    bad = win.sessions.export_release(tmp_path / "r.docx")
+    win.sessions.export_release(tmp_path / "r.docx")
+    wait_export(qtbot, win)
+    bad = win.sessions.notice
     assert not bad.ok and ".docx" in bad.informativeText() and not (tmp_path / "r.docx").exists()
-    assert not notice.isVisible()  # one message at a time: the new one replaced the old
+    # one message at a time: the new one replaced (closed, and so deleted) the old
+    assert not Shiboken.isValid(notice) or not notice.isVisible()
 
 
 def test_export_is_disabled_with_a_reason_until_a_run_has_ended(qtbot, window, act):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Qt
-from session_gui_helpers import answer_dialog, ledger_runs, new_window
+from session_gui_helpers import answer_dialog, ledger_runs, new_window, wait_export, wait_rows
 
 from svtgui.data import load_dataset
 from svtgui.ui.main_window import sample_path
@@ -43,6 +43,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     assert not panel.export.isEnabled() and "still running" in panel.reason.text()
     # Select the interrupted run: its released rows, ⊥ without a value.
     panel.runs_view.selectRow(0)
+    wait_rows(qtbot, panel)
     rows = panel.rows_model
     assert [cells(rows, r) for r in range(rows.rowCount())] == [
         ["1", "count of rows where age ≥ 40", BELOW_TEXT, "", cells(rows, 0)[4]],
@@ -51,6 +52,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     ]
     assert "interrupted" in panel.rows_title.text() and "3 rows, 1 ⊤" in panel.rows_title.text()
     qtbot.mouseClick(panel.only_above, LEFT)
+    wait_rows(qtbot, panel)
     assert rows.rowCount() == 1 and cells(rows, 0)[2] == ABOVE_TEXT
 
     # Export release… of that run, from the panel.
@@ -58,6 +60,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     out = tmp_path / "crashed.json"
     answer_dialog(monkeypatch, "getSaveFileName", out)
     qtbot.mouseClick(panel.export, LEFT)
+    wait_export(qtbot, window)
     data = json.loads(out.read_text())
     assert data["run"]["status"] == "interrupted" and len(data["rows"]) == 3
     assert window.sessions.notice.ok
@@ -78,6 +81,7 @@ def test_history_follows_the_window_run_and_keeps_totals_in_step(qtbot, window, 
     run = cells(panel.runs_model, 0)
     assert run[2] == "0.25" and run[4] in ("✓ finished", "■ halted at c", "■ stopped")
     assert window.run_page.gauge.dataset_bar.format() in panel.budget.text()
+    wait_rows(qtbot, panel)
     assert panel.rows_model.rowCount() == window.store.n
     assert [r.above for r in panel.rows_model.rows] == list(window.store.above[: window.store.n])
 
@@ -116,5 +120,6 @@ def test_a_huge_run_lists_only_its_top_rows(qtbot, window, act, monkeypatch):
     act.load(qtbot, window)
     panel = window.sessions.show_history()
     panel.select_run(crashed)
+    wait_rows(qtbot, panel)
     assert [r.above for r in panel.rows_model.rows] == [True]
     assert "export the CSV for all of them" in panel.rows_title.text()
