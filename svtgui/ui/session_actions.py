@@ -384,10 +384,17 @@ class SessionActions(QObject):
         """``svtgui --screenshot --page history|export`` after a run: the History window, or the
         notice of a real PDF export of the run into ``out_dir``."""
         if page == "history":
-            return self.show_history()
+            panel = self.show_history()
+            _finish(panel.rows_loader)  # a screenshot shows the rows, not the busy bar
+            return panel
         run_id = self.export_candidate()
         self.export_release(out_dir / default_name(self.win.ds.name, run_id or 0, ".pdf"))
-        while self.exporting is not None:  # a screenshot shows the finished notice
-            self.exporter.poll()
-            QThread.msleep(10)
+        _finish(self.exporter)  # ... and the finished notice
         return self.notice
+
+
+def _finish(job: Background) -> None:
+    """Wait for a background job and hand over its outcome (screenshots only: blocks the GUI thread)."""
+    while job.busy:
+        job.poll()
+        QThread.msleep(10)
