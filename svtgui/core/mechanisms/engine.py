@@ -32,6 +32,9 @@ from svtgui.core.mechanisms.base import (
 )
 from svtgui.core.noise import Lattice, NoisePool, NoiseSource
 
+#: Answers compared per step of submit_many's scan for the next ⊤ (doubles while none is found).
+_FIRST_WINDOW = 4096
+
 
 class Release(Enum):
     NONE = "none"  # ⊤/⊥ only
@@ -160,10 +163,16 @@ class ThresholdSVT(StreamingMechanism):
         noisy = q + self._rng.discrete_laplace(self._nu_scale, n) if n else q
         pos = 0
         consumed = n
+        window = _FIRST_WINDOW
         while pos < n:
-            hits = np.flatnonzero(noisy[pos:] >= t[pos:] + self.__rho)
+            # Compare a growing window, not the whole tail: after each ⊤ only the answers up to the
+            # next ⊤ are looked at, so a batch with c ⊤ costs O(n + c·window), not O(c·n).
+            end = min(n, pos + window)
+            hits = np.flatnonzero(noisy[pos:end] >= t[pos:end] + self.__rho)
             if hits.size == 0:
-                break
+                pos, window = end, window * 2
+                continue
+            window = _FIRST_WINDOW
             i = pos + int(hits[0])
             above[i] = True
             value, gap = self._released(int(q[i]), int(noisy[i]), float(t_values[i]))
