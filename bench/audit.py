@@ -25,9 +25,9 @@ import numpy as np
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import audit, auditable, candidate_pairs
-from svtgui.core.audit_linear import LinearInput
-from svtgui.core.audit_linear_sim import RealPMW
-from svtgui.core.audit_sim import audit_params, simulator_for
+from svtgui.core.audit.linear import LinearInput
+from svtgui.core.audit.linear_sim import RealPMW
+from svtgui.core.audit.sim import audit_params, simulator_for
 
 DP_SNIPER = {"lecture_sparse_2011": 0.17, "lyu_alg4_lee_clifton": 0.17, "lyu_alg5_stoddard": 1.76,
              "lyu_alg6_chen": 0.27}

@@ -1,6 +1,6 @@
 """GUI streaming vs the headless run loop on the same 1,000,000-query stream.
 
-Prints: headless time (svtgui.session.runner with its ledger, no Qt: the CLI's path), GUI time
+Prints: headless time (svtgui.app.runs.runner with its ledger, no Qt: the CLI's path), GUI time
 (the window's run process + coalesced live views, offscreen, from the "Spend and run" click to the
 last row shown; the confirmation is shown READING_SECONDS before the click, as a curator reads
 it), their ratio (target ≤ 2), the longest and the 99th-percentile wait of a 10 ms
@@ -33,8 +33,8 @@ READING_SECONDS = 1.0
 
 
 def headless(ds, queries, params) -> float:
-    from svtgui.session.ledger import Ledger
-    from svtgui.session.runner import start_run
+    from svtgui.app.runs.runner import start_run
+    from svtgui.ledger import Ledger
 
     with tempfile.TemporaryDirectory() as d:
         led = Ledger.open(Path(d) / "ledger.sqlite")
@@ -54,7 +54,7 @@ def gui(queries, params) -> tuple[float, list[float], list[int], int]:
 
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
-    from svtgui.ui.screenshot import wait_until
+    from svtgui.ui.tools.screenshot import wait_until
 
     create_app()
     win = MainWindow()

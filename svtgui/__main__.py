@@ -47,13 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Runs stream in a spawned child process (svtgui.ui.run_worker); in a frozen bundle that child
+    # Runs stream in a spawned child process (svtgui.ui.run.run_worker); in a frozen bundle that child
     # is this executable again, and freeze_support() turns it into the child before any parsing.
     multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from svtgui.ui.screenshot import take
+        from svtgui.ui.tools.screenshot import take
 
         return take(args.screenshot, sample=args.sample or "census", run=args.run, page=args.page)
     from svtgui.ui.app import create_app

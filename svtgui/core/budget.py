@@ -1,4 +1,4 @@
-"""The privacy budget of a dataset, in exact arithmetic (persistence lives in ``svtgui.session``).
+"""The privacy budget of a dataset, in exact arithmetic (persistence lives in ``svtgui.ledger``).
 
 Budgets compose sequentially across runs (basic composition: ε and δ add up). Amounts are kept
 as :class:`fractions.Fraction` built from the *decimal text* of each number, so 0.1 + 0.2 is

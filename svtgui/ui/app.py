@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from svtgui import __version__
-from svtgui.ui.theme import apply_palette
+from svtgui.ui.common.theme import apply_palette
 
 APP_ID = "io.github.svtstudio.SvtStudio"
 
@@ -17,7 +17,7 @@ APP_ID = "io.github.svtstudio.SvtStudio"
 def window_icon():
     """The application icon (committed PNG renderings), or None if the resources are missing."""
     try:
-        from svtgui.ui.app_icon import app_icon
+        from svtgui.ui.common.app_icon import app_icon
 
         return app_icon()
     except (ImportError, FileNotFoundError):

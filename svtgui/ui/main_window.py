@@ -26,21 +26,21 @@ from PySide6.QtWidgets import (
 
 from svtgui import __version__
 from svtgui.assets import asset
-from svtgui.ui.dataset_panel import DatasetPanel
-from svtgui.ui.generator_dialog import GeneratorDialog
-from svtgui.ui.linear_answer import ReleaseAnswerDialog
-from svtgui.ui.linear_panel import LinearRunNote
-from svtgui.ui.loader import DatasetLoader
-from svtgui.ui.mechanism_panel import MechanismPanel
-from svtgui.ui.query_queue import QueriesPage
-from svtgui.ui.results_store import ResultStore
-from svtgui.ui.run_controller import RunController
-from svtgui.ui.run_page import ICONS, RunPage
-from svtgui.ui.schema_editor import SchemaEditor
+from svtgui.ui.common.settings import Settings
+from svtgui.ui.common.theme import named
+from svtgui.ui.run.results_store import ResultStore
+from svtgui.ui.run.run_controller import RunController
+from svtgui.ui.run.run_page import ICONS, RunPage
 from svtgui.ui.session_actions import SessionActions
-from svtgui.ui.settings import Settings
-from svtgui.ui.start_page import SAMPLES, StartPage
-from svtgui.ui.theme import named
+from svtgui.ui.setup.dataset_panel import DatasetPanel
+from svtgui.ui.setup.generator_dialog import GeneratorDialog
+from svtgui.ui.setup.linear_panel import LinearRunNote
+from svtgui.ui.setup.loader import DatasetLoader
+from svtgui.ui.setup.mechanism_panel import MechanismPanel
+from svtgui.ui.setup.query_queue import QueriesPage
+from svtgui.ui.setup.schema_editor import SchemaEditor
+from svtgui.ui.setup.start_page import SAMPLES, StartPage
+from svtgui.ui.tools.linear_answer import ReleaseAnswerDialog
 
 log = logging.getLogger("svtgui.ui")
 PAGES = ("dataset", "schema", "mechanism", "queries", "run")
@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         try:
-            from svtgui.ui.about import AboutDialog
+            from svtgui.ui.tools.about import AboutDialog
         except ImportError:
             self.status_label.setText(f"SVT Studio {__version__}")
             return

@@ -20,10 +20,10 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QSpinBox
 from shiboken6 import Shiboken
 
-from svtgui.session.ledger import RUNNING, LedgerError
-from svtgui.session.session_file import SUFFIX, Session, SessionError, load, save
-from svtgui.ui.background import Background, busy_bar
-from svtgui.ui.export_dialog import (
+from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
+from svtgui.ledger import RUNNING, LedgerError
+from svtgui.ui.common.background import Background, busy_bar
+from svtgui.ui.history.export_dialog import (
     Notice,
     ask_report_path,
     default_name,
@@ -32,9 +32,9 @@ from svtgui.ui.export_dialog import (
     reason_text,
     report_notice,
 )
-from svtgui.ui.history_panel import HistoryPanel
-from svtgui.ui.loader import DatasetLoader
-from svtgui.ui.param_form import DERIVED, ShareSlider
+from svtgui.ui.history.history_panel import HistoryPanel
+from svtgui.ui.setup.loader import DatasetLoader
+from svtgui.ui.setup.param_form import DERIVED, ShareSlider
 
 if TYPE_CHECKING:
     from svtgui.ui.main_window import MainWindow

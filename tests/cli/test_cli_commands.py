@@ -10,7 +10,7 @@ import pytest
 
 from svtgui.cli import main
 from svtgui.data.queries import queries_from_json
-from svtgui.session.ledger import Ledger
+from svtgui.ledger import Ledger
 
 
 @pytest.fixture
@@ -477,8 +477,8 @@ def test_run_on_the_real_adult_data(shared_data, tmp_path, capsys):
 
 
 def test_saved_session_replays_headlessly(files, tmp_path, capsys):
+    from svtgui.app.project_file import Session, save
     from svtgui.data import load_dataset
-    from svtgui.session.session_file import Session, save
 
     data, queries, ledger = files
     ds = load_dataset(data)

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import pytest
 
-from svtgui.session.ledger import Ledger
+from svtgui.ledger import Ledger
 
 EPS = "0.25"
 REPETITIONS = 5

@@ -9,7 +9,7 @@ import pytest
 
 from svtgui.assets import asset
 from svtgui.cli import main
-from svtgui.session.ledger import Ledger
+from svtgui.ledger import Ledger
 
 UNIVERSE = ["age@17,25,35,45,55,65,91", "education", "sex", "income"]
 
@@ -247,9 +247,9 @@ def test_bad_linear_runs_exit_2_and_charge_nothing(census, capsys, extra, messag
 
 def test_saved_pmw_and_sparse_project_sessions_replay_headlessly(census, tmp_path, capsys):
     """A GUI session of either linear mechanism holds its universe (and release file) and replays."""
+    from svtgui.app.project_file import Session, save
     from svtgui.data import load_dataset
     from svtgui.data.queries import queries_from_json
-    from svtgui.session.session_file import Session, save
 
     data, queries, ledger = census
     ds = load_dataset(data)

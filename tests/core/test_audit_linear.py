@@ -23,7 +23,7 @@ import pytest
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import NO_VIOLATION, VIOLATION, audit, candidate_pairs
-from svtgui.core.audit_linear import (
+from svtgui.core.audit.linear import (
     ROWS,
     UNIVERSE,
     LinearInput,
@@ -31,9 +31,9 @@ from svtgui.core.audit_linear import (
     pmw_candidates,
     sparse_project_candidates,
 )
-from svtgui.core.audit_linear_sim import PMWSim, RealPMW, SparseProjectSim, discrete_gaussian
-from svtgui.core.audit_outputs import Outputs
-from svtgui.core.audit_sim import audit_params, simulator_for
+from svtgui.core.audit.linear_sim import PMWSim, RealPMW, SparseProjectSim, discrete_gaussian
+from svtgui.core.audit.outputs import Outputs
+from svtgui.core.audit.sim import audit_params, simulator_for
 from svtgui.core.linear import LinearQuery, SparseHistogram
 
 K = 3000
@@ -256,7 +256,7 @@ def test_broken_sparse_project_simulator_matches_the_tampered_mechanism():
 
 
 def test_the_teaching_comparison_refuses_histogram_mechanisms():
-    from svtgui.core.audit_compare import compare
+    from svtgui.core.audit.compare import compare
 
     with pytest.raises(ValueError, match="takes a histogram, not answer vectors"):
         compare("pmw", 1.0, [0.0, 1.0], [1.0, 0.0])

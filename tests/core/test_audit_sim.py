@@ -14,7 +14,7 @@ import pytest
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import auditable
-from svtgui.core.audit_sim import GenericSim, Outputs, audit_params, on_histograms, simulator_for
+from svtgui.core.audit.sim import GenericSim, Outputs, audit_params, on_histograms, simulator_for
 
 K = 4000
 ANSWERS = np.array([0.0, 3.0, -2.0, 1.0, 5.0])

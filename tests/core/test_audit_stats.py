@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from svtgui.core.audit_stats import binom_log_cdf, binom_log_sf, clopper_pearson, ratio_test
+from svtgui.core.audit.stats import binom_log_cdf, binom_log_sf, clopper_pearson, ratio_test
 
 
 def _cdf(k: int, n: int, p: float) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog
 
-from svtgui.session.ledger import Ledger
+from svtgui.ledger import Ledger
 from svtgui.ui.app import create_app
 from svtgui.ui.main_window import MainWindow
 

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QTabWidget, QTextBrowser
 
 from svtgui import __version__
 from svtgui.core import mechanisms
-from svtgui.ui.about import AboutDialog
-from svtgui.ui.app_icon import ICON_SIZES, app_icon
+from svtgui.ui.common.app_icon import ICON_SIZES, app_icon
+from svtgui.ui.tools.about import AboutDialog
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QAbstractButton
 
 from svtgui.core import mechanisms
 from svtgui.data.queries import RangeCount
-from svtgui.ui.frame_model import FrameModel
-from svtgui.ui.live_chart import FREE_LABEL, LiveChart
-from svtgui.ui.mechanism_panel import offered
-from svtgui.ui.results_store import ResultStore
-from svtgui.ui.settings import MAX_RECENT, Settings
+from svtgui.ui.common.settings import MAX_RECENT, Settings
+from svtgui.ui.run.live_chart import FREE_LABEL, LiveChart
+from svtgui.ui.run.results_store import ResultStore
+from svtgui.ui.setup.frame_model import FrameModel
+from svtgui.ui.setup.mechanism_panel import offered
 
 
 def test_settings_are_typed_isolated_and_persistent(tmp_path, monkeypatch, qapp):

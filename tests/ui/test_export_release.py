@@ -20,8 +20,8 @@ from session_gui_helpers import answer_dialog, wait_export
 from shiboken6 import Shiboken
 
 from svtgui.data.evaluate import evaluate
-from svtgui.session.ledger import Ledger
-from svtgui.ui.export_dialog import REPORT_FILTERS
+from svtgui.ledger import Ledger
+from svtgui.ui.history.export_dialog import REPORT_FILTERS
 
 FIVE_DIGITS = re.compile(r"(?<![\d.])\d{5,}(?![\d.])")
 PNG_DATA = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")

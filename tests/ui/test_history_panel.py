@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from session_gui_helpers import answer_dialog, ledger_runs, new_window, wait_export, wait_rows
 
 from svtgui.data import load_dataset
+from svtgui.ui.common.theme import ABOVE_TEXT, BELOW_TEXT
 from svtgui.ui.main_window import sample_path
-from svtgui.ui.theme import ABOVE_TEXT, BELOW_TEXT
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -112,7 +112,7 @@ def test_reopened_session_shows_its_history_from_the_ledger(qtbot, window, act, 
 
 
 def test_a_huge_run_lists_only_its_top_rows(qtbot, window, act, monkeypatch):
-    from svtgui.ui import history_panel
+    from svtgui.ui.history import history_panel
 
     monkeypatch.setattr(history_panel, "MAX_ROWS_SHOWN", 2)  # the interrupted run's 3 rows are "too many"
     ds = load_dataset(sample_path("census"))

@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 
 from svtgui.data import generators
 from svtgui.data.evaluate import evaluate
-from svtgui.session.ledger import Ledger
-from svtgui.ui.linear_answer import ReleaseAnswerDialog
-from svtgui.ui.live_chart import FREE_LABEL, PAID_LABEL
-from svtgui.ui.results_model import COL_ANSWER, COL_VALUE, FREE_TEXT, PAID_TEXT
+from svtgui.ledger import Ledger
+from svtgui.ui.run.live_chart import FREE_LABEL, PAID_LABEL
+from svtgui.ui.run.results_model import COL_ANSWER, COL_VALUE, FREE_TEXT, PAID_TEXT
+from svtgui.ui.tools.linear_answer import ReleaseAnswerDialog
 
 LEFT = Qt.MouseButton.LeftButton
 UNIVERSE = ["age@17,25,35,45,55,65,91", "education", "sex", "income"]

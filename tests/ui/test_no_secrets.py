@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QWidget
 
 from svtgui.core import mechanisms
 from svtgui.data.queries import RangeCount
-from svtgui.ui.frame_model import FrameModel
+from svtgui.ui.setup.frame_model import FrameModel
 
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 SEED = 7

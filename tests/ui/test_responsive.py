@@ -6,7 +6,7 @@ the PDF alone ~2.5 s (QTextDocument.setHtml + print_, measured on this run), all
 
 The bound, 250 ms, is generous on purpose and still far below those seconds: this machine is shared
 (2 cores, other test runs beside ours, so a tick can be late for reasons of its own); History's
-worker thread shares the interpreter lock with the GUI thread (svtgui.ui.background lowers the
+worker thread shares the interpreter lock with the GUI thread (svtgui.ui.common.background lowers the
 switch interval and pauses the cyclic collector, measured max gap ~90 ms); and the GUI thread itself
 still resets the table model and shows the notice. Reports are written in a child process.
 """
@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from session_gui_helpers import wait_export, wait_rows
 
-from svtgui.session.ledger import Ledger
+from svtgui.ledger import Ledger
 
 N = 200_000
 MAX_GAP = 0.25  # seconds; see the module docstring

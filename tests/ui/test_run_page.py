@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from svtgui.session.ledger import Ledger
-from svtgui.ui.live_chart import SELECTED_LABEL
+from svtgui.ledger import Ledger
+from svtgui.ui.run.live_chart import SELECTED_LABEL
 
 LEFT = Qt.MouseButton.LeftButton
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from session_gui_helpers import answer_dialog, new_window
 
-from svtgui.session.session_file import load
+from svtgui.app.project_file import load
 from svtgui.ui.main_window import MainWindow, sample_path
-from svtgui.ui.schema_editor import COL_LOWER, COL_UPPER
+from svtgui.ui.setup.schema_editor import COL_LOWER, COL_UPPER
 
 
 @pytest.fixture

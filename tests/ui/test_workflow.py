@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from svtgui.session.ledger import Ledger
-from svtgui.ui.results_model import COL_ANSWER, COL_QUERY, COL_VALUE
+from svtgui.ledger import Ledger
+from svtgui.ui.run.results_model import COL_ANSWER, COL_QUERY, COL_VALUE
 
 LEFT = Qt.MouseButton.LeftButton
 

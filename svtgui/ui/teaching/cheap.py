@@ -7,8 +7,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
-from svtgui.ui.theme import ABOVE_COLOR, BELOW_COLOR, named
 
 MAX_QUESTIONS = 100
 

@@ -6,8 +6,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
+from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.teaching.glossary import GLOSSARY, tip
-from svtgui.ui.theme import WARNING_COLOR, named
 
 TOY_NOTICE = ("TOY DATA — invented for teaching. This mode shows the secret internals (noisy threshold, "
               "noisy answers, true answers) that a real release never shows.")

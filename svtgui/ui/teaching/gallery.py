@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import AuditResult
+from svtgui.ui.common.theme import ABOVE_COLOR, WARNING_COLOR, named
 from svtgui.ui.teaching.common import banner, glossary_label, term
 from svtgui.ui.teaching.worker import AuditThread
-from svtgui.ui.theme import ABOVE_COLOR, WARNING_COLOR, named
 
 BROKEN = ["lecture_sparse_2011", "lyu_alg4_lee_clifton", "lyu_alg5_stoddard", "lyu_alg6_chen"]
 CLAIMED_EPSILON = 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from svtgui.ui.theme import named
+from svtgui.ui.common.theme import named
 
 GLOSSARY: dict[str, str] = {
     "ε (epsilon)": "The privacy budget: how much the published answers may change when one person's data is "

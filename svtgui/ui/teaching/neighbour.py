@@ -9,11 +9,11 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from svtgui.core import mechanisms
-from svtgui.core.audit_compare import Comparison, compare
+from svtgui.core.audit.compare import Comparison, compare
+from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, WARNING_COLOR, named
 from svtgui.ui.teaching import toy
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
 from svtgui.ui.teaching.glossary import tip
-from svtgui.ui.theme import ABOVE_COLOR, BELOW_COLOR, WARNING_COLOR, named
 
 RUNS = 20_000  # about 50 ms of simulation: instant, so no worker thread is needed
 CHOICES = [("above_threshold", "AboveThreshold (private)"), ("standard_svt", "Standard SVT, c = 1 (private)"),

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 from svtgui.ui.teaching import toy
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
 from svtgui.ui.teaching.glossary import tip
-from svtgui.ui.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 
 SPEEDS_MS = [4000, 2800, 1800, 1100, 600]  # slider positions, slow to fast
 # A run that shows everything: noise pushing answers both ways, and a true answer above T (question 6)

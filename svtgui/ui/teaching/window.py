@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
-from svtgui.ui.theme import named
+from svtgui.ui.common.theme import named
 
 
 class TeachingWindow(QMainWindow):

@@ -1,0 +1,249 @@
+"""``.svtsession`` files: a curator's set-up, saved and re-opened (JSON, versioned).
+
+A session holds *where* the data is and *what* was declared and planned — dataset path and
+content fingerprint, the declared schema (kinds, public bounds, neighbouring relation), the
+mechanism and its public parameters, the query list and, for PMW and SparseProject, the run
+parameters of :mod:`svtgui.app.runs.linear` (the universe's column specs and the release
+file). It never holds data, answers, noise, seeds or budget figures: the history of what was
+spent comes from the ledger, keyed by the fingerprint, so copying or editing a session file
+cannot change a budget.
+
+Versions: 1 had no ``linear`` section; 2 adds it. A version-1 file is read through
+:data:`MIGRATIONS` (one step per version), so old sessions keep opening; a newer file than this
+build understands is refused rather than half-read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from svtgui.app.runs.linear import RELEASE_SUFFIX, RUN_PARAMS
+from svtgui.core import mechanisms
+
+LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
+
+SESSION_FORMAT = "svtgui-session"
+SESSION_VERSION = 2
+SUFFIX = ".svtsession"
+_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear"}
+_NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
+
+
+def _from_v1(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    """Version 1 → 2: version 1 had no ``linear`` section (PMW/SparseProject could not be saved)."""
+    if "linear" in doc:
+        raise SessionError(f"{where}: unknown field 'linear' (a version 1 session has none)")
+    return {**doc, "version": 2}
+
+
+# MIGRATIONS[v] turns a version-v document into a version-(v + 1) one.
+MIGRATIONS = {1: _from_v1}
+
+
+class SessionError(ValueError):
+    """A session file that cannot be used; the message names the file and the field at fault."""
+
+
+@dataclass
+class Session:
+    """What a ``.svtsession`` file holds (public set-up only)."""
+
+    dataset_path: str
+    fingerprint: str
+    schema: dict[str, Any]
+    mechanism_id: str
+    params: dict[str, Any]
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    monotonic: bool = False
+    dataset_name: str = ""
+    # PMW / SparseProject run parameters: "universe" (column specs), "release_out" (SparseProject)
+    linear: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_state(cls, dataset: Any, queries: list[Any], mechanism_id: str, params: dict[str, Any],
+                   monotonic: bool = False) -> Session:
+        """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters).
+
+        ``params`` may hold the linear run parameters (as the runner takes them); they are kept in
+        their own section, empty ones (no column chosen yet, no file) left out. A release path is
+        saved absolute, so the session replays from any working directory.
+        """
+        params = dict(params)
+        linear = {k: params.pop(k) for k in LINEAR_KEYS if k in params}
+        linear = {k: v for k, v in linear.items() if v not in (None, "", [], ())}
+        if isinstance(linear.get("universe"), str):
+            linear["universe"] = [linear["universe"]]
+        if isinstance(linear.get("release_out"), str | os.PathLike):
+            linear["release_out"] = str(Path(linear["release_out"]).expanduser().resolve())
+        session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.fingerprint,
+                      dataset.schema.to_json(), mechanism_id, params, [q.to_json() for q in queries],
+                      bool(monotonic), dataset.name, linear)
+        session.check()
+        return session
+
+    def run_params(self) -> dict[str, Any]:
+        """The parameters as :func:`svtgui.app.runs.runner.start_run` takes them (linear ones included)."""
+        return {**self.params, **self.linear}
+
+    def check(self, where: str = "session") -> None:
+        """Validate every field (mechanism, parameters, schema, queries) without touching any data."""
+        from svtgui.data.queries import queries_from_json
+        from svtgui.data.schema import Schema
+
+        if not isinstance(self.fingerprint, str) or len(self.fingerprint) < 16:
+            raise SessionError(f"{where}: field 'dataset.fingerprint' must be the dataset's content hash")
+        try:
+            info = mechanisms.info(self.mechanism_id)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'mechanism.id': {exc}") from None
+        if not isinstance(self.params, dict):
+            raise SessionError(f"{where}: field 'mechanism.params' must be an object")
+        allowed = {p.name for p in info.params}
+        for key in self.params:
+            if key in _NOT_SAVED or key not in allowed:
+                raise SessionError(f"{where}: field 'mechanism.params': {self.mechanism_id} has no saved "
+                                   f"parameter {key!r}; its parameters: {', '.join(sorted(allowed))}")
+        self._check_linear(where)
+        try:
+            Schema.from_json(self.schema)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'dataset.schema': {exc}") from None
+        try:
+            queries_from_json(self.queries)
+        except ValueError as exc:
+            raise SessionError(f"{where}: field 'queries': {exc}") from None
+
+    def _check_linear(self, where: str) -> None:
+        """The linear section: only for PMW/SparseProject, only their keys, well-formed values (the
+        universe's columns and the release directory are checked against the data at run time)."""
+        if not isinstance(self.linear, dict):
+            raise SessionError(f"{where}: field 'linear' must be an object")
+        allowed = RUN_PARAMS.get(self.mechanism_id, ())
+        for key, value in self.linear.items():
+            if key not in allowed:
+                raise SessionError(f"{where}: field 'linear.{key}': not a run parameter of "
+                                   f"{self.mechanism_id}" + (f" (its run parameters: {', '.join(allowed)})"
+                                                             if allowed else ""))
+            if key == "universe" and (not isinstance(value, list) or not value or not all(
+                    isinstance(v, str) and v.strip() for v in value)):
+                raise SessionError(f"{where}: field 'linear.universe' must be a non-empty list of column "
+                                   f"specs (e.g. [\"sex\", \"age@17,25,35,91\"]), got {value!r}")
+            if key == "release_out" and (not isinstance(value, str) or not value.endswith(RELEASE_SUFFIX)):
+                raise SessionError(f"{where}: field 'linear.release_out' must be a path ending in "
+                                   f"{RELEASE_SUFFIX}, got {value!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        from svtgui import __version__
+
+        doc = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
+               "dataset": {"path": self.dataset_path, "name": self.dataset_name,
+                           "fingerprint": self.fingerprint, "schema": self.schema},
+               "mechanism": {"id": self.mechanism_id, "params": self.params},
+               "monotonic": self.monotonic, "queries": self.queries}
+        if self.linear:
+            doc["linear"] = dict(self.linear)
+        return doc
+
+    def query_objects(self) -> list[Any]:
+        from svtgui.data.queries import queries_from_json
+
+        return queries_from_json(self.queries)
+
+    def schema_object(self) -> Any:
+        from svtgui.data.schema import Schema
+
+        return Schema.from_json(self.schema)
+
+    def open_dataset(self, session_path: str | os.PathLike[str] | None = None) -> Any:
+        """Load the dataset and check it is the same content the session was saved with.
+
+        A missing absolute path is also tried next to the session file (a moved project folder).
+        The saved schema (declared bounds and relation) replaces the inferred one.
+        """
+        from svtgui.data import load_dataset
+
+        return self.adopt(load_dataset(self.dataset_location(session_path)))
+
+    def dataset_location(self, session_path: str | os.PathLike[str] | None = None) -> Path:
+        """Where the dataset is: its saved path, or a file of that name beside the session file.
+
+        Split from :meth:`open_dataset` so the GUI can load the file on its own loader thread.
+        """
+        path = Path(self.dataset_path)
+        if not path.exists() and session_path is not None:
+            beside = Path(session_path).parent / path.name
+            if beside.exists():
+                path = beside
+        return path
+
+    def adopt(self, ds: Any) -> Any:
+        """``ds`` with the saved schema, or ``SessionError`` if its content is not the saved one."""
+        path = ds.path or self.dataset_path
+        if ds.fingerprint != self.fingerprint:
+            raise SessionError(
+                f"{path} is not the dataset this session was saved with: its content fingerprint is "
+                f"{ds.fingerprint[:16]}…, the session expects {self.fingerprint[:16]}…. The file has changed "
+                "(its privacy budget is tracked separately); open the original file or start a new session.")
+        try:
+            return ds.with_schema(self.schema_object())
+        except ValueError as exc:
+            raise SessionError(f"{path}: the saved schema does not fit the data: {exc}") from None
+
+
+def save(session: Session, path: str | os.PathLike[str]) -> Path:
+    """Write ``session`` as JSON (atomically: a crash never leaves half a file)."""
+    session.check()
+    p = Path(path)
+    if p.suffix != SUFFIX:
+        p = p.with_name(p.name + SUFFIX)
+    text = json.dumps(session.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def load(path: str | os.PathLike[str]) -> Session:
+    """Read and validate a session file (``SessionError`` naming the file and field otherwise)."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SessionError(f"{p}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise SessionError(f"{p}: not a text file") from None
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}): "
+                           f"{exc.msg}") from None
+    if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
+        raise SessionError(f"{p}: not an SVT Studio session file (field 'format' must be {SESSION_FORMAT!r})")
+    version = doc.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise SessionError(f"{p}: field 'version' must be a positive integer, got {version!r}")
+    if version > SESSION_VERSION:
+        raise SessionError(f"{p}: session version {version} is newer than this SVT Studio understands "
+                           f"({SESSION_VERSION}); upgrade SVT Studio")
+    for v in range(version, SESSION_VERSION):
+        doc = MIGRATIONS[v](doc, str(p))
+    unknown = sorted(set(doc) - _FIELDS)
+    if unknown:
+        raise SessionError(f"{p}: unknown field {unknown[0]!r}")
+    try:
+        ds, mech = doc["dataset"], doc["mechanism"]
+        session = Session(str(ds["path"]), ds["fingerprint"], ds["schema"], mech["id"],
+                          mech.get("params", {}), doc.get("queries", []), bool(doc.get("monotonic", False)),
+                          str(ds.get("name", "")), doc.get("linear", {}))
+    except (KeyError, TypeError) as exc:
+        raise SessionError(f"{p}: missing or malformed field {exc}") from None
+    session.check(str(p))
+    return session

@@ -1,0 +1,77 @@
+"""Release reports from the ledger: HTML, PDF, JSON (versioned schema) and CSV (released rows).
+
+>>> export(ledger, run_id, "release.html")     # doctest: +SKIP
+
+Reports are built only from the ledger, which holds nothing secret; see :mod:`.content`.
+Files are written to a temporary sibling and renamed, so a failed export never leaves half a report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_data, value_text
+from svtgui.ledger import Ledger
+
+FORMATS = (".html", ".pdf", ".json", ".csv")
+CSV_COLUMNS = ("index", "query", "result", "released_value", "gap", "time")
+
+__all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "report_data"]
+
+
+def _csv_text(data: dict[str, Any]) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in data["rows"]:
+        # A leading = + - @ would make a spreadsheet evaluate the query text as a formula
+        query = "'" + r["query"] if r["query"][:1] in ("=", "+", "-", "@") else r["query"]
+        w.writerow([r["index"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), r["time"]])
+    return out.getvalue()
+
+
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str]) -> Path:
+    """Write the report of a finished / halted / stopped / interrupted run; the format follows the suffix."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"unknown report format {p.suffix!r} for {p}; use one of {', '.join(FORMATS)}")
+    data = report_data(ledger, run_id)
+    if suffix == ".json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        _write_atomically(p, lambda t: t.write_text(text + "\n", encoding="utf-8"))
+    elif suffix == ".csv":
+        text = _csv_text(data)
+        _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
+    else:
+        from svtgui.app.reports.chart import chart_png
+
+        png = chart_png(data)
+        if suffix == ".html":
+            from svtgui.app.reports.html import html_document
+
+            text = html_document(data, png)
+            _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
+        else:
+            from svtgui.app.reports.pdf import write_pdf
+
+            _write_atomically(p, lambda t: write_pdf(data, png, t))
+    return p

@@ -1,0 +1,170 @@
+"""What a release report says, gathered once from the ledger and rendered by every format.
+
+Only public facts go in: the dataset's name and fingerprint (never its contents), the public
+parameters the mechanism reports about itself, the guarantee charged, the accuracy bound, the
+released rows exactly as the ledger holds them (⊥ rows carry no value), the budget and the noise
+source. The ledger never held a true answer, a noise draw or the noisy threshold, so a report
+built from it cannot leak them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+
+from svtgui import __version__
+from svtgui.core import mechanisms
+from svtgui.core.budget import fmt
+from svtgui.ledger import RUNNING, Ledger, RunRecord
+
+REPORT_FORMAT = "svtgui-release-report"
+REPORT_VERSION = 1
+ACCURACY_BETA = 0.05
+SEEDED_WARNING = "reproducible, NOT secure"
+NEIGHBOURS = {"add_remove": "adding or removing one person's record",
+              "replace": "replacing one person's record with another"}
+
+
+def guarantee_sentence(epsilon: Fraction, delta: Fraction, neighbouring: str) -> str:
+    """The privacy guarantee in one plain sentence."""
+    change = NEIGHBOURS.get(neighbouring, f"changing one record ({neighbouring})")
+    core = f"{change} changes the probability of any released output by at most a factor of e^{fmt(epsilon)}"
+    if delta == 0:
+        return f"This release is {fmt(epsilon)}-differentially private: {core}."
+    return (f"This release is ({fmt(epsilon)}, {fmt(delta)})-differentially private: {core}, "
+            f"except with probability at most {fmt(delta)}.")
+
+
+def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, Any]:
+    """The (α, β) statement from the core, or the reason it is unavailable (never fatal)."""
+    try:
+        from svtgui.core.accuracy import bound
+
+        acc = bound(mechanism_id, dict(params), max(k, 1), ACCURACY_BETA)
+    except Exception as exc:  # a missing or failing bound must not block the report
+        return {"available": False, "reason": f"no accuracy bound for this configuration ({exc})"}
+    return {"available": True, "alpha": float(acc.alpha), "beta": float(acc.beta),
+            "statement": str(acc.statement), "source": str(getattr(acc, "source", ""))}
+
+
+def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
+    """The whole report as JSON-able data (this is also the JSON export, schema version 1)."""
+    run = ledger.run(run_id)
+    if run.status == RUNNING:
+        raise ValueError(f"run {run_id} is still running; reports are made from finished or interrupted runs")
+    dataset = ledger.dataset(run.fingerprint)
+    assert dataset is not None  # the schema's foreign key guarantees it
+    info = mechanisms.info(run.mechanism_id)
+    b = ledger.budget(run.fingerprint)
+    rows = ledger.responses(run_id)
+    above = sum(r.above for r in rows)
+    k = run.queries_planned or len(rows)
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "software": {"name": "SVT Studio (svtgui)", "version": __version__,
+                     "run_recorded_by": run.software_version},
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "dataset": {"name": dataset.name, "fingerprint": dataset.fingerprint,
+                    "neighbouring": dataset.neighbouring, "declared_bounds": dataset.bounds},
+        "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
+                      "guarantee": info.guarantee, "interactive": info.interactive},
+        "parameters": run.params,
+        "guarantee": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta),
+                      "sentence": guarantee_sentence(run.epsilon, run.delta, dataset.neighbouring)},
+        "accuracy": _accuracy(run.mechanism_id, run.params, k),
+        "run": {"id": run.id, "status": run.status, "started_at": run.started_at, "ended_at": run.ended_at,
+                "queries_planned": run.queries_planned, "answered": len(rows), "above": above,
+                "cutoff": run.params.get("cutoff")},
+        "noise": {"source": run.noise, "secure": run.secure, "description": _noise_description(run)},
+        "budget": {"total_epsilon": fmt(b.total_epsilon), "total_delta": fmt(b.total_delta),
+                   "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
+                   "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
+                   "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
+                   "as_of": datetime.now(UTC).isoformat(timespec="seconds")},
+        "rows": [_row(r) for r in rows],
+        "released": ledger.facts(run_id),  # public values besides the rows (PMW's n̂, a release file)
+    }
+
+
+def _row(r: Any) -> dict[str, Any]:
+    row = {"index": r.index, "query": r.description, "result": r.result, "above": r.above,
+           "value": r.value, "gap": r.gap, "time": r.time}
+    if r.answered_from_simulation is not None:  # PMW: free (from the public synthetic data) or paid
+        row["answered_from_simulation"] = r.answered_from_simulation
+    return row
+
+
+def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The run's outcome in words: ⊤ of answered, or (PMW) free and paid answers."""
+    planned = f" ({run['queries_planned']} planned)" if run["queries_planned"] is not None else ""
+    if any("answered_from_simulation" in r for r in rows):
+        free = sum(bool(r.get("answered_from_simulation")) for r in rows)
+        paid = run["answered"] - free
+        return f"{run['status']}: {free} free (simulated), {paid} paid of {run['answered']} answered{planned}"
+    return f"{run['status']}: {run['above']} ⊤ of {run['answered']} answered{planned}"
+
+
+def _noise_description(run: RunRecord) -> str:
+    """The noise source in words; a seeded one always says it is reproducible and NOT secure."""
+    text = run.noise_description
+    if not run.secure and SEEDED_WARNING not in text:
+        text = f"{text} (seeded: {SEEDED_WARNING})"
+    return text
+
+
+def noise_line(data: dict[str, Any]) -> str:
+    n = data["noise"]
+    return f"secure: {n['description']}" if n["secure"] else n["description"]
+
+
+def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (label, text) pairs every human-readable format shows, in order."""
+    run, budget, ds, mech = data["run"], data["budget"], data["dataset"], data["mechanism"]
+    acc = data["accuracy"]
+    params = ", ".join(f"{k} = {_param(v)}" for k, v in data["parameters"].items())
+    return [
+        ("Dataset", f"{ds['name']} (fingerprint {ds['fingerprint']})"),
+        ("Neighbouring relation", NEIGHBOURS.get(ds["neighbouring"], ds["neighbouring"])),
+        ("Mechanism", f"{mech['name']} ({mech['id']}), {mech['guarantee']}"),
+        ("Citation", data["mechanism"]["citation"]),
+        ("Parameters", params),
+        ("Privacy guarantee", data["guarantee"]["sentence"]),
+        ("Accuracy", accuracy_text(acc, run["queries_planned"] or run["answered"])),
+        ("Result", result_text(run, data["rows"])),
+        *((("Also released", ", ".join(f"{k} = {_param(v)}" for k, v in data["released"].items())),)
+          if data.get("released") else ()),
+        ("Budget of the dataset", f"ε spent {budget['spent_epsilon']} of {budget['total_epsilon']} "
+                                  f"(remaining {budget['remaining_epsilon']}); "
+                                  f"δ spent {budget['spent_delta']} of {budget['total_delta']} "
+                                  f"(remaining {budget['remaining_delta']}); "
+                                  f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
+                                  f"δ {budget['charged_by_this_run']['delta']}"),
+        ("Noise source", noise_line(data)),
+        ("Software", f"{data['software']['name']} {data['software']['version']}"),
+        ("Run started / ended", f"{run['started_at']} / {run['ended_at']}"),
+        ("Report generated", data["generated_at"]),
+    ]
+
+
+def accuracy_text(acc: dict[str, Any], k: int) -> str:
+    if not acc["available"]:
+        return acc["reason"]
+    source = f" (bound: {acc['source']})" if acc.get("source") else ""
+    return (f"α = {acc['alpha']:.4g}, β = {acc['beta']:g} over {k} queries: {acc['statement']}{source}")
+
+
+def _param(v: Any) -> str:
+    if v is None:
+        return "default"
+    if isinstance(v, float):
+        return value_text(v)
+    return str(v)
+
+
+def value_text(v: float | int | None) -> str:
+    """A released number in full (shortest text that round-trips; never rounded to 6 digits)."""
+    if v is None:
+        return ""
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))

@@ -1,0 +1,102 @@
+"""Self-contained HTML report (inline CSS, chart as a base64 PNG), and the HTML the PDF is typeset from.
+
+Every piece of text that came from a user (dataset name, column names inside query descriptions,
+parameters) goes through :func:`html.escape`, so a column named ``<script>…</script>`` is shown as
+text, never run. The page loads nothing from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from typing import Any
+
+from svtgui.app.reports.content import facts, value_text
+
+MAX_TABLE_ROWS = 2000  # human formats list every ⊤ and then ⊥ rows up to this; CSV/JSON hold all
+
+CSS = """
+body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 2em; color: #1a1a1a; max-width: 60em; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+.warning { background: #fde8d7; border: 2px solid #d55e00; padding: 0.6em; font-weight: bold; }
+table { border-collapse: collapse; margin: 0.8em 0; }
+th, td { border: 1px solid #999; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #eee; }
+td.num { text-align: right; font-family: 'DejaVu Sans Mono', monospace; }
+.top { color: #0072b2; font-weight: bold; }
+.bottom { color: #555; }
+.note { color: #444; font-size: 0.9em; }
+"""
+
+
+def table_rows(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """Rows the human formats list (all ⊤, then ⊥ up to the cap) in index order, and how many are left out."""
+    rows = data["rows"]
+    if len(rows) <= MAX_TABLE_ROWS:
+        return rows, 0
+    room = max(MAX_TABLE_ROWS - sum(r["above"] for r in rows), 0)
+    shown, bottoms = [], 0
+    for r in rows:
+        if r["above"] or bottoms < room:
+            shown.append(r)
+            bottoms += not r["above"]
+    return shown, len(rows) - len(shown)
+
+
+def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False) -> str:
+    """The report as HTML. ``chart_src``: an image URL (data: URI for HTML, a resource name for PDF)."""
+    run = data["run"]
+    title = f"Release report — {data['dataset']['name']} — run {run['id']}"
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape(title)}</title>",
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
+        'style-src \'unsafe-inline\'">',
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+    ]
+    if not data["noise"]["secure"]:
+        parts.append('<p class="warning">Seeded noise: this release is reproducible, NOT secure. '
+                     "Do not publish it.</p>")
+    if run["status"] == "interrupted":
+        parts.append('<p class="warning">This run was interrupted; the rows below are every response '
+                     "that was recorded. Its full budget was charged.</p>")
+    parts.append('<table class="facts">')
+    for label, text in facts(data):
+        parts.append(f"<tr><th>{escape(label)}</th><td>{escape(text)}</td></tr>")
+    parts.append("</table>")
+    if chart_src:
+        parts.append(f'<p><img src="{escape(chart_src)}" alt="released answers by query index, '
+                     f'with the public threshold" width="{700 if for_pdf else 900}"></p>')
+    shown, omitted = table_rows(data)
+    has_gap = any(r["gap"] is not None for r in shown)
+    parts.append("<h2>Released rows</h2>")
+    parts.append("<table><tr><th>#</th><th>query</th><th>result</th><th>released value</th>"
+                 + ("<th>gap above T</th>" if has_gap else "") + "<th>time (UTC)</th></tr>")
+    for r in shown:
+        cls = "top" if r["above"] else "bottom"
+        gap = f'<td class="num">{escape(value_text(r["gap"]))}</td>' if has_gap else ""
+        parts.append(f'<tr><td class="num">{r["index"]}</td><td>{escape(r["query"])}</td>'
+                     f'<td class="{cls}">{escape(r["result"])}</td>'
+                     f'<td class="num">{escape(value_text(r["value"]))}</td>{gap}'
+                     f"<td>{escape(r['time'][:23])}</td></tr>")
+    parts.append("</table>")
+    if omitted:
+        parts.append(f'<p class="note">{omitted} ⊥ rows are not listed here; the CSV and JSON exports hold '
+                     "every row.</p>")
+    if any("answered_from_simulation" in r for r in data["rows"]):
+        parts.append('<p class="note">free (simulated): answered from the public synthetic histogram '
+                     "(only the SVT test touched the data; does not count toward the cutoff); paid: a fresh "
+                     "noisy answer, one of the c paid answers. No true answer, noise value or noisy "
+                     "threshold appears in this report.</p>")
+    else:
+        parts.append('<p class="note">⊤: answer found above the threshold; ⊥: below (releases nothing and '
+                     "does not count toward the cutoff). No true answer, noise value or noisy threshold "
+                     "appears in this report.</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def html_document(data: dict[str, Any], png: bytes | None) -> str:
+    src = None if png is None else "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    return render(data, src)

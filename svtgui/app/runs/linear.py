@@ -1,0 +1,206 @@
+"""Runs of the linear-query mechanisms — PMW and SparseProject — over a universe of chosen columns.
+
+The shared run path (:mod:`svtgui.app.runs.runner`) calls into this module for ``pmw`` and
+``sparse_project``; everything specific to a universe lives here.
+
+Decisions (documented in ``docs/linear-queries.md``):
+
+* **Universe** (run parameter ``universe``): a list of spec strings as in
+  :mod:`svtgui.data.universe`. Categorical levels must be *declared* (schema categories, or listed
+  in the spec); numeric bins come from declared bounds (``age:8``) or explicit edges
+  (``age@17,25,…``). Levels read off the data are refused, never used silently: they would be
+  published in a release and would make the universe itself a function of the private data.
+* **Queries**: count queries (and range counts) become exact 0/1 linear queries over the
+  universe; anything else — or a comparison that cuts a bin — is refused, naming the query.
+* **PMW threshold in rows**: the curator gives T as a number of rows (like every other
+  mechanism's T). PMW's test is ``|true − n̂·⟨Q, p⟩| ≥ T`` directly (core ``threshold_unit="rows"``),
+  so no private n is needed to set it; the learning rate defaults to α/2 with α = T/n̂ (n̂ is
+  released at the start under add/remove neighbours and recorded in the ledger as a run fact).
+  Released values are in rows too: normalised answers × n̂ (post-processing of public values).
+* **Neighbouring** is the schema's, never a user choice.
+* **SparseProject** as a run: the full guarantee is charged, the release is written atomically to
+  the user's ``release_out`` path, its SHA-256 and public header facts are recorded, and the run is
+  finished. Answering from the file never touches the ledger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from svtgui.core.linear import LinearQuery
+from svtgui.core.mechanisms.base import Response
+from svtgui.core.mechanisms.pmw import ROWS
+
+PMW, SPARSE_PROJECT = "pmw", "sparse_project"
+LINEAR = (PMW, SPARSE_PROJECT)
+# Run parameters that are not catalogue parameters (they describe the universe and the output).
+RUN_PARAMS = {PMW: ("universe",), SPARSE_PROJECT: ("universe", "release_out")}
+# Set by the runner: from the schema (neighbouring) or by the decision above (threshold_unit).
+SET_BY_RUN = ("neighbouring", "threshold_unit")
+RELEASE_SUFFIX = ".npz"
+
+
+def is_linear(mechanism_id: str) -> bool:
+    return mechanism_id in LINEAR
+
+
+@dataclass(frozen=True)
+class LinearPlan:
+    """The public part of a linear run: the universe and (SparseProject) where the release goes."""
+
+    specs: tuple[str, ...]
+    universe: Any  # svtgui.data.universe.Universe
+    release_out: Path | None = None
+
+    def ledger_params(self) -> dict[str, Any]:
+        """What the ledger records besides the catalogue parameters (public)."""
+        out: dict[str, Any] = {"universe": list(self.specs), "universe_size": self.universe.size}
+        if self.release_out is not None:
+            out["release_out"] = str(self.release_out)
+        return out
+
+
+def universe_of(dataset: Any, specs: Any) -> Any:
+    """The universe of ``specs``; ``ValueError`` naming the spec for anything not declared."""
+    from svtgui.data.universe import Universe
+
+    if isinstance(specs, str):
+        specs = [specs]
+    if not isinstance(specs, list | tuple) or not specs:
+        raise ValueError("universe: choose at least one column (e.g. [\"sex\", \"age@17,25,35,45,65,91\"])")
+    for s in specs:
+        if not isinstance(s, str) or not s.strip():
+            raise ValueError(f"universe: every column spec must be a non-empty string, got {s!r}")
+    universe = Universe.of(dataset, list(specs))  # QueryError (a ValueError) names the spec
+    for column in universe.levels_from_data:
+        raise ValueError(f"universe column {column!r}: its levels are not declared, so they would be read "
+                         "from the private data; declare its categories in the schema or list them in the "
+                         f"spec ('{column}=level1,level2,…')")
+    return universe
+
+
+def linear_query(universe: Any, query: Any, position: str) -> LinearQuery:
+    """A count query as an exact 0/1 linear query over the universe; ``position`` names it in errors."""
+    from svtgui.data.predicates import Condition, Junction
+    from svtgui.data.queries import Count, Mean, RangeCount
+
+    text = _describe(query)
+    if isinstance(query, RangeCount):
+        lower = ">=" if query.closed in ("left", "both") else ">"
+        upper = "<=" if query.closed in ("right", "both") else "<"
+        where = Junction("and", (Condition(query.column, lower, query.low),
+                                 Condition(query.column, upper, query.high)))
+    elif isinstance(query, Count) and not isinstance(query, Mean):
+        where = query.where
+    else:
+        kind = getattr(query, "kind", type(query).__name__)
+        raise ValueError(f"{position} ({text}): a {kind} query is not a linear query over a universe; "
+                         "PMW and SparseProject answer counts (count and range queries)")
+    try:
+        return universe.query(where, label=text)
+    except ValueError as exc:
+        raise ValueError(f"{position} ({text}): cannot be answered over the universe: {exc}") from None
+
+
+def _describe(q: Any) -> str:
+    try:
+        return str(q.describe())
+    except Exception:  # a broken description must not hide the real error
+        return type(q).__name__
+
+
+def release_path(value: Any) -> Path:
+    """Check the release file path before anything is charged (directory exists and is writable)."""
+    if not isinstance(value, str | os.PathLike) or not str(value).strip():
+        raise ValueError("release_out: choose the file the SparseProject release is written to")
+    p = Path(value).expanduser()
+    if p.suffix != RELEASE_SUFFIX:
+        raise ValueError(f"release_out: {p.name!r} must end in {RELEASE_SUFFIX} (an .npz release file)")
+    if p.is_dir():
+        raise ValueError(f"release_out: {p} is a directory; give a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"release_out: directory {p.parent} does not exist")
+    if not os.access(p.parent, os.W_OK):
+        raise ValueError(f"release_out: directory {p.parent} is not writable")
+    return p
+
+
+def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
+            params: dict[str, Any]) -> tuple[dict[str, Any], LinearPlan]:
+    """Split the run parameters off, derive neighbouring (and PMW's threshold unit), check queries."""
+    params = dict(params)
+    for key in SET_BY_RUN:
+        if key in params:
+            raise ValueError(f"parameter {key!r} cannot be set for a run: "
+                             + ("it is the schema's neighbouring notion" if key == "neighbouring"
+                                else "a PMW run's threshold is in rows"))
+    extra = {k: params.pop(k) for k in RUN_PARAMS[mechanism_id] if k in params}
+    if "universe" not in extra:
+        raise ValueError(f"{mechanism_id} needs a universe: the run parameter 'universe' lists its columns, "
+                         "e.g. [\"sex\", \"education\", \"age@17,25,35,45,55,65,91\"]")
+    universe = universe_of(dataset, extra["universe"])
+    specs = tuple([extra["universe"]] if isinstance(extra["universe"], str) else extra["universe"])
+    out = None
+    if mechanism_id == SPARSE_PROJECT:
+        out = release_path(extra.get("release_out"))
+    else:
+        for i, q in enumerate(queries):
+            linear_query(universe, q, f"query {i + 1}")
+        params["threshold_unit"] = ROWS
+    params["neighbouring"] = _neighbouring(dataset)
+    return params, LinearPlan(specs, universe, out)
+
+
+def _neighbouring(dataset: Any) -> str:
+    return str(getattr(getattr(dataset.schema, "neighbouring", None), "value", "add_remove"))
+
+
+class LinearFeed:
+    """PMW's side of the run loop: queries → linear queries in; responses → ledger rows (rows units)."""
+
+    def __init__(self, universe: Any, n_released: int) -> None:
+        self.universe = universe
+        self.n = n_released  # public: released by PMW at bind()
+
+    def inputs(self, queries: Sequence[Any]) -> list[LinearQuery]:
+        return [linear_query(self.universe, q, "query") for q in queries]
+
+    def row(self, r: Response, description: str) -> tuple:
+        """(index, description, above, value in rows, gap, answered_from_simulation)."""
+        value = None if r.value is None else float(r.value) * self.n
+        if value is not None:
+            # paid: an integer count on the noise lattice; free: n̂·⟨Q, p⟩, shown to 0.1 row
+            value = int(round(value)) if r.above else round(value, 1)
+        return (r.index, description, r.above, value, None, not r.above)
+
+
+def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, dataset_name: str) -> dict[str, Any]:
+    """Project, add noise, write the file atomically; returns the public facts to record."""
+    assert plan.release_out is not None
+    release = mechanism.release(histogram, metadata={"universe": plan.universe.to_json(),
+                                                     "dataset": dataset_name})
+    tmp = plan.release_out.with_name(plan.release_out.name + ".part")
+    try:
+        release.save(tmp)
+        os.replace(tmp, plan.release_out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    acc = release.header["accuracy"]
+    return {
+        "release_file": str(plan.release_out),
+        "release_sha256": hashlib.sha256(plan.release_out.read_bytes()).hexdigest(),
+        "n_released": release.n,
+        "projection_size": release.projection_size,
+        "alpha": _finite(acc.get("alpha")),
+        "paper_projection_size": _finite(acc.get("paper_projection_size")),
+    }
+
+
+def _finite(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and math.isfinite(x) else None

@@ -1,0 +1,295 @@
+"""The run loop in its own process: charge, stream, commit, then send committed batches as arrays.
+
+This module is Qt-free: it is what the child process imports (``spawn``), next to the runner.
+
+Why a process and not a thread
+------------------------------
+The runner is pure Python between numpy and SQLite calls. On a thread it shares the GUI's
+interpreter lock, and every Python callback the window makes while painting (table cells,
+chart items, timers) waited for the lock: measured on 300,000 queries, a 10 ms heartbeat timer
+waited 23 ms at the median and 80–140 ms at worst. In a child process the window never waits
+for the run, and the run never waits for a repaint.
+
+The write-ahead rule holds unchanged: the child commits every response to the ledger (the
+runner's ``next_batch``) *before* it sends the batch, so whatever the window shows is already
+on disk. The secrets (true answers, noise, the noisy threshold) never leave the child: the
+messages carry exactly what the ledger records as released.
+
+Protocol (one ``Pipe`` each way, pickled tuples ``(kind, payload)``)
+-------------------------------------------------------------------
+window → child: ``RunJob`` first, then the planned queries in chunks, then ``None``; afterwards
+control messages ``ack`` (one more batch may come), ``pause``, ``resume``, ``step``, ``stop``,
+``finish``, ``ask`` (an adaptive query).
+child → window: ``started_run`` (:class:`RunView`), ``refused`` (nothing charged), ``released``
+(:class:`ReleasedBatch`), ``adaptive_failed``, ``drained`` (planned queue empty, run open),
+``ended`` (final status), ``failed`` (run marked interrupted).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from multiprocessing.connection import Connection
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+TARGET_SECONDS = 0.25  # per batch: one commit (fsync) each; Pause takes effect within about this
+MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
+MAX_IN_FLIGHT = 4  # batches sent but not yet taken by the window: bounds memory on both sides
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class ReleasedBatch:
+    """Committed rows as compact arrays (public values only)."""
+
+    index: np.ndarray
+    ref: np.ndarray
+    above: np.ndarray
+    value: np.ndarray
+    time: np.ndarray
+    free: np.ndarray | None = None  # PMW: the ⊥ rows answered (free) from the public synthetic data
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """Everything the child needs to charge and start a run (the queries follow in chunks)."""
+
+    ledger_path: str
+    dataset: Any
+    mechanism_id: str
+    params: dict[str, Any]
+    seed: int | None = None
+    monotonic: bool = False
+
+
+@dataclass
+class RunView:
+    """The public face of the child's run, as the window sees it (status kept current by the worker)."""
+
+    record: Any  # ledger.RunRecord at the start
+    cutoff: int | None
+    params: dict[str, Any]
+    status: str = "running"
+    total: int = 0
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+    @classmethod
+    def of(cls, run: Any) -> RunView:
+        return cls(run.record, run.cutoff, run.params, run.status, run.total)
+
+
+_INDEX, _ABOVE, _VALUE, _TIME, _FREE = (
+    attrgetter(a) for a in ("index", "above", "value", "time", "answered_from_simulation")
+)
+
+
+def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
+    """Runner rows (``Row``: index, above, value, time, answered_from_simulation) to arrays.
+
+    ``map(attrgetter)`` walks the rows in C (no Python frame per row); ``None`` values become NaN
+    in the float conversion, and ⊥ rows are blanked whatever they carry — except PMW's free
+    answers, which are releases (the runner marks them ``answered_from_simulation``; other
+    mechanisms' rows carry ``None`` there, and then no ``free`` array is built). One commit stamps
+    one time, so each distinct stamp is parsed once.
+    """
+    n = len(rows)
+    index = np.fromiter(map(_INDEX, rows), dtype=np.int64, count=n)
+    above = np.fromiter(map(_ABOVE, rows), dtype=bool, count=n)
+    value = np.array(list(map(_VALUE, rows)), dtype=np.float64).reshape(n)
+    free = None
+    if n and rows[0].answered_from_simulation is not None:
+        free = np.fromiter(map(_FREE, rows), dtype=bool, count=n) & ~above
+    value[~above if free is None else ~(above | free)] = np.nan
+    stamps = {t: datetime.fromisoformat(t).timestamp() for t in set(map(_TIME, rows))}
+    if len(stamps) == 1:
+        times = np.full(n, next(iter(stamps.values())))
+    else:
+        times = np.fromiter(map(stamps.__getitem__, map(_TIME, rows)), dtype=np.float64, count=n)
+    return ReleasedBatch(index, refs, above, value, times, free)
+
+
+class StreamLoop:
+    """Streams a charged run, answering control messages between batches (child process)."""
+
+    def __init__(self, run: Any, out: Connection, ctrl: Connection) -> None:
+        self.run, self.out, self.ctrl = run, out, ctrl
+        self.paused = False
+        self.steps = 0
+        self.stop = False
+        self.finish = False
+        self.adaptive: deque[Any] = deque()
+        self.credits = MAX_IN_FLIGHT
+        self.drained = False
+        self.batch_size = FIRST_BATCH
+        self.planned_done = 0
+        self.adaptive_count = 0
+
+    # -- control ---------------------------------------------------------------------------------
+    def _apply(self, message: tuple[str, Any]) -> None:
+        kind, payload = message
+        if kind == "ack":
+            self.credits += 1
+        elif kind == "pause":
+            self.paused = True
+        elif kind == "resume":
+            self.paused = False
+        elif kind == "step":
+            self.paused = True
+            self.steps += 1
+        elif kind == "stop":
+            self.stop = True
+        elif kind == "finish":
+            self.finish = True
+        elif kind == "ask":
+            self.adaptive.append(payload)
+
+    def _pump(self, timeout: float) -> None:
+        """Apply every waiting control message (waiting up to ``timeout`` for the first)."""
+        try:
+            while self.ctrl.poll(timeout):
+                self._apply(self.ctrl.recv())
+                timeout = 0
+        except (EOFError, OSError):  # the window is gone: end the run, the budget stays spent
+            self.stop = True
+
+    def _idle(self) -> bool:
+        if self.stop or self.adaptive or self._finish_ready():
+            return False
+        return self.credits == 0 or self.drained or (self.paused and self.steps == 0)
+
+    def _finish_ready(self) -> bool:
+        return self.finish and not self.adaptive
+
+    def _send(self, kind: str, payload: Any = None) -> None:
+        self.out.send((kind, payload))
+
+    # -- the loop --------------------------------------------------------------------------------
+    def loop(self) -> None:
+        run = self.run
+        while True:
+            self._pump(0)
+            while self._idle():
+                self._pump(POLL_SECONDS)
+            if self.stop:
+                self._send("ended", run.status if run.finished else run.stop().status)
+                return
+            if self.adaptive:
+                self._answer_adaptive()
+            elif self._finish_ready():
+                self._send("ended", run.status if run.finished else run.finish().status)
+                return
+            else:
+                self._next_batch()
+            if run.finished:
+                self._send("ended", run.status)
+                return
+
+    def _next_batch(self) -> None:
+        stepping = self.paused and self.steps > 0
+        started = time.perf_counter()
+        rows = self.run.next_batch(1 if stepping else self.batch_size)  # committed before it returns
+        if stepping:
+            self.steps -= 1
+        if not rows:
+            if not self.run.finished:
+                self.drained = True
+                self._send("drained")
+            return
+        refs = np.arange(self.planned_done, self.planned_done + len(rows), dtype=np.int64)
+        self.planned_done += len(rows)
+        self.credits -= 1
+        self._send("released", to_arrays(rows, refs))
+        if not stepping:
+            self._adapt(time.perf_counter() - started, len(rows))
+
+    def _answer_adaptive(self) -> None:
+        q = self.adaptive.popleft()
+        try:
+            row = self.run.submit_query(q)
+        except ValueError as exc:
+            self._send("adaptive_failed", str(exc))
+            return
+        self.adaptive_count += 1
+        self.credits -= 1
+        self._send("released", to_arrays([row], np.array([-self.adaptive_count], dtype=np.int64)))
+
+    def _adapt(self, seconds: float, n: int) -> None:
+        """Aim at ``TARGET_SECONDS`` per batch: the first answers show at once, long streams run at speed."""
+        if n < self.batch_size:
+            return
+        factor = min(4.0, max(0.25, TARGET_SECONDS / max(seconds, 1e-4)))
+        self.batch_size = int(min(MAX_BATCH, max(MIN_BATCH, self.batch_size * factor)))
+
+
+def child_main(ctrl: Connection, out: Connection) -> None:
+    """Entry point of the run process: receive the job, charge, stream until the run ends.
+
+    The process may be started ahead of the job (:func:`svtgui.ui.run.run_worker.prepare`): it
+    imports the runner and the data layer first, then waits, so a confirmed run starts at once.
+    """
+    from svtgui.app.runs.runner import start_run
+    from svtgui.data import evaluate  # noqa: F401 - warm: the runner's evaluator imports it lazily
+    from svtgui.ledger import BudgetExceeded, Ledger, LedgerError
+
+    try:
+        job: RunJob = ctrl.recv()
+        queries: list[Any] = []
+        while (chunk := ctrl.recv()) is not None:
+            queries.extend(chunk)
+    except (EOFError, OSError):
+        return  # the window went away (or never sent a job): nothing was charged
+    # Millions of short-lived rows: full cyclic collections would only walk the batch in flight.
+    gc.freeze()
+    t0, t1, _ = gc.get_threshold()
+    gc.set_threshold(t0, t1, 10**9)
+    try:
+        ledger = Ledger.open(job.ledger_path)
+    except LedgerError as exc:
+        out.send(("refused", str(exc)))
+        return
+    try:
+        try:
+            run = start_run(ledger, job.dataset, queries, job.mechanism_id, job.params,
+                            seed=job.seed, monotonic=job.monotonic)
+        except (BudgetExceeded, ValueError, LedgerError) as exc:
+            out.send(("refused", str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - shown to the curator, never swallowed
+            out.send(("failed", f"{type(exc).__name__}: {exc}"))
+            return
+        out.send(("started_run", RunView.of(run)))
+        try:
+            StreamLoop(run, out, ctrl).loop()
+        except Exception as exc:  # the run must end visibly, never hang half-open
+            _interrupt(run)
+            try:
+                out.send(("failed", f"{type(exc).__name__}: {exc}"))
+            except OSError:
+                pass  # the window is gone; the ledger says "interrupted"
+    finally:
+        ledger.close()
+
+
+def _interrupt(run: Any) -> None:
+    try:
+        if not run.finished:
+            run.ledger.finish_run(run.id, "interrupted")
+            run.status = "interrupted"
+    except Exception:  # noqa: BLE001 - reporting the original error matters more
+        pass

@@ -1,0 +1,467 @@
+"""The headless run loop shared by the CLI and the GUI worker thread (Qt-free).
+
+Order of events, which is the whole point of this module:
+
+1. :func:`start_run` validates *everything* it can before spending anything: the mechanism id and
+   its parameters, every query against the dataset's schema, the sensitivity Δ (from the query
+   definitions and declared public bounds, never from the data). A bad input raises ``ValueError``
+   and nothing is charged.
+2. The run's full guarantee is charged in one committed ledger transaction (``BudgetExceeded``
+   when it does not fit; nothing charged).
+3. :meth:`Run.next_batch` evaluates the next queries (vectorised), feeds the mechanism, commits
+   the responses to the ledger in one transaction, and only *then* returns them. Whatever a caller
+   shows is therefore already in the ledger, even if the process is killed a microsecond later.
+
+Secrets (true answers, noise, the noisy threshold) stay inside the mechanism and local variables;
+a :class:`Row` carries only what is released.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from svtgui.app.runs import linear
+from svtgui.core import mechanisms, validation
+from svtgui.core.mechanisms import PRIVATE, Batch, Mechanism, SelectionMechanism, StreamingMechanism
+from svtgui.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseRecord, RunRecord
+
+# Parameters the runner derives itself: the user never types them (and cannot lie about them).
+DERIVED = ("integer", "monotonic")
+# Keywords of ``mechanisms.create`` that are not catalogue parameters: never accepted from users.
+_FORBIDDEN = ("rng", "trace", "allow_non_private")
+
+
+class QueryLike(Protocol):
+    """What the runner needs of a query (``svtgui.data.queries.Query`` provides it)."""
+
+    monotonic: bool
+    integer: bool
+
+    def sensitivity(self, schema: Any) -> float: ...
+
+    def describe(self) -> str: ...
+
+
+Evaluator = Callable[[Any, Sequence[QueryLike]], np.ndarray]
+
+
+# One released response exactly as committed to the ledger (nothing secret in it).
+Row = ResponseRecord
+
+
+def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
+    from svtgui.data.evaluate import evaluate  # the data layer; imported late so tests can inject
+
+    return evaluate(dataset, list(queries))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated run, before anything is charged: what :func:`plan_run` derived."""
+
+    mechanism_id: str
+    params: dict[str, Any]  # every public parameter, derived ones included
+    sensitivity: float
+    interactive: bool
+    linear: linear.LinearPlan | None = None  # pmw / sparse_project: the universe (and release file)
+
+
+def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
+             *, monotonic: bool = False) -> Plan:
+    """Validate a run without charging anything (the GUI calls this to enable its Run button).
+
+    * ``params`` holds the catalogue parameters the user chose (epsilon, delta, threshold, cutoff, …);
+      ``sensitivity`` may be given to leave room for adaptive queries, but never below what the
+      planned queries need.
+    * ``integer`` is set when every planned query is integer-valued; ``monotonic`` only when the
+      user asked *and* every query is monotonic.
+    * ``pmw`` and ``sparse_project`` also take the run parameters of :mod:`svtgui.app.runs.linear`
+      (``universe``; ``release_out`` for SparseProject); their neighbouring notion is the schema's.
+    """
+    info = mechanisms.info(mechanism_id)
+    if info.status != PRIVATE:
+        raise ValueError(f"{mechanism_id} is known not to be differentially private "
+                         f"({info.why_not_private}); it is available only in the teaching mode")
+    params = dict(params)
+    for key in _FORBIDDEN + DERIVED:
+        if key in params:
+            raise ValueError(f"parameter {key!r} cannot be set for a release: "
+                             + ("it is derived from the queries" if key in DERIVED else "it is internal"))
+    linear_plan = None
+    if linear.is_linear(mechanism_id):
+        params, linear_plan = linear.prepare(dataset, queries, mechanism_id, params)
+    names = {p.name for p in info.params}
+    unknown = sorted(set(params) - names)
+    if unknown:
+        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; "
+                         f"its parameters: {', '.join(sorted(names))}")
+    queries = list(queries)
+    if not info.interactive and not queries and mechanism_id != linear.SPARSE_PROJECT:
+        raise ValueError(f"{mechanism_id} is non-interactive: it needs the whole query list up front")
+    schema = dataset.schema
+    needed = 0.0
+    for i, q in enumerate(queries):
+        try:
+            _validate(q, schema)
+            s = float(q.sensitivity(schema))
+        except ValueError as exc:
+            raise ValueError(f"query {i + 1} ({_describe(q)}): {exc}") from None
+        if not math.isfinite(s) or s <= 0:
+            raise ValueError(f"query {i + 1} ({_describe(q)}): sensitivity must be a positive number, "
+                             f"got {s!r}")
+        needed = max(needed, s)
+    given = params.pop("sensitivity", None)
+    if given is None:
+        if not queries and linear_plan is None:
+            raise ValueError("an adaptive run with no planned queries needs an explicit sensitivity Δ")
+        sensitivity = needed or 1.0  # linear queries over a universe: Δ = 1 by construction
+    else:
+        sensitivity = validation.positive("sensitivity", given)
+        if sensitivity < needed:
+            raise ValueError(f"sensitivity Δ = {sensitivity:g} is below what the queries need ({needed:g})")
+    if "sensitivity" in names:
+        params["sensitivity"] = sensitivity
+    if "integer" in names:
+        params["integer"] = bool(queries) and all(bool(q.integer) for q in queries)
+    if "monotonic" in names:
+        params["monotonic"] = (bool(monotonic) and bool(queries) and _add_remove(schema)
+                               and all(bool(q.monotonic) for q in queries))
+    elif monotonic:
+        raise ValueError(f"{mechanism_id} has no monotonic variant")
+    # Building a throw-away mechanism runs the catalogue's own parameter checks; it releases nothing.
+    _create(mechanism_id, params, None)
+    return Plan(mechanism_id, params, sensitivity, info.interactive, linear_plan)
+
+
+def _validate(q: QueryLike, schema: Any) -> None:
+    """The query's own schema check (unknown column, wrong kind) when it has one."""
+    check = getattr(q, "validate", None)
+    if callable(check):
+        check(schema)
+
+
+def _add_remove(schema: Any) -> bool:
+    """Monotonicity holds only under add/remove-one neighbours (under replace-one nothing is monotonic)."""
+    return getattr(schema, "neighbouring", "add_remove") == "add_remove"
+
+
+def _create(mechanism_id: str, params: dict[str, Any], seed: int | None) -> Mechanism:
+    rng = mechanisms.secure() if seed is None else mechanisms.seeded(_seed(seed))
+    m = mechanisms.create(mechanism_id, rng=rng, **params)
+    release_grade(m)
+    return m
+
+
+def _seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def release_grade(m: Mechanism) -> None:
+    """Refuse a mechanism that may not release to a curator: traced (teaching) or known non-private."""
+    if m.traced:
+        raise ValueError("a traced (teaching-mode) mechanism records its internals and cannot release")
+    if m.info.status != PRIVATE:
+        raise ValueError(f"{m.info.id} is known not to be differentially private")
+
+
+def _describe(q: QueryLike) -> str:
+    try:
+        return str(q.describe())
+    except Exception:  # a broken description must not hide the real error
+        return type(q).__name__
+
+
+def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechanism_id: str,
+              params: dict[str, Any], *, seed: int | None = None, monotonic: bool = False,
+              evaluate: Evaluator | None = None) -> Run:
+    """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
+
+    ``dataset`` must be registered in ``ledger`` (by fingerprint). ``seed`` makes the noise
+    reproducible and *not secure* (recorded as such). ``evaluate`` defaults to
+    ``svtgui.data.evaluate.evaluate``.
+    """
+    plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic)
+    if seed is not None:
+        _seed(seed)
+    if ledger.dataset(dataset.fingerprint) is None:
+        raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
+                         "register it with a total budget")
+    m = _create(plan.mechanism_id, plan.params, seed)
+    if plan.linear is not None:
+        return _start_linear(ledger, dataset, list(queries), m, plan.linear)
+    record = ledger.start_run(dataset.fingerprint, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
+                              repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
+                              queries_planned=len(queries))
+    return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
+
+
+def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
+                  plan: linear.LinearPlan) -> Run:
+    """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
+
+    PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
+    SparseProject writes its release file before returning; the run has nothing left to answer
+    and ends (``finished``) at its first ``next_batch`` / ``finish`` like any non-interactive run.
+    """
+    histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
+    release = plan.release_out is not None
+    record = ledger.start_run(dataset.fingerprint, m.info.id, {**m.params, **plan.ledger_params()},
+                              repr(m.guarantee.epsilon), repr(m.guarantee.delta), secure=m.secure,
+                              noise_description=m.noise_description,
+                              queries_planned=None if release else len(queries))
+    try:
+        if release:
+            for key, value in linear.write_release(m, histogram, plan, dataset.name).items():
+                ledger.record_fact(record.id, key, value)
+            return Run(ledger, record, dataset, [], m, _default_evaluate)
+        m.bind(histogram)  # type: ignore[attr-defined]
+        n_released = int(m.n)  # type: ignore[attr-defined]
+        ledger.record_fact(record.id, "n_released", n_released)
+    except BaseException:
+        ledger.finish_run(record.id, INTERRUPTED)  # the budget stays spent: never refunded
+        raise
+    return Run(ledger, record, dataset, queries, m, _default_evaluate,
+               feed=linear.LinearFeed(plan.universe, n_released))
+
+
+def _batch_rows(out: Batch, queries: Sequence[QueryLike]) -> list[tuple]:
+    """``(index, description, above, value, gap)`` rows straight from a batch's arrays.
+
+    The same values as ``Batch.responses()`` (None where nothing numeric was released, ints for
+    integral values) without a Response object per query: on long streams this loop is the
+    runner's own cost, next to evaluation and the ledger commit.
+    """
+    k = out.consumed
+    above = out.above[:k].tolist()
+    values: list[float | int | None] = [None] * k
+    v = out.values[:k]
+    for i in np.flatnonzero(~np.isnan(v)).tolist():
+        values[i] = _number(v[i])
+    gaps: list[float | None] = [None] * k
+    if out.gaps is not None:
+        g = out.gaps[:k]
+        for i in np.flatnonzero(~np.isnan(g)).tolist():
+            gaps[i] = float(g[i])
+    descriptions = [_describe(q) for q in queries[:k]]
+    return list(zip(range(out.start_index, out.start_index + k), descriptions, above, values, gaps,
+                    strict=True))
+
+
+def _number(v: float) -> float | int:
+    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+
+
+class Run:
+    """A charged, running release. Methods are serialised by a lock (stop() may come from another thread)."""
+
+    def __init__(self, ledger: Ledger, record: RunRecord, dataset: Any, queries: list[QueryLike],
+                 mechanism: Mechanism, evaluate: Evaluator, feed: linear.LinearFeed | None = None) -> None:
+        """``feed`` (PMW) turns queries into linear queries and responses into rows; without it the
+        queries are evaluated on the dataset and the answers fed to the mechanism."""
+        release_grade(mechanism)
+        self._feed = feed
+        self.ledger = ledger
+        self.record = record
+        self._dataset = dataset
+        self._queries = queries
+        self.__mechanism = mechanism  # holds the secrets; never exposed
+        self._evaluate = evaluate
+        self._lock = threading.RLock()
+        self._position = 0  # next planned query
+        self._answered = 0  # responses recorded (planned and adaptive)
+        self._above = 0
+        self.status = record.status
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def interactive(self) -> bool:
+        return isinstance(self.__mechanism, StreamingMechanism)
+
+    @property
+    def halted(self) -> bool:
+        return self.__mechanism.halted if self.interactive else self.status == FINISHED
+
+    @property
+    def finished(self) -> bool:
+        """True once the run has ended (halted, finished, stopped or interrupted) in the ledger."""
+        return self.status != "running"
+
+    @property
+    def remaining(self) -> int:
+        """Planned queries not yet answered."""
+        return len(self._queries) - self._position
+
+    @property
+    def total(self) -> int:
+        return len(self._queries)
+
+    @property
+    def answered(self) -> int:
+        return self._answered
+
+    @property
+    def above_count(self) -> int:
+        return self._above
+
+    @property
+    def cutoff(self) -> int | None:
+        return getattr(self.__mechanism, "cutoff", None)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.__mechanism.params)
+
+    def __repr__(self) -> str:
+        return f"<Run {self.id} {self.record.mechanism_id} {self.status} {self._answered}/{self.total}>"
+
+    # ------------------------------------------------------------------ streaming
+    def next_batch(self, n: int) -> list[Row]:
+        """Answer up to ``n`` planned queries; returns the committed rows (empty when nothing is left).
+
+        Non-interactive mechanisms answer the whole list at once, whatever ``n``. The run ends
+        itself (status ``halted``) when the mechanism reaches its cutoff.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"batch size must be a positive integer, got {n!r}")
+        with self._lock:
+            self._require_running()
+            if not self.interactive:
+                return self._select_all()
+            batch = self._queries[self._position:self._position + n]
+            if not batch:
+                return []
+            out = self.__mechanism.submit_many(self._inputs(batch))
+            if self._feed:
+                rows = [self._row(r, q) for r, q in zip(out.responses(), batch, strict=False)]
+            else:
+                rows = _batch_rows(out, batch)
+            committed = self._commit(rows)
+            self._position += out.consumed
+            if self.__mechanism.halted:
+                self._end(HALTED)
+            return committed
+
+    def submit_query(self, query: QueryLike) -> Row:
+        """Answer one adaptive query, composed after seeing the previous responses.
+
+        The query must fit the run's declared sensitivity Δ (and be integer-valued in an integer
+        run, monotonic in a monotonic one); otherwise ``ValueError`` and nothing is recorded.
+        """
+        with self._lock:
+            self._require_running()
+            if not self.interactive:
+                raise ValueError(f"{self.record.mechanism_id} is non-interactive: queries cannot be added")
+            self._check_adaptive(query)
+            inputs = self._inputs([query])
+            r = self.__mechanism.submit(inputs[0] if self._feed else float(inputs[0]))
+            row = self._commit([self._row(r, query)])[0]
+            if self.__mechanism.halted:
+                self._end(HALTED)
+            return row
+
+    def stream(self, batch_size: int = 1000) -> Iterator[list[Row]]:
+        """Yield committed batches until the planned queries run out or the mechanism halts."""
+        while not self.finished:
+            rows = self.next_batch(batch_size)
+            if not rows:
+                return
+            yield rows
+
+    def stop(self) -> RunRecord:
+        """The curator stopped the run early (status ``stopped``; the budget stays spent)."""
+        return self._end_if_running(STOPPED)
+
+    def finish(self) -> RunRecord:
+        """End the run: ``finished`` if every planned query was answered, else ``stopped``."""
+        return self._end_if_running(FINISHED if self.remaining == 0 else STOPPED)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.finish()
+        else:
+            self._end_if_running(INTERRUPTED)
+
+    # ------------------------------------------------------------------ internals
+    def _inputs(self, queries: Sequence[QueryLike]) -> Any:
+        """What the mechanism takes: linear queries (PMW) or the true answers (evaluated here)."""
+        return self._feed.inputs(queries) if self._feed else self._answers(queries)
+
+    def _row(self, r: Any, q: QueryLike) -> tuple:
+        if self._feed:
+            return self._feed.row(r, _describe(q))
+        return (r.index, _describe(q), r.above, r.value, r.gap)
+
+    def _answers(self, queries: Sequence[QueryLike]) -> np.ndarray:
+        answers = np.asarray(self._evaluate(self._dataset, queries), dtype=np.float64).reshape(-1)
+        if answers.shape != (len(queries),):
+            raise RuntimeError(f"evaluation returned {answers.shape[0]} answers for {len(queries)} queries")
+        if not np.all(np.isfinite(answers)):
+            bad = int(np.flatnonzero(~np.isfinite(answers))[0])
+            raise ValueError(f"query {_describe(queries[bad])!r} has no finite answer on this dataset "
+                             "(e.g. a mean over no rows); nothing was released for this batch")
+        return answers
+
+    def _check_adaptive(self, q: QueryLike) -> None:
+        params = self.__mechanism.params
+        try:
+            _validate(q, self._dataset.schema)
+            s = float(q.sensitivity(self._dataset.schema))
+        except ValueError as exc:
+            raise ValueError(f"query {_describe(q)}: {exc}") from None
+        delta = float(params.get("sensitivity", self.__mechanism.sensitivity))
+        if not s <= delta:
+            raise ValueError(f"query {_describe(q)} has sensitivity {s:g}, above this run's Δ = {delta:g}")
+        if params.get("integer") and not q.integer:
+            raise ValueError(f"query {_describe(q)} is not integer-valued, but this run releases integers")
+        if params.get("monotonic") and not q.monotonic:
+            raise ValueError(f"query {_describe(q)} is not monotonic, but this run assumes monotonic queries")
+
+    def _select_all(self) -> list[Row]:
+        if not isinstance(self.__mechanism, SelectionMechanism):  # a release, made at start: done
+            self._position = len(self._queries)
+            self._end(FINISHED)
+            return []
+        answers = self._answers(self._queries)
+        sel = self.__mechanism.select(answers)
+        chosen = {i: (None if sel.values is None else sel.values[k]) for k, i in enumerate(sel.indices)}
+        rows = [(i, _describe(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
+        committed = self._commit(rows)
+        self._position = len(self._queries)
+        self._end(FINISHED)
+        return committed
+
+    def _commit(self, rows: list[tuple]) -> list[Row]:
+        """Record ``(index, description, above, value, gap[, answered_from_simulation])`` rows."""
+        at = self.ledger.record(self.id, rows)
+        self._answered += len(rows)
+        self._above += sum(1 for r in rows if r[2])
+        return [Row(self.id, r[0], r[1], bool(r[2]), r[3], r[4], at, r[5] if len(r) > 5 else None)
+                for r in rows]
+
+    def _require_running(self) -> None:
+        if self.finished:
+            raise RuntimeError(f"run {self.id} has ended ({self.status})")
+
+    def _end(self, status: str) -> RunRecord:
+        self.record = self.ledger.finish_run(self.id, status)
+        self.status = self.record.status
+        return self.record
+
+    def _end_if_running(self, status: str) -> RunRecord:
+        with self._lock:
+            return self.record if self.finished else self._end(status)

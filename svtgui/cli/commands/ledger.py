@@ -1,0 +1,116 @@
+"""``svtgui-cli ledger``: datasets, budgets spent / remaining and runs; ``ledger raise`` raises a total."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from svtgui.core.budget import fmt
+from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord
+
+
+def add_ledger_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ledger", metavar="PATH",
+                   help="ledger database (default: $SVTGUI_LEDGER, else the per-user data directory)")
+
+
+def open_ledger(path: str | None) -> Ledger:
+    """Open the ledger, turning an unusable one into a one-line CLI error (exit code 2)."""
+    from svtgui.cli import CliError
+
+    try:
+        return Ledger.open(path)
+    except LedgerError as exc:
+        raise CliError(str(exc)) from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ledger", help="show datasets, budgets spent/remaining and runs (or raise a total budget)",
+        description="Show every dataset in the privacy ledger with its total, spent and remaining budget, "
+                    "and its runs. `ledger raise` raises a dataset's total budget (logged).",
+        epilog="example: svtgui-cli ledger --json | jq '.datasets[0].remaining_epsilon'")
+    add_ledger_option(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=show)
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    r = actions.add_parser(
+        "raise", help="raise a dataset's total budget (an explicit, logged curator action)",
+        description="Raise the total privacy budget of a dataset. Totals can only grow; the change is "
+                    "logged with the note in the ledger's budget history.",
+        epilog="example: svtgui-cli ledger raise 7974b561 --total-epsilon 2 --note 'approved by the board'")
+    r.add_argument("fingerprint", help="the dataset's fingerprint (a unique prefix is enough)")
+    r.add_argument("--total-epsilon", required=True, help="new total ε (at least the current one)")
+    r.add_argument("--total-delta", help="new total δ (default: unchanged)")
+    r.add_argument("--note", required=True, help="why the budget was raised (kept in the ledger)")
+    add_ledger_option(r)
+    r.set_defaults(handler=raise_total)
+
+
+def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
+    from svtgui.cli import CliError
+
+    matches = [d for d in led.datasets() if d.fingerprint.startswith(prefix.lower())]
+    if len(matches) != 1:
+        what = "no dataset" if not matches else f"{len(matches)} datasets"
+        raise CliError(f"{what} in the ledger with a fingerprint starting {prefix!r}")
+    return matches[0]
+
+
+def raise_total(args: argparse.Namespace) -> int:
+    with open_ledger(args.ledger) as led:
+        d = find_dataset(led, args.fingerprint)
+        new = led.raise_total(d.fingerprint, args.total_epsilon, args.total_delta, note=args.note)
+        print(f"{new.name} ({new.fingerprint[:12]}): total ε {fmt(d.total_epsilon)} → "
+              f"{fmt(new.total_epsilon)}, δ {fmt(d.total_delta)} → {fmt(new.total_delta)} (logged)")
+    return 0
+
+
+def summary(led: Ledger) -> dict[str, Any]:
+    """Everything ``ledger`` shows, as JSON-able data (amounts as exact decimal text)."""
+    out: dict[str, Any] = {"ledger": str(led.path), "datasets": []}
+    for d in led.datasets():
+        b = led.budget(d.fingerprint)
+        out["datasets"].append({
+            "fingerprint": d.fingerprint, "name": d.name, "neighbouring": d.neighbouring,
+            "total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
+            "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
+            "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
+            "registered_at": d.registered_at,
+            "budget_events": [{"kind": e.kind, "epsilon": fmt(e.epsilon), "delta": fmt(e.delta),
+                               "note": e.note, "at": e.at} for e in led.budget_events(d.fingerprint)],
+            "runs": [_run_json(led, r) for r in led.runs(d.fingerprint)],
+        })
+    return out
+
+
+def _run_json(led: Ledger, r: RunRecord) -> dict[str, Any]:
+    answered, above = led.response_counts(r.id)
+    return {"id": r.id, "mechanism": r.mechanism_id, "status": r.status, "epsilon": fmt(r.epsilon),
+            "delta": fmt(r.delta), "noise": r.noise, "started_at": r.started_at, "ended_at": r.ended_at,
+            "responses": answered, "above": above, "queries_planned": r.queries_planned}
+
+
+def show(args: argparse.Namespace) -> int:
+    with open_ledger(args.ledger) as led:
+        data = summary(led)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"ledger: {data['ledger']}")
+    if not data["datasets"]:
+        print("no datasets yet: `svtgui-cli run --budget-epsilon E ...` registers one")
+    for d in data["datasets"]:
+        print(f"\n{d['name']}  [{d['fingerprint'][:12]}]  neighbours: {d['neighbouring']}")
+        print(f"  ε: total {d['total_epsilon']}, spent {d['spent_epsilon']}, "
+              f"remaining {d['remaining_epsilon']}")
+        print(f"  δ: total {d['total_delta']}, spent {d['spent_delta']}, remaining {d['remaining_delta']}")
+        for e in d["budget_events"]:
+            if e["kind"] == "raise":
+                print(f"  raised to ε {e['epsilon']}, δ {e['delta']} at {e['at']}: {e['note']}")
+        for r in d["runs"]:
+            print(f"  run {r['id']:>4}  {r['mechanism']:16} {r['status']:11} ε {r['epsilon']:8} "
+                  f"δ {r['delta']:8} {r['above']:>5} ⊤ / {r['responses']:<7} {r['noise']:7} "
+                  f"{r['started_at'][:19]}")
+    return 0

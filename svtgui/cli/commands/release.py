@@ -1,0 +1,187 @@
+"""``svtgui-cli sparse-project build|answer|info``: a SparseProject release file and its evaluator.
+
+``build`` (curator, has the data) charges the ledger, projects the dataset's histogram over the
+chosen universe and writes ``release.npz``. ``answer`` and ``info`` (anyone) read only that file:
+the analyst never needs the dataset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
+from svtgui.core import mechanisms
+from svtgui.core.budget import BudgetExceeded, fmt
+from svtgui.core.mechanisms.sparse_project import ProjectionRelease
+from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sparse-project", help="SparseProject: build a release file, answer queries from it",
+                       description=__doc__.splitlines()[0])
+    inner = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    b = inner.add_parser(
+        "build", help="project a dataset over a universe and write the release (charges the ledger)",
+        description="Build a SparseProject release. The universe is the cross product of --columns: "
+                    "'sex' (categorical), 'education=Bachelors,Masters' (declared levels), 'age:8' (8 bins "
+                    "between declared bounds), 'age@17,25,35,50,91' (explicit edges).",
+        epilog="example: svtgui-cli sparse-project build --data adult.csv --columns age@17,25,35,45,55,65,91 "
+               "education sex Salary --epsilon 1 --delta 1e-6 --T 4096 --budget-epsilon 4 --out release.npz")
+    b.add_argument("--data", required=True, metavar="FILE", help="the private dataset")
+    b.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    b.add_argument("--columns", required=True, nargs="+", metavar="SPEC", help="universe axes (see above)")
+    b.add_argument("--epsilon", required=True, type=float, help="ε of the release (charged in full)")
+    b.add_argument("--delta", type=float, default=1e-6, help="δ of the release (default 1e-6)")
+    b.add_argument("--T", dest="projection_size", type=int, default=4096, help="projection size T")
+    b.add_argument("--queries-k", dest="queries", type=int, default=1000,
+                   help="k: number of queries the accuracy statement covers (default 1000)")
+    b.add_argument("--beta", type=float, default=0.05, help="failure probability β (default 0.05)")
+    b.add_argument("--sparsity", type=int, default=16, help="m: cells per query the statement covers")
+    b.add_argument("--neighbouring", choices=NEIGHBOURINGS,
+                   help="must match the schema's neighbouring notion (default: the schema's)")
+    b.add_argument("--noise", choices=NOISES, default=GAUSSIAN)
+    b.add_argument("--out", required=True, metavar="RELEASE.npz",
+                   help="release file to write (same as `svtgui-cli run --mechanism sparse_project "
+                        "--release-out`)")
+    add_ledger_option(b)
+    b.add_argument("--budget-epsilon", type=str, metavar="E", help="total ε budget of a new dataset")
+    b.add_argument("--budget-delta", type=str, metavar="D", help="total δ budget of a new dataset")
+    b.add_argument("--seed", type=int, help="seeded noise: reproducible and NOT secure (tests, demos only)")
+    b.set_defaults(handler=build)
+
+    a = inner.add_parser("answer", help="answer count queries from a release file (no dataset needed)",
+                         description="Answer count queries from a release alone.")
+    a.add_argument("--release", required=True, metavar="RELEASE.npz")
+    a.add_argument("--query", action="append", default=[], metavar="JSON",
+                   help='a count query, e.g. \'{"kind": "count", "where": {"column": "sex", "op": "=", '
+                        '"value": "Female"}}\' (repeatable)')
+    a.add_argument("--queries", metavar="QUERIES.json", help="a query list file (count queries)")
+    a.add_argument("--json", action="store_true", help="JSON lines output")
+    a.set_defaults(handler=answer)
+
+    i = inner.add_parser("info", help="print a release's public header",
+                         description="Show a release's header.")
+    i.add_argument("--release", required=True, metavar="RELEASE.npz")
+    i.set_defaults(handler=info)
+
+
+def build(args: argparse.Namespace) -> int:
+    """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
+    from svtgui.app.runs.runner import start_run
+    from svtgui.cli import EXIT_BUDGET, CliError
+    from svtgui.cli.commands.queries import load_data
+    from svtgui.cli.commands.run import _print_release, _register
+
+    params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
+                  queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
+                  universe=list(args.columns), release_out=args.out)
+    if args.neighbouring is not None:
+        params["neighbouring"] = args.neighbouring
+    try:  # bad parameters fail before loading the data
+        mechanisms.create("sparse_project", rng=mechanisms.seeded(0),
+                          **{k: v for k, v in params.items() if k not in ("universe", "release_out")})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    ds = load_data(args.data, args.schema)
+    if args.neighbouring is not None:
+        if args.neighbouring != ds.schema.neighbouring.value:
+            raise CliError(f"--neighbouring {args.neighbouring}: the schema of {ds.name} declares "
+                           f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
+        del params["neighbouring"]
+    with open_ledger(args.ledger) as led:
+        _register(led, ds, {"budget_epsilon": args.budget_epsilon, "budget_delta": args.budget_delta})
+        try:
+            run = start_run(led, ds, [], "sparse_project", params, seed=args.seed)
+            run.finish()
+        except BudgetExceeded as exc:
+            raise CliError(str(exc), EXIT_BUDGET) from None
+        except ValueError as exc:
+            raise CliError(f"--columns/--out: {exc}") from None
+        facts = led.facts(run.id)
+        b = led.budget(ds.fingerprint)
+    if not run.record.secure:
+        print("svtgui-cli sparse-project: warning: seeded noise is reproducible, NOT secure; never publish "
+              "this release", file=sys.stderr)
+    _print_release(facts)
+    print(f"run {run.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
+          f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}")
+    return 0
+
+
+def _load(path: str) -> ProjectionRelease:
+    from svtgui.cli import CliError
+
+    try:
+        return ProjectionRelease.load(path)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _print_theory(release: ProjectionRelease) -> None:
+    h, acc = release.header, release.header["accuracy"]
+    print(f"universe |X| = {release.universe_size}, T = {release.projection_size}, n = {release.n}"
+          f"{' (noisy)' if h['n_is_noisy'] else ''}, hash: degree-{release.hash.independence - 1} polynomial "
+          f"over GF(2^{release.hash.bits})")
+    print(f"privacy: {h['noise']} noise, scale {h['noise_scale_u']:.4g} per coordinate, "
+          f"(ε = {h['epsilon']:g}, δ = {h['delta']:g}), {h['neighbouring']} neighbours")
+    print(f"paper's T for n = {release.n}, m = {h['sparsity']}, k = {h['queries']}: "
+          f"{acc['paper_projection_size']:.3g} (α there = {acc['alpha_at_paper_size']:.4g})")
+    print(f"theoretical α at T = {release.projection_size}: {acc['alpha']:.4g} with probability "
+          f"{1 - acc['beta']:g} over k = {h['queries']} {h['sparsity']}-sparse queries "
+          f"(projection {acc['projection']:.3g} worst case ‖D‖₂ = n, noise {acc['noise']:.3g}, "
+          f"count {acc['count']:.3g})")
+
+
+def info(args: argparse.Namespace) -> int:
+    release = _load(args.release)
+    _print_theory(release)
+    universe = release.header.get("metadata", {}).get("universe", {})
+    for axis in universe.get("axes", []):
+        print(f"  {axis['column']}: {', '.join(axis['levels'])}")
+    return 0
+
+
+def answer(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+    from svtgui.data.predicates import QueryError
+    from svtgui.data.queries import queries_from_json, query_from_json
+    from svtgui.data.universe import Universe
+
+    release = _load(args.release)
+    try:
+        universe = Universe.from_json(release.header.get("metadata", {}).get("universe"))
+    except ValueError as exc:
+        raise CliError(f"{args.release}: the release has no usable universe description ({exc})") from None
+    queries = []
+    try:
+        for text in args.query:
+            queries.append(query_from_json(json.loads(text)))
+        if args.queries:
+            queries.extend(queries_from_json(Path(args.queries).read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--query: not JSON ({exc})") from None
+    except OSError as exc:
+        raise CliError(f"--queries: cannot read {args.queries}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CliError(f"--query/--queries: {exc}") from None
+    if not queries:
+        raise CliError("give at least one --query or --queries")
+    try:
+        linear = [universe.query(q) for q in queries]
+    except QueryError as exc:
+        raise CliError(f"query does not fit the release's universe: {exc}") from None
+    values = release.answer_many(linear)
+    m = release.header.get("sparsity")
+    for q, lq, v in zip(queries, linear, values, strict=True):
+        note = f" (touches {lq.sparsity} cells > m = {m}: outside the accuracy statement)" \
+            if m and lq.sparsity > m else ""
+        if args.json:
+            print(json.dumps({"query": q.to_json(), "fraction": v, "count": v * release.n,
+                              "cells": lq.sparsity}, ensure_ascii=False))
+        else:
+            print(f"{v:.5f}  ≈ {v * release.n:.1f} rows  {q.describe()}{note}")
+    return 0

@@ -1,0 +1,56 @@
+"""``svtgui-cli report RUN_ID --out FILE``: re-export a run's release report from the ledger."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
+from svtgui.ledger import Ledger
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report", help="write the release report of a run (HTML, PDF, JSON or CSV) from the ledger",
+        description="Write the release report of a finished, halted, stopped or interrupted run, from "
+                    "the ledger alone (the dataset is not needed). The format follows the file suffix: "
+                    ".html (self-contained), .pdf, .json (versioned schema) or .csv (released rows).",
+        epilog="example: svtgui-cli report 12 --out release-12.pdf")
+    p.add_argument("run_id", type=int, metavar="RUN_ID", help="run number (see `svtgui-cli ledger`)")
+    p.add_argument("--out", required=True, action="append", metavar="FILE",
+                   help="output file: .html, .pdf, .json or .csv (repeatable)")
+    add_ledger_option(p)
+    p.set_defaults(handler=run)
+
+
+def check_report_paths(paths: list[Path], option: str) -> None:
+    """Refuse an unknown suffix or a missing directory before anything is spent or computed."""
+    from svtgui.app.reports import FORMATS
+    from svtgui.cli import CliError
+
+    for out in paths:
+        if out.suffix.lower() not in FORMATS:
+            raise CliError(f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}")
+        if not out.parent.is_dir():
+            raise CliError(f"{option} {out}: directory {out.parent} does not exist")
+
+
+def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str) -> None:
+    from svtgui.app.reports import export
+    from svtgui.cli import CliError
+
+    for out in paths:
+        try:
+            export(led, run_id, out)
+        except (OSError, ValueError) as exc:
+            raise CliError(f"{option} {out}: {exc}") from None
+        print(f"report written: {out}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    outs = [Path(o) for o in args.out]
+    check_report_paths(outs, "--out")
+    with open_ledger(args.ledger) as led:
+        write_reports(led, args.run_id, outs, "--out")
+    return 0

@@ -1,0 +1,339 @@
+"""``svtgui-cli run``: stream a query list through a mechanism, charging the ledger, writing a report.
+
+Every ⊤ row is printed only after it is committed to the ledger (the runner returns rows only
+then), so what a terminal or a pipe has seen is always a subset of the ledger, even after kill -9.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from svtgui.app.reports.content import value_text
+from svtgui.app.runs.linear import LINEAR, SPARSE_PROJECT
+from svtgui.app.runs.runner import Row, start_run
+from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
+from svtgui.cli.commands.queries import load_data, read_queries
+from svtgui.cli.commands.report import check_report_paths, write_reports
+from svtgui.core import mechanisms
+from svtgui.core.budget import BudgetExceeded, fmt
+from svtgui.ledger import Ledger
+
+# Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
+# catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
+CONFIG_KEYS = ("data", "queries", "schema", "mechanism", "epsilon", "delta", "threshold", "cutoff", "ledger",
+               "report", "seed", "budget_epsilon", "budget_delta", "monotonic", "batch_size", "params",
+               "universe", "release_out")
+PATH_KEYS = ("data", "queries", "schema", "ledger", "report", "release_out")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="release answers to a query list with a mechanism (charges the ledger)",
+        description="Stream QUERIES.json over a dataset through an SVT mechanism. The full guarantee is "
+                    "charged to the dataset's budget before the first answer; every response is committed "
+                    "to the ledger before it is printed. ⊤ rows go to stdout (index, ⊤, value, query); "
+                    "a progress bar goes to stderr on a terminal. Exit codes: 0 done, 2 bad input, "
+                    "3 budget refused.",
+        epilog="example: svtgui-cli run --data adult.csv --queries ages.json --mechanism sparse "
+               "--epsilon 0.5 --threshold 1000 --cutoff 3 --budget-epsilon 2 --report release.html\n"
+               "  svtgui-cli run --data census.csv --queries counts.json --mechanism pmw --epsilon 1 "
+               "--delta 1e-6 --threshold 1500 --cutoff 50 \\\n      --universe age@17,25,35,45,55,65,91 "
+               "education sex income\n"
+               "  svtgui-cli run --data census.csv --mechanism sparse_project --epsilon 1 --delta 1e-6 "
+               "--param projection_size=4096 \\\n      --universe age@17,25,35,45,55,65,91 education sex "
+               "income --release-out release.npz\n"
+               "PMW's --threshold is in rows: a query is paid for when the synthetic answer is off by more "
+               "than T rows. See docs/linear-queries.md.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--session", metavar="FILE.svtsession",
+                   help="replay a saved GUI session headlessly: its dataset (fingerprint checked), schema, "
+                        "mechanism, parameters and queries; options below override its parameters")
+    p.add_argument("--config", metavar="RUN.toml", help="read the options below from a TOML file "
+                   "(command-line options override it; relative paths are relative to the file)")
+    p.add_argument("--data", metavar="FILE", help="dataset (CSV, TSV, Parquet, Excel, JSON lines, FIMI .dat)")
+    p.add_argument("--schema", metavar="SCHEMA.json",
+                   help="declared schema (kinds, public bounds, neighbouring); default: FILE's sidecar")
+    p.add_argument("--queries", metavar="QUERIES.json", help="query list (see `svtgui-cli queries generate`)")
+    p.add_argument("--mechanism", metavar="ID", help="mechanism id (see `svtgui-cli mechanisms`)")
+    p.add_argument("--epsilon", type=float, help="ε of this run (charged in full before the first answer)")
+    p.add_argument("--delta", type=float, help="δ of this run (mechanisms with an (ε, δ) variant)")
+    p.add_argument("--threshold", type=float, help="public threshold T")
+    p.add_argument("--cutoff", type=int, help="cutoff c: halt after c ⊤ answers")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="another catalogue parameter "
+                        "(split, numeric_share, raise_by, max_passes, sensitivity)")
+    p.add_argument("--universe", nargs="+", metavar="SPEC",
+                   help="pmw / sparse_project: the universe's columns, e.g. sex education=Bachelors,Masters "
+                        "age:8 age@17,25,35,91 (levels declared in the schema or listed; bins from declared "
+                        "bounds or edges)")
+    p.add_argument("--release-out", metavar="RELEASE.npz",
+                   help="sparse_project: the release file to write (answer from it with "
+                        "`svtgui-cli sparse-project answer`)")
+    p.add_argument("--monotonic", action="store_true", default=None,
+                   help="use the monotonic variant when every query is monotonic")
+    add_ledger_option(p)
+    p.add_argument("--budget-epsilon", type=str, metavar="E",
+                   help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
+    p.add_argument("--budget-delta", type=str, metavar="D",
+                   help="total δ budget of a new dataset (default 0)")
+    p.add_argument("--report", metavar="OUT", action="append",
+                   help="write a release report (.html, .pdf, .json or .csv; repeatable)")
+    p.add_argument("--seed", type=int, help="seeded noise: reproducible and NOT secure (tests, demos only)")
+    p.add_argument("--batch-size", type=int, help="queries per committed batch (default 1000)")
+    p.add_argument("--all-rows", action="store_true", help="print ⊥ rows too")
+    p.add_argument("--json", action="store_true", help="print rows as JSON lines")
+    p.set_defaults(handler=run)
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Command-line options over --config over defaults."""
+    from svtgui.cli import CliError
+
+    conf: dict[str, Any] = {}
+    if args.config:
+        path = Path(args.config)
+        try:
+            conf = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CliError(f"{path}: cannot read: {exc.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise CliError(f"{path}: not valid TOML: {exc}") from None
+        conf = {k.replace("-", "_"): v for k, v in conf.items()}
+        unknown = sorted(set(conf) - set(CONFIG_KEYS))
+        if unknown:
+            raise CliError(f"{path}: unknown key {unknown[0]!r}; keys: {', '.join(CONFIG_KEYS)}")
+        for key in PATH_KEYS:
+            if isinstance(conf.get(key), str):
+                conf[key] = str(path.parent / conf[key])
+            elif isinstance(conf.get(key), list):
+                conf[key] = [str(path.parent / v) for v in conf[key]]
+        if isinstance(conf.get("report"), str):
+            conf["report"] = [conf["report"]]
+        if "params" in conf and not isinstance(conf["params"], dict):
+            raise CliError(f"{path}: [params] must be a table")
+    s: dict[str, Any] = {"batch_size": 1000, "delta": None, "monotonic": False, "params": {}}
+    s.update(conf)
+    for key in CONFIG_KEYS:
+        value = getattr(args, key, None)
+        if value is not None and key != "params":
+            s[key] = value
+    s["params"] = {**s["params"], **_pairs(args.param)}
+    session = _session(args.session) if args.session else None
+    if session is not None:
+        if args.data or args.queries:
+            raise CliError("--session already names the dataset and the queries; drop --data/--queries")
+        s["session"], s["session_path"] = session, args.session
+        s["mechanism"] = s.get("mechanism") or session.mechanism_id
+        s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
+        s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
+    needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
+    if s.get("mechanism") == SPARSE_PROJECT:
+        needed = tuple(k for k in needed if k != "queries")  # the release answers queries later
+    for key in needed:
+        if s.get(key) is None:
+            raise CliError(f"--{key} is required (on the command line or in --config)")
+    _linear_settings(s)
+    batch = s["batch_size"]
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise CliError(f"--batch-size must be a positive integer, got {batch!r}")
+    return s
+
+
+def _linear_settings(s: dict[str, Any]) -> None:
+    """--universe / --release-out belong to pmw and sparse_project; say so before loading anything."""
+    from svtgui.cli import CliError
+
+    mid = s.get("mechanism")
+    universe = s.get("universe") or s["params"].get("universe")
+    if mid in LINEAR and not universe:
+        raise CliError(f"{mid} answers linear queries over a universe: give its columns with --universe "
+                       "(e.g. --universe age@17,25,35,45,55,65,91 education sex income)")
+    if mid not in LINEAR and (s.get("universe") or s.get("release_out")):
+        raise CliError(f"--universe/--release-out are for pmw and sparse_project, not {mid}")
+    if mid == SPARSE_PROJECT and not (s.get("release_out") or s["params"].get("release_out")):
+        raise CliError("sparse_project is a non-interactive release: give the file to write with "
+                       "--release-out RELEASE.npz (or use `svtgui-cli sparse-project build`); answer "
+                       "queries later with `svtgui-cli sparse-project answer --release RELEASE.npz`")
+
+
+def _pairs(items: list[str]) -> dict[str, Any]:
+    from svtgui.cli import CliError
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise CliError(f"--param must look like NAME=VALUE, got {item!r}")
+        try:
+            out[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            raise CliError(f"--param {name}: {text!r} is not a number or true/false") from None
+    return out
+
+
+def _session(path: str) -> Any:
+    from svtgui.app.project_file import SessionError, load
+    from svtgui.cli import CliError
+
+    try:
+        return load(path)
+    except SessionError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _session_inputs(s: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from svtgui.app.project_file import SessionError
+    from svtgui.cli import CliError
+    from svtgui.data import DatasetError
+
+    session = s["session"]
+    try:
+        return session.open_dataset(s.get("session_path")), session.query_objects()
+    except (SessionError, DatasetError) as exc:
+        raise CliError(f"--session: {exc}") from None
+
+
+def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
+    params = dict(s["params"])
+    for key in ("epsilon", "delta", "threshold", "cutoff", "universe", "release_out"):
+        if s.get(key) is not None:
+            params[key] = s[key]
+    return params
+
+
+def load_inputs(s: dict[str, Any]):
+    """The dataset and the query list, with any problem as a CLI error naming the file."""
+    queries = read_queries(s["queries"]) if s.get("queries") is not None else []
+    return load_data(s["data"], s.get("schema")), queries
+
+
+def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:
+    from svtgui.cli import CliError
+
+    known = led.dataset(ds.fingerprint)
+    if known is not None:
+        if s.get("budget_epsilon") is not None and Fraction(str(s["budget_epsilon"])) != known.total_epsilon:
+            print(f"svtgui-cli run: note: {ds.name} is already in the ledger with total ε "
+                  f"{fmt(known.total_epsilon)}; --budget-epsilon is ignored (raise a total with "
+                  "`svtgui-cli ledger raise`)", file=sys.stderr)
+        return
+    if s.get("budget_epsilon") is None:
+        raise CliError(f"dataset {ds.name!r} [{ds.fingerprint[:12]}] is new to the ledger {led.path}: "
+                       "give its total budget with --budget-epsilon (and --budget-delta)")
+    bounds = {c.name: [c.lower, c.upper] for c in ds.schema.columns if c.lower is not None}
+    led.register_dataset(ds.fingerprint, ds.name, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
+                         neighbouring=ds.schema.neighbouring.value, bounds=bounds)
+
+
+def run(args: argparse.Namespace) -> int:
+    from svtgui.cli import EXIT_BUDGET, CliError
+    from svtgui.data import DatasetError
+
+    s = _settings(args)
+    mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
+    reports = [Path(r) for r in s.get("report") or []]
+    check_report_paths(reports, "--report")
+    ds, queries = _session_inputs(s) if s.get("session") else load_inputs(s)
+    with open_ledger(s.get("ledger")) as led:
+        try:
+            _register(led, ds, s)
+            run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("seed"),
+                             monotonic=bool(s.get("monotonic")))
+        except BudgetExceeded as exc:
+            raise CliError(str(exc), EXIT_BUDGET) from None
+        if not run_.record.secure:
+            print("svtgui-cli run: warning: seeded noise is reproducible, NOT secure; never publish this "
+                  "release", file=sys.stderr)
+        try:
+            _stream(run_, s, args)
+        except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
+            raise CliError(f"run {run_.id} interrupted: {exc}") from None
+        record = run_.record
+        b = led.budget(ds.fingerprint)
+        if record.mechanism_id == SPARSE_PROJECT:
+            done = f"release written to {led.facts(record.id).get('release_file')}"
+        elif record.mechanism_id in LINEAR:
+            done = (f"{run_.answered - run_.above_count} free, {run_.above_count} paid (c = {run_.cutoff}) "
+                    f"of {run_.answered} answered; n̂ = {led.facts(record.id).get('n_released')}")
+        else:
+            done = f"{run_.above_count} ⊤ of {run_.answered} answered"
+        print(f"run {record.id}: {record.status}; {done} ({len(queries)} planned); "
+              f"charged ε = {fmt(record.epsilon)}, δ = {fmt(record.delta)}; "
+              f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, "
+              f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
+        if record.mechanism_id == SPARSE_PROJECT:
+            _print_release(led.facts(record.id))
+        write_reports(led, record.id, reports, "--report")
+    return 0
+
+
+def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
+    """Print committed rows as they come; the progress bar is drawn only on a terminal."""
+    batch = s["batch_size"]
+    bar = Progress(run_.total) if sys.stderr.isatty() else None
+    with run_:
+        for rows in run_.stream(batch_size=batch):
+            _print_rows(rows, args)
+            if bar:
+                bar.update(run_.answered, run_.above_count, run_.cutoff)
+    if bar:
+        bar.close()
+
+
+def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
+    lines = []
+    for r in rows:
+        # PMW: every answer is released (free ones come from the public synthetic histogram)
+        if not (r.above or args.all_rows or r.answered_from_simulation is not None):
+            continue
+        if args.json:
+            extra = {} if r.answered_from_simulation is None else \
+                {"answered_from_simulation": r.answered_from_simulation}
+            lines.append(json.dumps({"index": r.index, "above": r.above, "value": r.value, "gap": r.gap,
+                                     "query": r.description, "time": r.time, **extra}, ensure_ascii=False))
+        else:
+            value = value_text(r.value)
+            lines.append(f"{r.index}\t{r.result}\t{value}\t{r.description}")
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+
+
+def _print_release(facts: dict[str, Any]) -> None:
+    from svtgui.cli.commands.release import _load, _print_theory
+
+    path = facts.get("release_file")
+    _print_theory(_load(path))
+    print(f"wrote {path} (sha256 {facts.get('release_sha256', '')[:16]}…); answer queries from it, without "
+          f"the data: svtgui-cli sparse-project answer --release {path} --query JSON")
+
+
+class Progress:
+    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self._last = 0.0
+
+    def update(self, done: int, above: int, cutoff: int | None) -> None:
+        now = time.monotonic()
+        if now - self._last < 0.1 and done < self.total:
+            return
+        self._last = now
+        filled = int(self.WIDTH * done / self.total)
+        c = f" ⊤ {above}/{cutoff}" if cutoff else ""
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{self.total}{c} ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+        sys.stderr.flush()

@@ -1,0 +1,264 @@
+"""A black-box statistical test of a mechanism's claimed ε (in the spirit of StatDP and DP-Sniper).
+
+    >>> from svtgui.core.audit import audit
+    >>> r = audit("lecture_sparse_2011", epsilon=0.1, seconds=20, seed=1)
+    >>> r.verdict, r.epsilon_lcb, r.p_value        # doctest: +SKIP
+    ('violation', 0.27..., 1e-30...)
+
+How it works
+------------
+ε-DP promises ``P[M(d1) ∈ E] ≤ e^ε·P[M(d2) ∈ E]`` for every event E and every neighbouring pair
+(d1, d2). The auditor looks for a pair and an event that break this, in two phases with
+*independent* samples, so that the final p-value is honest:
+
+1. **Search** (about 40% of the time): every candidate pair of neighbouring answer vectors
+   (:mod:`svtgui.core.audit.inputs`), or of neighbouring histograms for PMW and SparseProject
+   (:mod:`svtgui.core.audit.linear`), is run a few thousand times each way; for every view of the
+   output (:mod:`svtgui.core.audit.events`, :mod:`svtgui.core.audit.linear_events`) the keys are
+   ranked by estimated likelihood ratio and the event with the best predicted lower bound is
+   kept, in both directions (d1 vs d2, d2 vs d1).
+2. **Final test**: the chosen pair is run again with fresh noise, as often as the remaining time
+   allows; the event's counts give the exact union-bound Clopper–Pearson test of
+   ``H0: P1[E] ≤ e^ε·P2[E] + δ`` and the lower confidence bound ε_lcb
+   (:mod:`svtgui.core.audit.stats`).
+
+A *violation* is reported when the p-value is below α (0.01 by default); then ε_lcb > ε at
+confidence 1 − α. "No violation found" is not a proof of privacy: it says that this search,
+with this many runs, did not find evidence against the claim.
+
+Runs are simulated by the vectorised simulators of :mod:`svtgui.core.audit.sim` and
+:mod:`svtgui.core.audit.linear_sim`, built from the mechanism the catalogue factory creates.
+Noise comes from a seeded numpy generator: fine for an audit, whose results are statistics,
+never releases.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from svtgui.core import mechanisms, validation
+from svtgui.core.audit.events import Event, View, best_event
+from svtgui.core.audit.inputs import InputPair, candidates
+from svtgui.core.audit.linear import HistogramPair, pmw_candidates, sparse_project_candidates
+from svtgui.core.audit.linear_sim import PMWSim, SparseProjectSim
+from svtgui.core.audit.sim import Outputs, Simulator, audit_params, on_histograms, simulator_for
+from svtgui.core.audit.stats import ratio_test
+
+VIOLATION = "violation"
+NO_VIOLATION = "no violation found"
+SEARCH_SHARE = 0.4  # of the time budget spent choosing the input pair and the event
+CHUNK = 1 << 17  # runs simulated at once in the final phase (bounds memory)
+MIN_SEARCH_RUNS = 2000
+SEARCH_OVERHEAD = 2.5  # search time per simulated run, relative to simulating it (event ranking)
+MAX_SEARCH_RUNS = 2_000_000
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What an audit found. ``witness`` is the input pair and ``event`` the output event used."""
+
+    mechanism_id: str
+    epsilon: float
+    delta: float
+    verdict: str
+    epsilon_lcb: float
+    p_value: float
+    alpha: float
+    witness: InputPair | HistogramPair
+    event: str
+    counts: tuple[int, int]
+    runs: int
+    search_runs: int
+    seconds: float
+    params: dict
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict == VIOLATION
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism_id, "epsilon": self.epsilon, "delta": self.delta,
+            "verdict": self.verdict, "epsilon_lcb": self.epsilon_lcb, "p_value": self.p_value,
+            "alpha": self.alpha, "witness": self.witness.to_dict(), "event": self.event,
+            "counts": {"d1": self.counts[0], "d2": self.counts[1]}, "runs_per_input": self.runs,
+            "search_runs_per_input": self.search_runs, "seconds": self.seconds, "params": self.params,
+        }
+
+    def summary(self) -> str:
+        head = (f"{self.mechanism_id}: {self.verdict} at claimed ε = {self.epsilon:g}"
+                f"{'' if self.delta == 0 else f', δ = {self.delta:g}'}; "
+                f"ε_lcb = {self.epsilon_lcb:.3f} ({100 * (1 - self.alpha):g}% confidence), "
+                f"p = {self.p_value:.3g}, {self.runs:,} runs per input, {self.seconds:.1f} s")
+        return head
+
+
+Progress = Callable[[str, float], None]
+
+
+def auditable(mechanism_id: str) -> bool:
+    """True when the auditor has a model of the mechanism's inputs: answer vectors or histograms."""
+    try:
+        mech = mechanisms.create(mechanism_id, rng=mechanisms.seeded(0), allow_non_private=True,
+                                 **audit_params(mechanism_id, 1.0))
+    except ValueError:
+        return False
+    return on_histograms(mechanism_id) or isinstance(
+        mech, mechanisms.StreamingMechanism | mechanisms.SelectionMechanism)
+
+
+def candidate_pairs(sim: Simulator, params: Mapping[str, Any], queries: int,
+                    long_run: int) -> list[InputPair] | list[HistogramPair]:
+    """The neighbouring inputs the search tries for this simulator's kind of mechanism."""
+    if isinstance(sim, PMWSim):
+        return pmw_candidates(sim.threshold_rows, sim.neighbouring, queries=queries, long_run=long_run)
+    if isinstance(sim, SparseProjectSim):
+        return sparse_project_candidates(sim.signs, sim.neighbouring)
+    return candidates(float(params.get("threshold", 0.0)), float(params.get("sensitivity", 1.0)),
+                      queries=queries, long_run=long_run)
+
+
+def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int | None = None,
+          alpha: float = 0.01, params: Mapping[str, Any] | None = None, queries: int = 10,
+          long_run: int = 30, search_runs: int | None = None, final_runs: int | None = None,
+          progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+          simulator: Simulator | None = None) -> AuditResult:
+    """Audit ``mechanism_id`` at its claimed ``epsilon`` within about ``seconds`` (see module docs).
+
+    ``params`` overrides the audit's public parameters (T = 0, c = 1, Δ = 1, integer answers).
+    ``search_runs``/``final_runs`` fix the sample sizes instead of deriving them from ``seconds``
+    (with a seed, the result is then reproducible on any machine: what the tests use).
+    ``progress(message, fraction)`` is called along the way; ``should_stop()`` returning True
+    ends the search and then the final test early, which tests the runs made so far (GUI cancel).
+    ``simulator`` audits that model instead of the catalogue's (tests audit deliberately broken
+    variants this way: a simulator built from a tampered mechanism object).
+    """
+    eps = validation.positive("epsilon", epsilon)
+    budget = validation.positive("seconds", seconds)
+    alpha = validation.fraction_open("alpha", alpha)
+    entry = mechanisms.info(mechanism_id)
+    full = audit_params(mechanism_id, eps, params)
+    if not auditable(mechanism_id):
+        raise ValueError(f"{mechanism_id} takes neither a vector of query answers nor a histogram, so it "
+                         "cannot be audited on neighbouring inputs")
+    delta = float(full.get("delta", 0.0) or 0.0)
+    sim = simulator or simulator_for(entry.id, full)
+    seed = int.from_bytes(os.urandom(8), "little") >> 1 if seed is None else validation.count(
+        "seed", seed, minimum=0)
+    search_gen, final_gen = (np.random.Generator(np.random.SFC64(s))
+                             for s in np.random.SeedSequence(seed).spawn(2))
+    report = progress or (lambda _m, _f: None)
+    stop = should_stop or (lambda: False)
+    start = time.perf_counter()
+
+    pairs = candidate_pairs(sim, full, queries, long_run)
+    final_budget = (1 - SEARCH_SHARE) * budget
+
+    def planned(per_run: float) -> int:
+        """Final runs judged at: fixed, or what the final budget buys at ``per_run`` seconds."""
+        return final_runs if final_runs is not None else int(final_budget / per_run)
+
+    if search_runs is not None:
+        fixed_search = validation.count("search_runs", search_runs, minimum=100)
+
+        def runs_for(_pair: InputPair, _left: int) -> int:
+            return fixed_search
+    else:
+        search_deadline = start + SEARCH_SHARE * budget
+
+        def runs_for(pair: InputPair, left: int) -> int:
+            """An equal share of the search time left, at this pair's measured speed."""
+            t0 = time.perf_counter()
+            sim.run(pair.d1, MIN_SEARCH_RUNS, search_gen)
+            per_run = 2 * SEARCH_OVERHEAD * (time.perf_counter() - t0) / MIN_SEARCH_RUNS
+            share = max(0.0, search_deadline - time.perf_counter()) / left
+            return int(np.clip(share / per_run, MIN_SEARCH_RUNS, MAX_SEARCH_RUNS))
+    if final_runs is not None:
+        final_runs = validation.count("final_runs", final_runs, minimum=100)
+    event, used = _search(sim, pairs, runs_for, planned, search_gen, report, stop)
+    k1, k2, runs = _final_counts(sim, event, start + budget, final_runs, MIN_SEARCH_RUNS, final_gen, report,
+                                 stop)
+    test = ratio_test(k1, runs, k2, runs, eps, alpha, delta)
+    verdict = VIOLATION if test.p_value < alpha else NO_VIOLATION
+    report("done", 1.0)
+    return AuditResult(entry.id, eps, delta, verdict, test.epsilon_lcb, test.p_value, alpha, event.pair,
+                       event.describe(), (k1, k2), runs, used, time.perf_counter() - start, full)
+
+
+def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[[float], int],
+                  gen: np.random.Generator) -> tuple[Event | None, float]:
+    """The best event for one pair (both directions) and the seconds the search took.
+
+    Each event is judged at the final sample size ``planned(seconds per run of this pair)``
+    (simulation plus event evaluation, both inputs).
+    """
+    t0 = time.perf_counter()
+    out1, out2 = sim.run(pair.d1, runs, gen), sim.run(pair.d2, runs, gen)
+    per_run = 1.5 * (time.perf_counter() - t0) / runs  # +50% for evaluating the event
+    final_runs = max(runs, planned(per_run))
+    found = [e for e in (best_event(pair, out1, out2, final_runs, sim.views),
+                         best_event(pair.swapped(), out2, out1, final_runs, sim.views)) if e is not None]
+    best = max(found, key=lambda e: e.predicted_lcb, default=None)
+    return best, time.perf_counter() - t0
+
+
+def _search(sim: Simulator, pairs: list[InputPair] | list[HistogramPair],
+            runs_for: Callable[[InputPair, int], int], planned: Callable[[float], int],
+            gen: np.random.Generator, report: Progress, stop: Callable[[], bool]) -> tuple[Event, int]:
+    """The best event over all candidate pairs, both directions, and the search runs per input used."""
+    best: Event | None = None
+    used = 0
+    for i, pair in enumerate(pairs):
+        report(f"searching: {pair.name}", SEARCH_SHARE * i / len(pairs))
+        runs = runs_for(pair, len(pairs) - i)
+        used += runs
+        candidate, _ = _timed_search(sim, pair, runs, planned, gen)
+        if candidate is not None and (best is None or candidate.predicted_lcb > best.predicted_lcb):
+            best = candidate
+        if stop() and best is not None:
+            break
+    if best is None:  # nothing ever happened on d1 in any view: fall back to "some output"
+        return Event(pairs[0], _everything_view(), np.array([0]), -math.inf), used
+    return best, used
+
+
+def _everything_view() -> View:
+    return View("any output", lambda o: np.zeros(o.runs, dtype=np.int64), lambda _k: "any output")
+
+
+def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | None, minimum: int,
+                  gen: np.random.Generator, report: Progress,
+                  stop: Callable[[], bool]) -> tuple[int, int, int]:
+    """Event counts on ``runs`` fresh runs each of d1 and d2, in chunks so memory stays small.
+
+    ``runs`` is ``fixed``, or else re-planned after every chunk from the elapsed time and the time
+    left, and cut short on cancellation. It never depends on the counts (a count-dependent stopping
+    rule would bias the p-value).
+    """
+    chunk = CHUNK if sim.vectorised else 500
+    k1 = k2 = done = 0
+    runs = chunk if fixed is None else fixed
+    t0 = time.perf_counter()
+    while done < runs:
+        size = min(chunk, runs - done)
+        k1 += int(event.contains(sim.run(event.pair.d1, size, gen)).sum())
+        k2 += int(event.contains(sim.run(event.pair.d2, size, gen)).sum())
+        done += size
+        if fixed is None:  # re-planned from elapsed time only, never from the counts
+            per_chunk = (time.perf_counter() - t0) * chunk / done
+            left = max(0.0, deadline - time.perf_counter())
+            runs = max(minimum, done + chunk * int(left / per_chunk))
+        report(f"final test: {done:,} of {runs:,} runs", SEARCH_SHARE + (1 - SEARCH_SHARE) * done / runs)
+        if stop():  # cancelled: test what was run so far (a stop never depends on the counts)
+            runs = done
+    return k1, k2, runs
+
+
+__all__ = ["NO_VIOLATION", "VIOLATION", "AuditResult", "Outputs", "audit", "auditable"]

@@ -1,0 +1,1 @@
+"""After a run: the History page and exporting release reports."""

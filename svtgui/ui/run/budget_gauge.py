@@ -1,0 +1,96 @@
+"""The budget gauge: ⊤ used of c, this run's (ε, δ), and the dataset's budget across runs.
+
+The design goal is that nobody can misread it: the cutoff bar counts only ⊤ answers, and a line
+right under it counts the ⊥ answers *as free*, so the curator sees thousands of ⊥ next to a bar
+that has not moved.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout, QWidget
+
+from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
+
+_RESOLUTION = 10_000  # progress bars are integer-valued; budgets are not
+
+
+class BudgetGauge(QGroupBox):
+    """Public numbers only: counts of ⊤/⊥, the guarantee charged, the ledger's totals."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Budget", parent)
+        named(self, "Budget gauge")
+        self.cutoff_bar = named(
+            QProgressBar(),
+            "Cutoff used",
+            "How many of the c ⊤ answers this run has used; the run halts at c.",
+        )
+        self.cutoff_bar.setTextVisible(True)
+        self.cutoff_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {ABOVE_COLOR.name()}; }}")
+        self.free_label = named(
+            QLabel(),
+            "Below-threshold answers",
+            "⊥ answers cost nothing against the cutoff: only ⊤ answers count.",
+        )
+        self.free_label.setWordWrap(True)
+        self.run_label = named(
+            QLabel("No run yet."),
+            "This run's privacy cost",
+            "Charged in full before the first answer and never refunded.",
+        )
+        self.run_label.setWordWrap(True)
+        self.dataset_bar = named(
+            QProgressBar(),
+            "Dataset budget spent",
+            "The dataset's total ε spent by all runs so far (from the ledger).",
+        )
+        self.dataset_label = named(QLabel(), "Dataset budget")
+        self.dataset_label.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Cutoff c", self.cutoff_bar)
+        form.addRow("", self.free_label)
+        form.addRow("This run", self.run_label)
+        form.addRow("Dataset", self.dataset_bar)
+        form.addRow("", self.dataset_label)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        self.above = self.below = 0
+        self.cutoff = 1
+        self.set_counts(0, 0, 1)
+        self.set_dataset(None, None)
+
+    def set_counts(self, above: int, below: int, cutoff: int | None, halted: bool | None = None) -> None:
+        """⊤ and ⊥ so far; ``cutoff`` None for mechanisms without one; ``halted`` whether the run
+        stopped at c (default: c reached; a top-c selection reaches c without halting)."""
+        self.above, self.below = above, below
+        if cutoff is None:
+            self.cutoff_bar.setRange(0, 1)
+            self.cutoff_bar.setValue(0)
+            self.cutoff_bar.setFormat(f"{above:,} ⊤ (no cutoff)")
+        else:
+            self.cutoff = cutoff
+            self.cutoff_bar.setRange(0, cutoff)
+            self.cutoff_bar.setValue(min(above, cutoff))
+            if halted is None:
+                halted = above >= cutoff
+            self.cutoff_bar.setFormat(f"⊤ used: {above:,} of c = {cutoff:,}{' — halted' if halted else ''}")
+        self.free_label.setText(
+            f"<span style='color:{BELOW_COLOR.name()}'>▽ ⊥ {below:,}</span> answers so far — "
+            "<b>free</b>: ⊥ answers do not use up the cutoff."
+        )
+
+    def set_run(self, text: str) -> None:
+        self.run_label.setText(text)
+
+    def set_dataset(self, spent: float | None, total: float | None, detail: str = "") -> None:
+        """The dataset's ε spent / total across all runs (None before a dataset is known)."""
+        if spent is None or total is None or total <= 0:
+            self.dataset_bar.setRange(0, 1)
+            self.dataset_bar.setValue(0)
+            self.dataset_bar.setFormat("not in the ledger yet" if detail else "no dataset")
+            self.dataset_label.setText(detail)
+            return
+        self.dataset_bar.setRange(0, _RESOLUTION)
+        self.dataset_bar.setValue(round(_RESOLUTION * min(1.0, spent / total)))
+        self.dataset_bar.setFormat(f"ε spent {spent:.4g} of {total:.4g}")
+        self.dataset_label.setText(f"Remaining: ε = {max(0.0, total - spent):.4g}. {detail}".strip())

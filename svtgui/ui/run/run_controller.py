@@ -1,0 +1,550 @@
+"""Drives a run from the window: validate, confirm the spend, start, stream, pause/step/stop.
+
+Order of events (the privacy contract, visible to the curator):
+1. Parameters are validated continuously (``plan_run``: nothing charged); problems disable Run
+   and are shown next to the field at fault.
+2. Run shows an inline confirmation naming the budget to be spent and what remains.
+3. Spend-and-run registers the dataset with its total budget if it is new, then a run process
+   (``start_run``) charges the whole guarantee (committed) — or refuses an overspend, charging
+   nothing.
+4. A :class:`RunWorker` streams in that process; committed batches land in a :class:`ResultStore`;
+   a 30 Hz timer refreshes table, chart and gauge (coalesced, never per query).
+
+Why the worker never emits Qt signals: with PySide6 6.12.0 on Python 3.11 every Python-side
+``Signal.emit()`` drops one reference to ``True`` (measured: 10 emits, refcount(True) − 10), so a
+long stream that emitted per batch eventually aborted the interpreter ("deallocating True or
+False"). The run process's messages are therefore read by the timer, which also coalesces them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import time
+from fractions import Fraction
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from svtgui.app.runs.runner import plan_run
+from svtgui.core.budget import fmt
+from svtgui.ledger import BudgetExceeded, Ledger, LedgerError
+from svtgui.ui.run.results_store import ResultStore
+from svtgui.ui.run.run_page import ICONS, RunPage
+from svtgui.ui.run.run_worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
+from svtgui.ui.setup.linear_panel import is_release
+from svtgui.ui.setup.param_form import LABELS
+
+log = logging.getLogger("svtgui.ui.run")
+REFRESH_MS = 33  # the run process's messages are read (and batches acknowledged) at 30 Hz
+VIEW_SECONDS = 0.1  # table, chart, gauge and status follow at 10 Hz: a table repaint costs ~8 ms
+RUN_TIP = "Check the spend, then start answering (F5)"
+IDLE, RUNNING, PAUSED, DRAINED, ENDED = "idle", "running", "paused", "drained", "ended"
+ENDINGS = {
+    "halted": "Halted: the cutoff c was reached",
+    "finished": "Finished: every planned query was answered",
+    "stopped": "Stopped by you",
+    "interrupted": "Interrupted",
+}
+
+
+class RunController(QObject):
+    """Owns the ledger connection, the worker and the result store of the current run."""
+
+    state_changed = Signal(str)
+    status_changed = Signal(str)  # the run's one-line status, for the window's status bar
+    # (enabled, tooltip) of the Run button whenever either changes: the window's Run action follows
+    runnable_changed = Signal(bool, str)
+
+    def __init__(self, page: RunPage, store: ResultStore, mechanism_panel, queries_page, parent=None) -> None:
+        super().__init__(parent)
+        self.page, self.store, self.mech, self.queries_page = page, store, mechanism_panel, queries_page
+        self.ds = None
+        self._ledger: Ledger | None = None
+        self.worker: RunWorker | None = None
+        self.run = None
+        self.run_queries: list[Any] = []
+        self.adaptive: list[Any] = []
+        self.state = IDLE
+        self.seed: int | None = None  # tests and replays only: reproducible, NOT secure noise
+        self.started_at = 0.0
+        self._shown_at = 0.0
+        self.elapsed = 0.0
+        self.problems: dict[str, str] = {}
+        self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
+        self.timer = QTimer(self, interval=REFRESH_MS)
+        self.timer.timeout.connect(self.poll)
+        p = page
+        p.run_button.clicked.connect(self.request_run)
+        p.confirm.spend.clicked.connect(self.confirm_run)
+        p.confirm.cancel.clicked.connect(p.confirm.hide)
+        p.pause_button.clicked.connect(self.toggle_pause)
+        p.step_button.clicked.connect(self.step)
+        p.stop_button.clicked.connect(self.stop)
+        p.only_above.toggled.connect(self._filter)
+        p.ask.submitted.connect(self.ask)
+        p.totals.raise_.clicked.connect(self._begin_raise)
+        p.totals.raise_box.apply.clicked.connect(self._apply_raise)
+        p.totals.raise_box.cancel.clicked.connect(self._cancel_raise)
+        for w in (p.totals.epsilon, p.totals.delta):
+            w.textChanged.connect(self.validate)
+        self._set_state(IDLE)
+        self.validate()
+
+    # -- ledger and dataset -------------------------------------------------------------------------
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger.open()
+        return self._ledger
+
+    def set_dataset(self, ds) -> None:
+        self.ds = ds
+        self.page.ask.set_schema(ds.schema)
+        self.refresh_budget()
+        self.validate()
+
+    def dataset_record(self):
+        if self.ds is None:
+            return None
+        try:
+            return self.ledger.dataset(self.ds.fingerprint)
+        except LedgerError as exc:
+            self.page.totals.error.show_error(str(exc))
+            return None
+
+    def refresh_budget(self) -> None:
+        t = self.page.totals
+        rec = self.dataset_record()
+        t.set_new(rec is None)
+        if rec is None:
+            t.state.setText("")
+            self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
+            return
+        b = self.ledger.budget(self.ds.fingerprint)
+        t.epsilon.setText(fmt(b.total_epsilon))
+        t.delta.setText(fmt(b.total_delta))
+        runs = len(b.charges)
+        t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {runs} run(s) charged.")
+        self.page.gauge.set_dataset(
+            float(b.spent_epsilon),
+            float(b.total_epsilon),
+            f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {runs} run(s) across sessions.",
+        )
+
+    def _begin_raise(self) -> None:
+        """Raise…: the explicit step, pre-filled with the current totals."""
+        t = self.page.totals
+        box = t.raise_box
+        box.epsilon.setText(t.epsilon.text())
+        box.delta.setText(t.delta.text())
+        t.error.show_error(None)
+        box.show()
+        box.epsilon.setFocus()
+        box.epsilon.selectAll()
+
+    def _cancel_raise(self) -> None:
+        self.page.totals.raise_box.hide()
+        self.page.totals.error.show_error(None)
+
+    def _apply_raise(self) -> None:
+        t = self.page.totals
+        box = t.raise_box
+        try:
+            self.ledger.raise_total(
+                self.ds.fingerprint, box.epsilon.text().strip(), box.delta.text().strip() or None,
+                note="raised in the GUI",
+            )
+        except ValueError as exc:
+            t.error.show_error(str(exc))  # nothing changed; the confirmation stays open to correct it
+            return
+        log.info("dataset %s: total budget raised to ε = %s, δ = %s (logged in the ledger)",
+                 self.ds.name, box.epsilon.text().strip(), box.delta.text().strip() or "unchanged")
+        box.hide()
+        t.error.show_error(None)
+        self.refresh_budget()
+        self.validate()
+
+    # -- validation -----------------------------------------------------------------------------------
+    def plan(self) -> tuple[dict[str, Any], bool, dict[str, str]]:
+        """(params for start_run, monotonic, problems keyed by field)."""
+        problems: dict[str, str] = {}
+        if self.ds is None:
+            return {}, False, {"dataset": "open a dataset first"}
+        self.mech.flush()
+        params, form_problems = self.mech.params()
+        problems.update(form_problems)
+        monotonic = bool(params.pop("monotonic", False))
+        params.pop("integer", None)
+        queries = self.planned_queries()
+        info = self.mech.info
+        release = is_release(self.mech.mechanism_id)
+        if info is not None and not info.interactive and not release and not queries:
+            problems["queries"] = f"{info.name} needs the whole query list up front: add queries first"
+        queue_problem = None if release else self.queries_page.problem()  # a release uses no queue
+        if queue_problem:
+            problems["queries"] = queue_problem
+        if not problems:
+            # Every query was validated when the queue changed; here the parameters are checked
+            # against the first one (a full plan_run over a million queries would freeze typing).
+            try:
+                plan_run(self.ds, queries[:1], self.mech.mechanism_id, params, monotonic=monotonic)
+            except ValueError as exc:
+                problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
+        rec = self.dataset_record()
+        if rec is not None and "epsilon" not in problems and "delta" not in problems:
+            b = self.ledger.budget(self.ds.fingerprint)
+            try:
+                b.check(params.get("epsilon", 0), params.get("delta", 0) or 0)
+            except BudgetExceeded:
+                problems["epsilon"] = (
+                    f"ε = {params.get('epsilon', 0):g} does not fit what remains of this "
+                    f"dataset's budget: ε = {fmt(b.remaining_epsilon)}, "
+                    f"δ = {fmt(b.remaining_delta)} (total ε = {fmt(b.total_epsilon)})"
+                )
+            except ValueError:
+                pass  # the form has already named the bad value
+        if rec is None and not self.page.totals.epsilon.text().strip():
+            problems["budget"] = (
+                "this dataset is new to the ledger: declare its total budget first "
+                "(Dataset total ε, under Budget on the Run page)"
+            )
+        elif rec is None:
+            try:
+                eps = Fraction(self.page.totals.epsilon.text().strip())
+                dlt = Fraction(self.page.totals.delta.text().strip() or "0")
+                if eps <= 0 or not 0 <= dlt < 1:
+                    raise ValueError
+            except (ValueError, ZeroDivisionError):
+                problems["budget"] = "the dataset's total ε must be a number > 0 and δ in [0, 1)"
+        return params, monotonic, problems
+
+    def planned_queries(self) -> list[Any]:
+        """The queue a run answers; none for a release (SparseProject answers queries later, from its
+        file), so a long queue is neither validated, nor sent to the run process, for it."""
+        return [] if is_release(self.mech.mechanism_id) else self.queries_page.queries
+
+    def validate(self) -> None:
+        if self.state in (RUNNING, PAUSED, DRAINED):
+            return
+        _, _, problems = self.plan()
+        self.problems = problems
+        # An empty total is explained by the prompt above the field; only a wrong value is flagged here.
+        typed = bool(self.page.totals.epsilon.text().strip())
+        self.page.totals.error.show_error(problems.get("budget") if typed else None)
+        if "epsilon" in problems and "epsilon" not in self.mech.problems:
+            self.mech.form.errors["epsilon"].show_error(problems["epsilon"])
+        if problems:
+            where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}
+            key, text = next(iter(problems.items()))
+            self._set_runnable(False, f"Run is disabled: {text}")
+            field = where.get(key) or f"Mechanism, {LABELS.get(key, key)}"
+            self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
+        else:
+            self._set_runnable(True, RUN_TIP)
+            self.page.run_error.show_error(self.outcome)  # how the last attempt went, until the next
+
+    def _set_runnable(self, enabled: bool, tip: str) -> None:
+        """The one place the Run button's state is set, so the window's Run action can mirror it."""
+        button = self.page.run_button
+        if button.isEnabled() == enabled and button.toolTip() == tip:
+            return
+        button.setEnabled(enabled)
+        button.setToolTip(tip)
+        self.runnable_changed.emit(enabled, tip)
+
+    # -- starting -------------------------------------------------------------------------------------
+    def request_run(self) -> None:
+        self.validate()
+        if self.problems or self.state in (RUNNING, PAUSED, DRAINED):
+            return
+        params, _, _ = self.plan()
+        eps, dlt = params.get("epsilon"), params.get("delta", 0.0) or 0.0
+        rec = self.dataset_record()
+        if rec is None:
+            t = self.page.totals
+            remaining = (
+                f"This new dataset will be recorded in the ledger with the total budget you declared, "
+                f"ε = {t.epsilon.text().strip()}, δ = {t.delta.text().strip() or '0'} (it can later be "
+                "raised, never lowered)"
+            )
+        else:
+            b = self.ledger.budget(self.ds.fingerprint)
+            remaining = (
+                f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
+            )
+        cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
+        if is_release(self.mech.mechanism_id):
+            spent_on = self.mech.linear.release_summary()
+            when = "before the release is computed"
+        else:
+            spent_on = f"{len(self.queries_page.queries):,} planned queries with {self.mech.info.name}"
+            when = "before the first answer"
+        self.page.confirm.text.setText(
+            f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {spent_on}. {remaining}. "
+            f"The spend is charged now, {when}, and is never refunded."
+        )
+        self.page.confirm.spend.setText(f"Spend {cost} and run")
+        self.page.place_confirm()
+        self.page.confirm.show()
+        self.page.confirm.spend.setFocus()
+        prepare()  # the run process starts importing while the curator reads the confirmation
+
+    def confirm_run(self) -> bool:
+        """Charge and start on the worker thread; False (reason shown inline) when refused here.
+
+        An overspend found by the ledger itself (another process spent the budget meanwhile)
+        arrives as the worker's ``refused`` signal; nothing is charged in either case.
+        """
+        self.page.confirm.hide()
+        params, monotonic, problems = self.plan()
+        if problems:
+            self.validate()
+            return False
+        try:
+            if self.dataset_record() is None:
+                schema = self.ds.schema
+                bounds = {c.name: [c.lower, c.upper] for c in schema.columns if c.bounded}
+                self.ledger.register_dataset(
+                    self.ds.fingerprint,
+                    self.ds.name,
+                    self.page.totals.epsilon.text().strip(),
+                    self.page.totals.delta.text().strip() or "0",
+                    neighbouring=schema.neighbouring.value,
+                    bounds=bounds,
+                )
+        except (ValueError, LedgerError) as exc:
+            self.outcome = f"Run refused, nothing was charged: {exc}"
+            self.page.run_error.show_error(self.outcome)
+            return False
+        queries = list(self.planned_queries())
+        job = RunJob(str(self.ledger.path), self.ds, self.mech.mechanism_id, params, self.seed, monotonic)
+
+        self.run, self.run_queries, self.adaptive = None, queries, []
+        self.store.clear()
+        self.store.reserve(len(queries))
+        self.page.model.reset()
+        self.page.chart.clear()
+        if self.mech.mechanism_id == "pmw":
+            self.page.chart.set_pmw(float(params["threshold"]))
+        else:
+            self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
+        self.outcome = None
+        self.page.run_error.show_error(None)
+        w = RunWorker(job, queries)
+        self.worker = w
+        self.started_at = time.perf_counter()
+        # Whatever exists now (the query list, the data, Qt wrappers) is left out of the cyclic
+        # GC until the run ends: a full collection over a million queries holds the GUI thread
+        # for ~100 ms. New objects are still collected.
+        gc.freeze()
+        self._set_state(RUNNING)
+        self.timer.start()
+        w.start()
+        return True
+
+    def _started(self, run) -> None:
+        self.run = run
+        g = run.record
+        self.page.gauge.set_run(
+            f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
+            f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}."
+        )
+        log.info(
+            "run %s started: %s, ε = %s, δ = %s, %d planned queries",
+            run.id,
+            g.mechanism_id,
+            fmt(g.epsilon),
+            fmt(g.delta),
+            len(self.run_queries),
+        )
+        self.refresh_budget()
+
+    def _refused(self, message: str) -> None:
+        self.timer.stop()
+        self._let_go()
+        prefix = "Overspend refused" if "overspend" in message else "Run refused"
+        self.outcome = f"{prefix}, nothing was charged: {message}"
+        self.page.run_error.show_error(self.outcome)
+        self._set_state(ENDED if self.run is not None else IDLE)
+        self.refresh_budget()
+        self.validate()
+
+    # -- streaming ------------------------------------------------------------------------------------
+    def _released(self, batch: ReleasedBatch) -> None:
+        self.store.append(batch.index, batch.ref, batch.above, batch.value, batch.time, batch.free)
+        if self.worker is not None:
+            self.worker.acknowledge()
+
+    def describe(self, ref: int) -> str:
+        if ref >= 0:
+            return self.run_queries[ref].describe() if ref < len(self.run_queries) else ""
+        k = -1 - ref
+        return ("(adaptive) " + self.adaptive[k].describe()) if k < len(self.adaptive) else ""
+
+    def poll(self) -> None:
+        """Drain the worker's events (timer), then refresh the views once for all of them."""
+        w = self.worker
+        if w is not None:
+            handlers = {
+                "started_run": self._started,
+                "refused": self._refused,
+                "released": self._released,
+                "drained": self._drained,
+                "ended": self._ended,
+                "failed": self._failed,
+                "adaptive_failed": self.page.ask.error.show_error,
+            }
+            for kind, payload in w.events():
+                handler = handlers[kind]
+                if payload is None:
+                    handler()
+                else:
+                    handler(payload)
+                if self.worker is not w:  # the run ended inside a handler
+                    break
+        now = time.perf_counter()
+        if self.state in (RUNNING, PAUSED, DRAINED) and now - self._shown_at >= VIEW_SECONDS:
+            self._shown_at = now
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Coalesced view update (timer): table rows, chart, gauge, status."""
+        p, s = self.page, self.store
+        p.model.refresh()
+        if p.follow.isChecked() and p.model.rowCount():
+            p.table.scrollToBottom()
+        p.chart.update_from(*s.top_points(), s.n, *s.free_points())
+        cutoff = self.run.cutoff if self.run is not None else self._planned_cutoff()
+        interactive = self.mech.info is None or self.mech.info.interactive
+        p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff, None if interactive else False)
+        p.counts.setText(f"{s.n:,} answered · ▲ ⊤ {s.n_tops:,} · ▽ ⊥ {s.n_bottoms:,}")
+        self._status_text()
+
+    def _planned_cutoff(self) -> int | None:
+        editor = self.mech.form.editors.get("cutoff")
+        return editor.value() if editor is not None else None
+
+    def _status_text(self) -> None:
+        s, n_plan = self.store, len(self.run_queries)
+        if self.state == RUNNING:
+            text = f"Running — {s.n:,} of {n_plan:,} planned queries answered."
+        elif self.state == PAUSED:
+            text = f"Paused after {s.n:,} answers. Step (F10) answers one more; Pause (F6) resumes."
+        elif self.state == DRAINED:
+            text = (
+                f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
+                "or Stop to end the run."
+            )
+        elif self.state == ENDED and self.run is not None and is_release(self.run.record.mechanism_id):
+            text = (f"Release {'written' if self.run.status == 'finished' else self.run.status} "
+                    f"in {self.elapsed:.2f} s: no query is answered in this run; anyone answers count "
+                    "queries from the file later (Tools ▸ Answer from a release file…).")
+        elif self.state == ENDED and self.run is not None:
+            text = f"{ENDINGS.get(self.run.status, self.run.status)} — {s.n:,} answers, {s.n_tops:,} ⊤"
+            if self.run.status == "halted":
+                text += f" (c = {self.run.cutoff:,})"
+            text += f", in {self.elapsed:.2f} s."
+        else:
+            text = "Ready: choose parameters and queries, then Run (F5)."
+        if text != self.page.status.text():
+            self.page.status.setText(text)
+            self.status_changed.emit(text)
+
+    def _drained(self) -> None:
+        self._set_state(DRAINED)
+        self.refresh()
+
+    def _ended(self, status: str) -> None:
+        self.elapsed = time.perf_counter() - self.started_at
+        self.timer.stop()
+        self._let_go()
+        if self.run is not None:
+            log.info("run %s ended: %s after %d answers", self.run.id, status, self.store.n)
+        self._set_state(ENDED)
+        self.refresh()
+        self.refresh_budget()
+        self.validate()
+
+    def _failed(self, message: str) -> None:
+        self.outcome = f"The run stopped on an error (marked interrupted; the budget stays spent): {message}"
+        self.page.run_error.show_error(self.outcome)
+        if self.run is not None and self.worker is not None and self.worker.wait(2000):
+            # The run process died without ending its run (killed): record that here.
+            with contextlib.suppress(ValueError, LedgerError):
+                if self.ledger.run(self.run.id).status == "running":
+                    self.ledger.finish_run(self.run.id, "interrupted")
+        self._ended("interrupted")
+
+    def _let_go(self) -> None:
+        """The run process has sent its last message and exits by itself: never wait for it here."""
+        if self.worker is not None:
+            self.worker.close()
+            gc.unfreeze()
+        self.worker = None
+
+    # -- controls -------------------------------------------------------------------------------------
+    def toggle_pause(self) -> None:
+        if self.worker is None:
+            return
+        if self.state == PAUSED:
+            self.worker.resume()
+            self._set_state(RUNNING)
+        elif self.state == RUNNING:
+            self.worker.pause()
+            self._set_state(PAUSED)
+
+    def step(self) -> None:
+        if self.worker is not None and self.state in (RUNNING, PAUSED):
+            self.worker.step()
+            self._set_state(PAUSED)
+
+    def stop(self) -> None:
+        if self.worker is None:
+            return
+        if self.state == DRAINED:
+            self.worker.finish()
+        else:
+            self.worker.stop()
+
+    def ask(self, query) -> None:
+        if self.worker is None or self.state not in (RUNNING, PAUSED, DRAINED):
+            self.page.ask.error.show_error("Start a run first: adaptive queries join a running session.")
+            return
+        self.adaptive.append(query)
+        self.page.ask.error.show_error(None)
+        self.worker.ask(query)
+
+    def shutdown(self) -> None:
+        """Window closing: end the run cleanly (finished or stopped) and wait for the worker."""
+        if self.worker is not None:
+            if self.state == DRAINED:
+                self.worker.finish()
+            else:
+                self.worker.stop()
+            if not self.worker.wait(5000):
+                self.worker.kill()
+            self._let_go()
+        discard_prepared()
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
+    def _filter(self, on: bool) -> None:
+        self.page.model.set_only_above(on)
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        p = self.page
+        live = state in (RUNNING, PAUSED, DRAINED)
+        p.pause_button.setEnabled(state in (RUNNING, PAUSED))
+        p.pause_button.setText("Resume" if state == PAUSED else "Pause")
+        p.pause_button.setIcon(p.style().standardIcon(ICONS["resume" if state == PAUSED else "pause"]))
+        p.step_button.setEnabled(state in (RUNNING, PAUSED))
+        p.stop_button.setEnabled(live)
+        p.ask.action.setEnabled(live)
+        if live:
+            self._set_runnable(False, "Run is disabled: a run is in progress (Stop it first, Shift+F5)")
+        self._status_text()
+        self.state_changed.emit(state)

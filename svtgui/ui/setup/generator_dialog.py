@@ -1,0 +1,233 @@
+"""Generators as a dialog: sweeps, random ranges, clip-bound searches, items, values, marginals.
+
+Each generator is a small form of public inputs; ``queries()`` calls the data layer's generator
+and returns the list (``ValueError`` naming the field otherwise). Domains read off the data
+("values that occur") are labelled as revealing which values occur.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from svtgui.data import generators
+from svtgui.data.schema import ColumnKind
+from svtgui.ui.common.theme import named
+from svtgui.ui.setup.param_form import ErrorLabel, parse_number
+
+
+class GeneratorDialog(QDialog):
+    """Pick a generator, fill in its public inputs, get a query list (appended to the queue)."""
+
+    def __init__(self, dataset, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Generate queries")
+        self.ds = dataset
+        schema = dataset.schema
+        numeric = [c.name for c in schema.of_kind(ColumnKind.NUMERIC)]
+        categorical = [
+            c.name for c in schema.columns if c.kind in (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
+        ]
+        itemsets = [c.name for c in schema.of_kind(ColumnKind.ITEMSET)]
+        self.kind = named(QComboBox(), "Generator")
+        self.stack = QStackedWidget()
+        self.fields: dict[str, QWidget] = {}
+        self.builders: list[Callable[[], list]] = []
+
+        def combo(name: str, names: list[str]) -> QComboBox:
+            c = named(QComboBox(), name)
+            c.addItems(names)
+            return c
+
+        def line(name: str, text: str = "") -> QLineEdit:
+            return named(QLineEdit(text), name)
+
+        def num(key: str, what: str) -> float:
+            w = self.fields[key]
+            assert isinstance(w, QLineEdit)
+            return parse_number(w.text(), what)
+
+        def col(key: str) -> str:
+            w = self.fields[key]
+            assert isinstance(w, QComboBox)
+            if not w.currentText():
+                raise ValueError("this dataset has no column of the kind this generator needs")
+            return w.currentText()
+
+        def bounds_of(name: str) -> tuple[str, str]:
+            c = schema.column(name) if name else None
+            if c is not None and c.bounded:
+                return f"{c.lower:g}", f"{c.upper:g}"
+            return "", ""
+
+        lo0, hi0 = bounds_of(numeric[0] if numeric else "")
+        self._page(
+            "Random ranges over a numeric column",
+            [
+                ("Column", "rr_col", combo("Random ranges column", numeric)),
+                ("Low", "rr_low", line("Random ranges low", lo0)),
+                ("High", "rr_high", line("Random ranges high", hi0)),
+                ("How many", "rr_k", self._spin("Number of random ranges", 10_000)),
+                ("Seed (public)", "rr_seed", self._spin("Random ranges seed", 1, 0)),
+            ],
+            lambda: generators.random_ranges(
+                col("rr_col"),
+                num("rr_low", "Low"),
+                num("rr_high", "High"),
+                self._int("rr_k"),
+                seed=self._int("rr_seed"),
+            ),
+        )
+        self._page(
+            "Range sweep (sliding windows)",
+            [
+                ("Column", "rs_col", combo("Sweep column", numeric)),
+                ("Start", "rs_start", line("Sweep start", lo0)),
+                ("Stop", "rs_stop", line("Sweep stop", hi0)),
+                ("Window width", "rs_width", line("Sweep width", "5")),
+                ("Step (empty = width)", "rs_step", line("Sweep step")),
+            ],
+            lambda: generators.range_sweep(
+                col("rs_col"),
+                num("rs_start", "Start"),
+                num("rs_stop", "Stop"),
+                num("rs_width", "Window width"),
+                num("rs_step", "Step") if self._text("rs_step") else None,
+            ),
+        )
+        geo = named(QCheckBox("geometric (step is a ratio > 1)"), "Geometric sweep")
+        self._page(
+            "Clip-bound sweep (choose a clipping bound)",
+            [
+                ("Column", "cb_col", combo("Clip sweep column", numeric)),
+                ("Start", "cb_start", line("Clip sweep start", "1")),
+                ("Stop", "cb_stop", line("Clip sweep stop", "150000")),
+                ("Step", "cb_step", line("Clip sweep step", "5")),
+                ("", "cb_geo", geo),
+            ],
+            lambda: generators.clip_bound_sweep(
+                col("cb_col"),
+                num("cb_start", "Start"),
+                num("cb_stop", "Stop"),
+                num("cb_step", "Step"),
+                geometric=geo.isChecked(),
+            ),
+        )
+        self._page(
+            "Every value of a categorical column (declared categories)",
+            [
+                ("Column", "ev_col", combo("Every value column", categorical)),
+            ],
+            lambda: generators.every_value(schema, col("ev_col")),
+        )
+        marg = named(QListWidget(), "Marginal columns")
+        marg.addItems(categorical)
+        marg.setSelectionMode(QListWidget.SelectionMode.MultiSelection)
+        self._page(
+            "All k-way marginal cells",
+            [
+                ("Columns", "mg_cols", marg),
+                ("k", "mg_k", self._spin("Marginal order k", 2, 1)),
+            ],
+            lambda: generators.marginals(schema, [i.text() for i in marg.selectedItems()], self._int("mg_k")),
+        )
+        observed = named(
+            QCheckBox("use the items that occur in the data (reveals which items occur)"),
+            "Use observed items",
+        )
+        self._page(
+            "Every item (transaction data)",
+            [
+                ("Column", "ei_col", combo("Item column", itemsets)),
+                ("Items (comma-separated)", "ei_items", line("Item list")),
+                ("", "ei_obs", observed),
+            ],
+            lambda: generators.every_item(
+                generators.observed_items(self.ds, col("ei_col"))
+                if observed.isChecked()
+                else [
+                    int(p) if p.strip().lstrip("-").isdigit() else p.strip()
+                    for p in self._text("ei_items").split(",")
+                    if p.strip()
+                ],
+                col("ei_col"),
+            ),
+        )
+
+        self.error = ErrorLabel("Generator")
+        self.count = named(QLabel(""), "Generated count")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Add to queue")
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.kind)
+        lay.addWidget(self.stack)
+        lay.addWidget(self.error)
+        lay.addWidget(self.buttons)
+        self.kind.currentIndexChanged.connect(self.stack.setCurrentIndex)
+        if itemsets and not numeric:
+            self.kind.setCurrentIndex(self.kind.count() - 1)
+        self.result: list = []
+
+    def _spin(self, name: str, value: int, minimum: int = 1) -> QSpinBox:
+        s = named(QSpinBox(), name)
+        s.setRange(minimum, generators.MAX_QUERIES)
+        s.setGroupSeparatorShown(True)
+        s.setValue(value)
+        return s
+
+    def _int(self, key: str) -> int:
+        w = self.fields[key]
+        assert isinstance(w, QSpinBox)
+        return w.value()
+
+    def _text(self, key: str) -> str:
+        w = self.fields[key]
+        assert isinstance(w, QLineEdit)
+        return w.text().strip()
+
+    def _page(self, title: str, rows: list[tuple[str, str, QWidget]], build: Callable[[], list[Any]]) -> None:
+        page = QWidget()
+        form = QFormLayout(page)
+        for label, key, widget in rows:
+            self.fields[key] = widget
+            form.addRow(label, widget)
+        self.stack.addWidget(page)
+        self.kind.addItem(title)
+        self.builders.append(build)
+
+    def select(self, title_start: str) -> None:
+        for i in range(self.kind.count()):
+            if self.kind.itemText(i).startswith(title_start):
+                self.kind.setCurrentIndex(i)
+                return
+        raise KeyError(title_start)
+
+    def queries(self) -> list:
+        return self.builders[self.kind.currentIndex()]()
+
+    def _accept(self) -> None:
+        try:
+            self.result = self.queries()
+        except ValueError as exc:
+            self.error.show_error(str(exc))
+            return
+        self.accept()

@@ -1,0 +1,254 @@
+"""The mechanism panel's extra options for PMW and SparseProject, their accuracy words, and the
+run page's note about what such a run released.
+
+* PMW: the universe chooser; T is in rows (see ``svtgui.app.runs.linear``) and the preview
+  states both guarantees — free answers within T + α_svt, paid answers within the Laplace tail.
+* SparseProject: the universe chooser and a release builder — the output file, and the paper's
+  projection size shown next to the chosen T, computed at a *public* planning n (the real n is
+  private under add/remove neighbours; the release uses its own noisy n̂).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from svtgui.app.runs.linear import PMW, SPARSE_PROJECT, release_path
+from svtgui.core import mechanisms
+from svtgui.ui.common.theme import named
+from svtgui.ui.setup.linear_universe import UniverseChooser
+from svtgui.ui.setup.param_form import ErrorLabel
+
+RELEASE_FILTER = "SparseProject releases (*.npz)"
+PLANNING_N = 10_000
+RUN_KEYS = ("universe", "release_out")  # run parameters, not catalogue ones
+
+
+def is_linear(mechanism_id: str) -> bool:
+    return mechanism_id in (PMW, SPARSE_PROJECT)
+
+
+def is_release(mechanism_id: str | None) -> bool:
+    """A non-interactive *release*: the run computes a file that answers queries later, so it needs
+    no query list (unlike a non-interactive selection such as top-c, which chooses among queries)."""
+    return mechanism_id == SPARSE_PROJECT
+
+
+class ReleaseBuilder(QGroupBox):
+    """Where the SparseProject release goes, and the paper's T at a public planning n."""
+
+    changed = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__("Release file", parent)
+        named(self, "SparseProject release builder")
+        self.path = named(QLineEdit(), "Release output file",
+                          "The .npz file the release is written to. Anyone can answer count queries from "
+                          "it later (Tools ▸ Answer from a release file…), without the data.")
+        self.path.setPlaceholderText("choose where to write the release (.npz)")
+        self.browse = named(QPushButton("Browse…"), "Choose the release file", "Choose the output file")
+        self.planning_n = named(QSpinBox(), "Planning n",
+                                "A public guess of the number of rows, used only for the preview and "
+                                "the paper's T (the release normalises by its own noisy n̂).")
+        self.planning_n.setRange(1, 1_000_000_000)
+        self.planning_n.setGroupSeparatorShown(True)
+        self.planning_n.setValue(PLANNING_N)
+        self.paper = named(QLabel(), "Paper's projection size")
+        self.paper.setWordWrap(True)
+        self.error = ErrorLabel("Release file")
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(self.browse)
+        form = QFormLayout(self)
+        form.addRow("Output file", row)
+        form.addRow("", self.error)
+        form.addRow("Planning n (public)", self.planning_n)
+        form.addRow("Projection size", self.paper)
+        self.browse.clicked.connect(self.choose)
+        self.path.textChanged.connect(self.changed)
+        self.planning_n.valueChanged.connect(self.changed)
+
+    def choose(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Write the SparseProject release to", "release.npz",
+                                              RELEASE_FILTER)
+        if path:
+            self.path.setText(path if path.endswith(".npz") else path + ".npz")
+
+    def set_public_n(self, n: int | None) -> None:
+        """Under replace-one neighbours n is public: use it and stop asking."""
+        if n is not None:
+            self.planning_n.setValue(int(n))
+        self.planning_n.setEnabled(n is None)
+
+    def problem(self) -> str | None:
+        try:
+            release_path(self.path.text())
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def show_theory(self, params: dict[str, Any]) -> None:
+        """The chosen T next to the paper's T, and the α the header will state (at planning n)."""
+        try:
+            m = mechanisms.create(SPARSE_PROJECT, rng=mechanisms.seeded(0), **params)
+            acc = m.accuracy(self.planning_n.value())
+        except (ValueError, TypeError) as exc:
+            self.paper.setText(f"— ({exc})")
+            return
+        self.paper.setText(
+            f"T = {m.projection_size:,} (yours) · paper's T = {acc.paper_projection_size:.3g} "
+            f"(for n = {self.planning_n.value():,}, m = {m.sparsity}, k = {m.queries}: never practical)")
+
+
+class LinearOptions(QWidget):
+    """Shown under the parameter form when PMW or SparseProject is chosen."""
+
+    changed = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        named(self, "Linear query options")
+        self.universe = UniverseChooser()
+        self.release = ReleaseBuilder()
+        self.unit_note = named(QLabel(), "Threshold unit")
+        self.unit_note.setWordWrap(True)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.unit_note)
+        lay.addWidget(self.universe)
+        lay.addWidget(self.release)
+        self.mechanism_id = ""
+        self.universe.changed.connect(self.changed)
+        self.release.changed.connect(self.changed)
+        self.hide()
+
+    def set_mechanism(self, mechanism_id: str) -> None:
+        self.mechanism_id = mechanism_id
+        self.setVisible(is_linear(mechanism_id))
+        self.release.setVisible(mechanism_id == SPARSE_PROJECT)
+        self.unit_note.setVisible(mechanism_id == PMW)
+        self.unit_note.setText(
+            "Threshold T is in rows: a query is paid for (fresh noise, one of the c paid answers) when the "
+            "answer from the public synthetic histogram is off by more than about T rows; otherwise the "
+            "synthetic answer is released, free. Answers are in rows (normalised answers × n̂).")
+
+    def set_schema(self, schema: Any) -> None:
+        self.universe.set_schema(schema)
+        n = getattr(schema, "n", None) if getattr(schema.neighbouring, "value", "") == "replace" else None
+        self.release.set_public_n(n)
+
+    def core_extras(self) -> dict[str, Any]:
+        """Keywords the core check needs that the runner sets itself (PMW's T is in rows)."""
+        return {"threshold_unit": "rows"} if self.mechanism_id == PMW else {}
+
+    def run_params(self) -> dict[str, Any]:
+        if not is_linear(self.mechanism_id):
+            return {}
+        out: dict[str, Any] = {"universe": self.universe.specs()}
+        if self.mechanism_id == SPARSE_PROJECT:
+            out["release_out"] = self.release.path.text().strip()
+        return out
+
+    def release_summary(self) -> str:
+        """What a SparseProject run spends its budget on, in the words of the spend confirmation."""
+        size = self.universe.size
+        cells = f"{size:,} cells" if size else "the chosen columns"
+        return (f"one SparseProject release: a noisy projection of the histogram over {cells} "
+                f"({' × '.join(self.universe.specs())}), written to {self.release.path.text().strip()}. "
+                "No queries are answered now: anyone answers count queries from that file later, without "
+                "the data, and that costs nothing more")
+
+    def show_preview(self, preview: Any, params: dict[str, Any], k: int) -> None:
+        """Fill the mechanism panel's accuracy preview (no simulated curve: no single threshold test)."""
+        preview.show_invalid("")
+        n, beta = self.release.planning_n.value(), preview.beta.value()
+        try:
+            preview.statement.setText(preview_text(self.mechanism_id, params, max(1, k), beta, n))
+        except ValueError as exc:
+            preview.statement.setText(f"No preview: {exc}")
+        if self.mechanism_id == SPARSE_PROJECT:
+            self.release.show_theory({p: v for p, v in params.items() if p not in RUN_KEYS})
+        preview.note.setText("No simulated curve: these mechanisms answer linear queries over a universe "
+                             "(the bounds above use public parameters only).")
+
+    def problems(self) -> dict[str, str]:
+        if not is_linear(self.mechanism_id):
+            return {}
+        out = {}
+        if self.universe.problem():
+            out["universe"] = self.universe.problem()
+        if self.mechanism_id == SPARSE_PROJECT:
+            problem = self.release.problem()
+            self.release.error.show_error(problem if self.release.path.text().strip() else None)
+            if problem:
+                out["release_out"] = problem
+        return out
+
+
+def preview_text(mechanism_id: str, params: dict[str, Any], k: int, beta: float, planning_n: int) -> str:
+    """The accuracy statement of a PMW or SparseProject run, from public parameters only."""
+    core = {p: v for p, v in params.items() if p not in RUN_KEYS}
+    if mechanism_id == PMW:
+        m = mechanisms.create(PMW, rng=mechanisms.seeded(0), threshold_unit="rows", **core)
+        free, paid = m.free_error_bound(k, beta), m.paid_error_bound(beta)
+        return (f"With probability at least {1 - beta:g} over {k:,} queries: every free answer (from the "
+                f"public synthetic histogram) is within ±{free:,.0f} rows of the truth (T + α of the SVT "
+                f"test), and every paid answer within ±{paid:,.0f} rows (Laplace tail, {m.cutoff} paid "
+                f"answers of "
+                f"ε = {m.answer_epsilon / m.cutoff:.3g} each). At most c = {m.cutoff} answers are paid for; "
+                "then the run halts.\nSource: Hardt & Rothblum (2010) with the Dwork–Roth SVT bound; "
+                "see docs/linear-queries.md.")
+    m = mechanisms.create(SPARSE_PROJECT, rng=mechanisms.seeded(0), **core)
+    acc = m.accuracy(planning_n)
+    return (f"α = {acc.alpha:.4g} (a fraction of n; ≈ {acc.alpha * planning_n:,.0f} rows at n = "
+            f"{planning_n:,}) for k = {m.queries:,} queries touching at most m = {m.sparsity} cells each, "
+            f"with probability {1 - m.beta:g} (the release's own β). Terms: projection "
+            f"{acc.projection:.3g} (worst case ‖D‖₂ = n, very loose on real data), noise {acc.noise:.3g}. "
+            f"The paper's T for this n is {acc.paper_projection_size:.3g} "
+            f"(α there {acc.alpha_at_paper_size:.3g}).\n"
+            "Source: Blum & Roth (2011), calibration corrected; see docs/linear-queries.md."
+            if math.isfinite(acc.alpha) else "bound: see docs/linear-queries.md")
+
+
+class LinearRunNote(QLabel):
+    """On the run page: what a PMW or SparseProject run released besides the table rows."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        named(self, "Linear run note")
+        self.setWordWrap(True)
+        self.hide()
+
+    def show_run(self, mechanism_id: str, facts: dict[str, Any]) -> None:
+        if mechanism_id == SPARSE_PROJECT and facts.get("release_file"):
+            alpha = facts.get("alpha")
+            self.setText(
+                f"Release written to {Path(facts['release_file']).name} ({facts['release_file']}); "
+                f"SHA-256 {str(facts.get('release_sha256', ''))[:16]}…, "
+                f"T = {facts.get('projection_size'):,}, n̂ = {facts.get('n_released'):,}"
+                + (f", theoretical α = {alpha:.4g}" if alpha is not None else "")
+                + ". Answer count queries from it with Tools ▸ Answer from a release file… (no data needed).")
+        elif mechanism_id == PMW and "n_released" in facts:
+            self.setText(
+                f"PMW released n̂ = {facts['n_released']:,} at the start. “free” answers come from the "
+                "public synthetic histogram and cost nothing; “paid” answers are fresh noisy counts, at most "
+                "c of them.")
+        else:
+            self.hide()
+            return
+        self.show()

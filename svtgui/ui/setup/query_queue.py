@@ -1,0 +1,313 @@
+"""Step 4: the query queue — build, generate, reorder, import and export queries.
+
+The queue is a list model over the data layer's query objects, reorderable by drag and drop or
+Alt+Up / Alt+Down. Its summary line states what the mechanism form derives from it: the number
+of queries, Δ, and whether all are integer-valued and monotonic.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QByteArray,
+    QMimeData,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from svtgui.data.queries import all_integer, batch_sensitivity, queries_from_json, queries_to_json
+from svtgui.ui.common.theme import named
+from svtgui.ui.setup.param_form import ErrorLabel
+from svtgui.ui.setup.query_builder import QueryBuilder
+
+Index = QModelIndex | QPersistentModelIndex
+MIME = "application/x-svtgui-query-rows"
+
+
+class QueueModel(QAbstractListModel):
+    """The planned queries, in the order they will be asked."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.queries: list[Any] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.queries)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return f"{index.row() + 1:>6,}.  {self.queries[index.row()].describe()}"
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return (
+            base | Qt.ItemFlag.ItemIsDragEnabled if index.isValid() else base | Qt.ItemFlag.ItemIsDropEnabled
+        )
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [MIME]
+
+    def mimeData(self, indexes) -> QMimeData:
+        m = QMimeData()
+        m.setData(MIME, QByteArray(json.dumps(sorted({i.row() for i in indexes})).encode()))
+        return m
+
+    def dropMimeData(self, data: QMimeData, action, row: int, column: int, parent: Index) -> bool:
+        if not data.hasFormat(MIME):
+            return False
+        rows = json.loads(bytes(data.data(MIME)).decode())
+        target = row if row >= 0 else (parent.row() if parent.isValid() else len(self.queries))
+        self.move_rows(rows, target)
+        return False  # we moved them ourselves; the view must not remove the originals
+
+    def move_rows(self, rows: list[int], target: int) -> None:
+        moving = [self.queries[r] for r in rows]
+        keep = [q for i, q in enumerate(self.queries) if i not in set(rows)]
+        target -= sum(1 for r in rows if r < target)
+        self.beginResetModel()
+        self.queries = keep[:target] + moving + keep[target:]
+        self.endResetModel()
+
+    def set_queries(self, queries: list[Any]) -> None:
+        self.beginResetModel()
+        self.queries = list(queries)
+        self.endResetModel()
+
+    def extend(self, queries: list[Any]) -> None:
+        if not queries:
+            return
+        start = len(self.queries)
+        self.beginInsertRows(QModelIndex(), start, start + len(queries) - 1)
+        self.queries.extend(queries)
+        self.endInsertRows()
+
+    def remove_rows(self, rows: list[int]) -> None:
+        drop = set(rows)
+        self.set_queries([q for i, q in enumerate(self.queries) if i not in drop])
+
+
+class QueriesPage(QWidget):
+    """Builder on the left, the queue with its tools on the right."""
+
+    changed = Signal()
+    generate_requested = Signal()
+    import_requested = Signal()
+    export_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.schema = None
+        self._problem: str | None = None
+        self.builder = QueryBuilder("Add to queue", "Add this query to the end of the queue (Ctrl+Return)")
+        self.builder.action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.builder.submitted.connect(lambda q: self.add([q]))
+        self.model = QueueModel(self)
+        self.list = named(
+            QListView(),
+            "Query queue",
+            "Queries in the order they will be asked. Drag to reorder, or Alt+Up / Alt+Down.",
+        )
+        self.list.setModel(self.model)
+        self.list.setUniformItemSizes(True)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.summary = named(QLabel("No queries yet."), "Queue summary")
+        self.summary.setWordWrap(True)
+        self.error = ErrorLabel("Queue")
+
+        def button(text: str, tip: str, shortcut: str, slot, own_shortcut: bool = True) -> QPushButton:
+            """A tool button; ``own_shortcut=False`` when a window action already owns the key."""
+            b = named(QPushButton(text), text.replace("…", ""), f"{tip} ({shortcut})")
+            if own_shortcut:
+                b.setShortcut(QKeySequence(shortcut))
+            b.clicked.connect(slot)
+            return b
+
+        self.generate = button(
+            "Generate…",
+            "Generate a list of queries: sweeps, random ranges, marginals, …",
+            "Ctrl+G",
+            self.generate_requested,
+            False,
+        )
+        self.import_ = button(
+            "Import…", "Import queries from a JSON file", "Ctrl+I", self.import_requested, False
+        )
+        self.export = button("Export…", "Export the queue as JSON", "Ctrl+E", self.export_requested, False)
+        self.up = button("Move up", "Move the selected queries up", "Alt+Up", lambda: self._move(-1))
+        self.down = button("Move down", "Move the selected queries down", "Alt+Down", lambda: self._move(+1))
+        self.remove = button("Remove", "Remove the selected queries", "Delete", self._remove)
+        self.clear = button("Clear", "Remove every query from the queue", "Ctrl+Shift+Delete", self._clear)
+        tools = QHBoxLayout()
+        for b in (self.generate, self.import_, self.export):
+            tools.addWidget(b)
+        tools.addStretch(1)
+        order = QHBoxLayout()
+        for b in (self.up, self.down, self.remove, self.clear):
+            order.addWidget(b)
+        order.addStretch(1)
+
+        build_box = QGroupBox("Build a query")
+        bl = QVBoxLayout(build_box)
+        bl.addWidget(self.builder)
+        bl.addStretch(1)
+        queue_box = QGroupBox("Queue")
+        ql = QVBoxLayout(queue_box)
+        ql.addLayout(tools)
+        ql.addWidget(self.list, 1)
+        ql.addLayout(order)
+        ql.addWidget(self.summary)
+        ql.addWidget(self.error)
+        split = QSplitter()
+        split.addWidget(build_box)
+        split.addWidget(queue_box)
+        split.setSizes([420, 580])
+        lay = QVBoxLayout(self)
+        lay.addWidget(split)
+        self.model.modelReset.connect(self._changed)
+        self.model.rowsInserted.connect(self._changed)
+
+    @property
+    def queries(self) -> list[Any]:
+        return self.model.queries
+
+    def set_schema(self, schema) -> None:
+        self.schema = schema
+        self.builder.set_schema(schema)
+        self._changed()
+
+    def add(self, queries: list[Any]) -> None:
+        self.model.extend(list(queries))
+        self.list.scrollToBottom()
+
+    def set_queries(self, queries: list[Any]) -> None:
+        self.model.set_queries(queries)
+
+    def _selected(self) -> list[int]:
+        return sorted({i.row() for i in self.list.selectionModel().selectedIndexes()})
+
+    def _move(self, delta: int) -> None:
+        rows = self._selected()
+        if not rows:
+            return
+        target = rows[0] - 1 if delta < 0 else rows[-1] + 2
+        target = max(0, min(len(self.queries), target))
+        self.model.move_rows(rows, target)
+        first = max(0, rows[0] + delta) if delta < 0 else min(len(self.queries) - len(rows), rows[0] + delta)
+        sel = self.list.selectionModel()
+        for r in range(first, first + len(rows)):
+            sel.select(self.model.index(r), sel.SelectionFlag.Select)
+
+    def _remove(self) -> None:
+        self.model.remove_rows(self._selected())
+
+    def _clear(self) -> None:
+        self.model.set_queries([])
+
+    def import_json(self, path: str | Path) -> bool:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            queries = queries_from_json(text)
+            if self.schema is not None:
+                for i, q in enumerate(queries):
+                    try:
+                        q.validate(self.schema)
+                    except ValueError as exc:
+                        raise ValueError(f"query {i + 1}: {exc}") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            self.error.show_error(f"{path}: {exc}")
+            return False
+        self.error.show_error(None)
+        self.set_queries(queries)
+        return True
+
+    def export_json(self, path: str | Path) -> bool:
+        try:
+            Path(path).write_text(
+                json.dumps(queries_to_json(self.queries), indent=1, ensure_ascii=False), encoding="utf-8"
+            )
+        except OSError as exc:
+            self.error.show_error(f"{path}: {exc}")
+            return False
+        self.error.show_error(None)
+        return True
+
+    def problem(self) -> str | None:
+        """The first query that does not fit the schema (validated once per queue change)."""
+        return self._problem
+
+    def _validate_all(self) -> None:
+        self._problem = None
+        if self.schema is None:
+            return
+        seen: set[int] = set()
+        for i, q in enumerate(self.queries):
+            if id(q) in seen:  # a repeated query object was already checked
+                continue
+            seen.add(id(q))
+            try:
+                q.validate(self.schema)
+                q.sensitivity(self.schema)
+            except ValueError as exc:
+                self._problem = f"query {i + 1} ({q.describe()}): {exc}"
+                return
+
+    def derived(self) -> tuple[float, bool, bool, str]:
+        """(Δ, all integer, all monotonic, reason) of the current queue, or errors as ValueError."""
+        qs = self.queries
+        if self.schema is None or not qs:
+            return 1.0, False, False, "there are no queries yet"
+        delta = batch_sensitivity(qs, self.schema)
+        integer = all_integer(qs)
+        nonmono = next((q for q in qs if not q.monotonic), None)
+        if self.schema.neighbouring.value != "add_remove":
+            return delta, integer, False, "monotonicity needs the 'add or remove one row' relation"
+        if nonmono is not None:
+            return delta, integer, False, f"'{nonmono.describe()}' is not monotonic"
+        return delta, integer, True, "every query only grows when a row is added."
+
+    def _changed(self) -> None:
+        self._validate_all()
+        qs = self.queries
+        if not qs:
+            self.summary.setText(
+                "No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I)."
+            )
+        else:
+            try:
+                delta, integer, mono, _ = self.derived()
+                self.summary.setText(
+                    f"{len(qs):,} queries · Δ = {delta:g} · "
+                    f"{'integer-valued' if integer else 'real-valued'} · "
+                    f"{'all monotonic' if mono else 'not all monotonic'}"
+                )
+                self.error.show_error(None)
+            except ValueError as exc:
+                self.summary.setText(f"{len(qs):,} queries")
+                self.error.show_error(str(exc))
+        self.changed.emit()

@@ -1,0 +1,218 @@
+"""The schema editor: column kinds and the curator's declared public bounds.
+
+Bounds are typed by the curator, never read off the data (that would leak the extreme rows).
+A numeric column without bounds gets a visible warning: sums and means over it are refused
+until bounds are declared.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
+from svtgui.ui.common.theme import WARNING_COLOR, named
+from svtgui.ui.setup.param_form import ErrorLabel, parse_number
+
+COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_STATUS = range(5)
+NO_BOUNDS = "⚠ no declared bounds — sums and means over this column are refused"
+RELATIONS = (
+    ("Add or remove one row (n private)", Neighbouring.ADD_REMOVE),
+    ("Replace one row (n public)", Neighbouring.REPLACE),
+)
+
+
+class SchemaEditor(QWidget):
+    """Edits a :class:`Schema`; emits ``schema_changed`` with each valid new schema."""
+
+    schema_changed = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.schema: Schema | None = None
+        self.n_rows = 0
+        self.warning = named(QLabel(), "Missing bounds warning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet(f"color: {WARNING_COLOR.name()}; font-weight: bold;")
+        self.relation = named(
+            QComboBox(),
+            "Neighbouring relation",
+            "Which datasets count as neighbours; sensitivities follow from it.",
+        )
+        for text, rel in RELATIONS:
+            self.relation.addItem(text, rel.value)
+        self.public_n = named(
+            QSpinBox(),
+            "Public number of rows",
+            "Under 'replace one row' the number of rows n is public: type it in.",
+        )
+        self.public_n.setRange(1, 2_000_000_000)
+        self.public_n.setGroupSeparatorShown(True)
+        self.public_n.setEnabled(False)
+        self.table = named(
+            QTableWidget(0, 5),
+            "Schema table",
+            "Column kinds and declared public bounds. Double-click a bound to edit it.",
+        )
+        self.table.setHorizontalHeaderLabels(["Column", "Kind", "Lower bound", "Upper bound", "Status"])
+        self.table.horizontalHeader().setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.error = ErrorLabel("Schema")
+        rel_row = QHBoxLayout()
+        rel_row.addWidget(QLabel("Neighbouring datasets differ by:"))
+        rel_row.addWidget(self.relation)
+        rel_row.addWidget(QLabel("n ="))
+        rel_row.addWidget(self.public_n)
+        rel_row.addStretch(1)
+        hint = QLabel(
+            "Bounds are public promises about the data: type them from what you know about the "
+            "domain (e.g. age 17–90), never from the data itself."
+        )
+        hint.setWordWrap(True)
+        hint.setEnabled(False)
+        lay = QVBoxLayout(self)
+        lay.addLayout(rel_row)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(self.error)
+        lay.addWidget(hint)
+        self.table.itemChanged.connect(self._item_changed)
+        self.relation.currentIndexChanged.connect(self._relation_changed)
+        self.public_n.editingFinished.connect(self._relation_changed)
+        self._filling = False
+
+    def set_schema(self, schema: Schema, n_rows: int = 0) -> None:
+        self.schema, self.n_rows = schema, n_rows
+        self._filling = True
+        try:
+            self.table.setRowCount(len(schema.columns))
+            for r, col in enumerate(schema.columns):
+                name = QTableWidgetItem(col.name)
+                name.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+                self.table.setItem(r, COL_NAME, name)
+                kind = QComboBox()
+                named(kind, f"Kind of {col.name}", "How this column is read: numeric, categorical, …")
+                for k in ColumnKind:
+                    kind.addItem(k.value, k.value)
+                kind.setCurrentIndex(kind.findData(col.kind.value))
+                kind.currentIndexChanged.connect(lambda _i, c=col.name, w=kind: self._kind_changed(c, w))
+                self.table.setCellWidget(r, COL_KIND, kind)
+                numeric = col.kind == ColumnKind.NUMERIC
+                for c, v in ((COL_LOWER, col.lower), (COL_UPPER, col.upper)):
+                    item = QTableWidgetItem("" if v is None else f"{v:g}")
+                    flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+                    item.setFlags(flags | Qt.ItemFlag.ItemIsEditable if numeric else flags)
+                    item.setToolTip(
+                        "Declared public bound (type a number; clear both to remove)"
+                        if numeric
+                        else "Only numeric columns have bounds"
+                    )
+                    self.table.setItem(r, c, item)
+                self._set_status(r, col)
+            self.relation.setCurrentIndex(self.relation.findData(schema.neighbouring.value))
+            self.public_n.setEnabled(schema.neighbouring == Neighbouring.REPLACE)
+            if schema.n is not None:
+                self.public_n.setValue(schema.n)
+        finally:
+            self._filling = False
+        self.table.resizeColumnsToContents()
+        self._update_warning()
+
+    def _set_status(self, row: int, col) -> None:
+        if col.kind == ColumnKind.NUMERIC and not col.bounded:
+            item = QTableWidgetItem(NO_BOUNDS)
+            item.setForeground(WARNING_COLOR)
+        elif col.kind == ColumnKind.NUMERIC:
+            item = QTableWidgetItem(f"✓ bounded to [{col.lower:g}, {col.upper:g}]")
+        elif col.categories:
+            item = QTableWidgetItem(f"{len(col.categories)} declared categories")
+        else:
+            item = QTableWidgetItem("")
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.table.setItem(row, COL_STATUS, item)
+
+    def missing_bounds(self) -> list[str]:
+        if self.schema is None:
+            return []
+        return [c.name for c in self.schema.of_kind(ColumnKind.NUMERIC) if not c.bounded]
+
+    def _update_warning(self) -> None:
+        missing = self.missing_bounds()
+        self.warning.setText(
+            f"⚠ {len(missing)} numeric column(s) without declared bounds: {', '.join(missing)}. "
+            "Declare bounds before using them in sums or means."
+            if missing
+            else ""
+        )
+        self.warning.setVisible(bool(missing))
+
+    # -- edits --------------------------------------------------------------------------------------
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.schema is None or item.column() not in (COL_LOWER, COL_UPPER):
+            return
+        r = item.row()
+        name = self.schema.columns[r].name
+        lo_text, hi_text = self.table.item(r, COL_LOWER).text(), self.table.item(r, COL_UPPER).text()
+        try:
+            if not lo_text.strip() and not hi_text.strip():
+                new = self.schema.with_bounds(name, None, None)
+            else:
+                lo = parse_number(lo_text, f"lower bound of {name}")
+                hi = parse_number(hi_text, f"upper bound of {name}")
+                new = self.schema.with_bounds(name, lo, hi)
+        except (ValueError, SchemaError) as exc:
+            if not lo_text.strip() or not hi_text.strip():
+                self.error.show_error(f"Column {name!r}: type both a lower and an upper bound.")
+            else:
+                self.error.show_error(str(exc))
+            return
+        self._commit(new)
+
+    def _kind_changed(self, name: str, combo: QComboBox) -> None:
+        if self.schema is None or self._filling:
+            return
+        try:
+            new = self.schema.with_kind(name, combo.currentData())
+        except SchemaError as exc:
+            self.error.show_error(str(exc))
+            return
+        self._commit(new, refill=True)
+
+    def _relation_changed(self) -> None:
+        if self.schema is None or self._filling:
+            return
+        rel = Neighbouring(self.relation.currentData())
+        self.public_n.setEnabled(rel == Neighbouring.REPLACE)
+        try:
+            new = self.schema.with_neighbouring(
+                rel, self.public_n.value() if rel == Neighbouring.REPLACE else None
+            )
+        except SchemaError as exc:
+            self.error.show_error(str(exc))
+            return
+        self._commit(new)
+
+    def _commit(self, schema: Schema, refill: bool = False) -> None:
+        self.error.show_error(None)
+        self.schema = schema
+        if refill:
+            self.set_schema(schema, self.n_rows)
+        else:
+            self._filling = True
+            try:
+                for r, col in enumerate(schema.columns):
+                    self._set_status(r, col)
+            finally:
+                self._filling = False
+            self._update_warning()
+        self.schema_changed.emit(schema)

@@ -1,0 +1,115 @@
+"""``svtgui --screenshot``: render a state of the window offscreen to a PNG, for docs and tests.
+
+The state is reached exactly as a user would reach it (load the sample, press Run, confirm the
+spend, wait for the end), so a screenshot is also a smoke test of the whole workflow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QWidget
+
+SIZE = (1280, 820)
+DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
+SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
+
+
+def wait_until(predicate, timeout: float = 120.0) -> bool:
+    """Process events until ``predicate()`` holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        QCoreApplication.processEvents()
+        time.sleep(0.005)
+    return True
+
+
+def _teaching_widget(page: str) -> QWidget | None:
+    """A teaching-mode page, delegated to svtgui.ui.teaching (``screenshot_widget(page)``)."""
+    try:
+        teaching = importlib.import_module("svtgui.ui.teaching")
+    except ImportError:
+        return None
+    factory = getattr(teaching, "screenshot_widget", None)
+    return factory(page) if factory is not None else None
+
+
+def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None) -> int:
+    from svtgui.ui.app import create_app
+    from svtgui.ui.main_window import MainWindow
+
+    create_app(sys.argv[:1])
+    if page and page.startswith("teaching"):
+        widget = _teaching_widget(page)
+        if widget is None:
+            print(f"svtgui: the teaching mode cannot render page {page!r}", file=sys.stderr)
+            return 2
+        return _save(widget, out)
+    win = MainWindow()
+    win.resize(*SIZE)
+    win.show()
+    if page == "start":
+        win.show_page("start")
+        return _save(win, out)
+    run = run or page in SESSION_PAGES
+    win.open_sample(sample)
+    if not wait_until(lambda: win.ds is not None or win.dataset_panel.error.isVisible(), 60):
+        print("svtgui: the sample did not load within 60 s", file=sys.stderr)
+        return 1
+    if win.ds is None:
+        print(f"svtgui: {win.dataset_panel.error.text()}", file=sys.stderr)
+        return 1
+    if (run or (page or "").startswith("linear")) and win.run_page.totals.is_new:
+        win.run_page.totals.epsilon.setText(DECLARED_TOTAL)  # what a curator declares before a first run
+    if page and page.startswith("linear"):  # PMW / SparseProject states: svtgui.ui.tools.linear_screens
+        from svtgui.ui.tools.linear_screens import prepare
+
+        try:
+            page, extra = prepare(win, page, wait_until)
+        except (ValueError, RuntimeError) as exc:
+            print(f"svtgui: {exc}", file=sys.stderr)
+            return 2
+        if extra is not None:
+            return _save(extra, out)
+    if run:
+        c = win.controller
+        c.validate()
+        if c.problems:
+            print(f"svtgui: cannot run: {next(iter(c.problems.values()))}", file=sys.stderr)
+            return 1
+        win.show_page("run")
+        c.request_run()
+        if not c.confirm_run():
+            print(f"svtgui: run refused: {win.run_page.run_error.text()}", file=sys.stderr)
+            return 1
+        wait_until(lambda: c.state in ("drained", "ended"), 600)
+        if c.state == "drained":
+            c.stop()  # planned queries done: finish the run
+        wait_until(lambda: c.state == "ended", 60)
+    if page in SESSION_PAGES:
+        import tempfile
+
+        widget = win.sessions.screenshot_widget(page, Path(tempfile.mkdtemp(prefix="svtgui-release-")))
+        return _save(widget, out, resize=page == "history")
+    win.show_page(page or ("run" if run else "main"))
+    wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
+    return _save(win, out)
+
+
+def _save(widget: QWidget, out: str | Path, resize: bool = True) -> int:
+    if widget.isWindow() and resize:
+        widget.resize(*SIZE)
+    widget.show()
+    wait_until(lambda: False, 0.2)
+    ok = widget.grab().save(str(out))
+    if not ok:
+        print(f"svtgui: could not write {out}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0
