@@ -1,0 +1,138 @@
+"""The private content fingerprint that keys a dataset's budget in the ledger.
+
+Why keyed and private: a plain hash of the data is a function of every row, so anyone who knows all
+rows but one can test candidate values against it (ε = ∞ for that row). The fingerprint is therefore
+a keyed hash whose key is a random secret kept in the ledger only, and the digest itself is stored
+only in the ledger: nothing public (report, export, session file, window title, log) carries it.
+
+Why of the parsed rows and order-independent: the budget must follow the *rows*, not the file's
+bytes. The same rows re-saved with CRLF line endings, another quoting or encoding, an extra trailing
+newline, in another row order or in another file format must find the same budget.
+
+Construction (stable: a change here would give every known dataset a fresh budget, so a ledger
+migration would be needed):
+
+1. Canonical columns, in sorted name order. Numeric and boolean columns become float64 with
+   ``-0.0 → 0.0``; a missing cell is a separate flag, not a value. Text, categorical and other
+   object columns become ``str``. Item sets (tuples of items) become their sorted items joined with
+   ``\\x1f``. Integers above 2**53 may merge with a neighbour: such a collision can only make two
+   datasets share a budget (more conservative), never give one a fresh budget.
+2. Each row is hashed with pandas' keyed SipHash (:func:`pandas.util.hash_pandas_object` with a
+   ``hash_key`` derived from the ledger's key) to 64 bits, then re-hashed under a second derived key.
+3. The two 64-bit row hashes are summed modulo 2**64 over all rows: a multiset hash, independent of
+   row order, in which a repeated row counts twice. Batches may be fed in any order and partial
+   states merged, so an engine computes it in one pass over record batches or partitions.
+4. The digest is SHA-256 of the key, the sorted column names, the row count and the two sums.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+KEY_BYTES = 32
+_MASK = (1 << 64) - 1
+_MISSING = "\x00missing"
+
+
+def new_key() -> bytes:
+    """A fresh fingerprint key from the OS CSPRNG (one per ledger, never leaves it)."""
+    import secrets
+
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def _sub_key(key: bytes, lane: str) -> str:
+    """The 16-character ``hash_key`` pandas' SipHash expects, derived from the ledger key."""
+    return hmac.new(key, lane.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def canonical_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows in canonical form (see the module docstring), columns in sorted name order."""
+    out: dict[str, pd.Series] = {}
+    by_name = {str(c): frame[c] for c in frame.columns}
+    for name in sorted(by_name):
+        col = by_name[name].reset_index(drop=True)
+        missing = col.isna().to_numpy(dtype=bool, na_value=True)
+        if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_numeric_dtype(col.dtype):
+            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            values = np.where(missing, 0.0, values) + 0.0  # + 0.0 turns -0.0 into 0.0
+            out[f"{name}\x1fv"] = pd.Series(values, copy=False)
+        else:
+            out[f"{name}\x1fv"] = _text_column(col, missing)
+        out[f"{name}\x1fm"] = pd.Series(missing.astype(np.uint8), copy=False)
+    return pd.DataFrame(out)
+
+
+def _text_column(col: pd.Series, missing: np.ndarray) -> pd.Series:
+    """Cells as ``str`` (item sets as sorted items), missing cells as one sentinel."""
+    sets = tuple | list | set | frozenset
+    present = col[~missing]
+    if len(present) and isinstance(present.iloc[0], sets):
+        text = col.map(lambda v: "\x1f".join(sorted(map(str, v))) if isinstance(v, sets) else str(v))
+    else:
+        text = col.astype(str)
+    return text.where(~missing, _MISSING).astype(object)
+
+
+class ContentFingerprint:
+    """An accumulator: ``update`` with batches of rows (any order), ``merge`` partials, ``hexdigest``."""
+
+    def __init__(self, key: bytes, columns: Sequence[str]) -> None:
+        if len(key) < 16:
+            raise ValueError("the fingerprint key must be at least 16 bytes")
+        self._key = key
+        self.columns = tuple(sorted(map(str, columns)))
+        self.rows = 0
+        self.sums = [0, 0]
+        self._k1, self._k2 = _sub_key(key, "rows-1"), _sub_key(key, "rows-2")
+
+    def update(self, frame: pd.DataFrame) -> None:
+        """Add a batch of rows (a pandas frame with this dataset's columns)."""
+        names = tuple(sorted(map(str, frame.columns)))
+        if names != self.columns:
+            raise ValueError(f"batch columns {list(names)} differ from the dataset's {list(self.columns)}")
+        if len(frame) == 0:
+            return
+        h1 = pd.util.hash_pandas_object(canonical_frame(frame), index=False, hash_key=self._k1).to_numpy()
+        h2 = pd.util.hash_pandas_object(pd.Series(h1, copy=False), index=False, hash_key=self._k2).to_numpy()
+        self.rows += len(frame)
+        # uint64 sums wrap modulo 2**64, which is exactly the multiset hash we want.
+        with np.errstate(over="ignore"):
+            self.sums[0] = (self.sums[0] + int(h1.sum(dtype=np.uint64))) & _MASK
+            self.sums[1] = (self.sums[1] + int(h2.sum(dtype=np.uint64))) & _MASK
+
+    def merge(self, other: ContentFingerprint) -> None:
+        """Fold in a partial state computed elsewhere (another partition, another process)."""
+        if other.columns != self.columns or other._key != self._key:
+            raise ValueError("cannot merge fingerprints of different columns or keys")
+        self.rows += other.rows
+        self.sums = [(a + b) & _MASK for a, b in zip(self.sums, other.sums, strict=True)]
+
+    def hexdigest(self) -> str:
+        h = hashlib.sha256()
+        for part in (self._key, "\x1e".join(self.columns).encode(), str(self.rows).encode(),
+                     *(s.to_bytes(8, "little") for s in self.sums)):
+            h.update(len(part).to_bytes(8, "little"))
+            h.update(part)
+        return h.hexdigest()
+
+
+def content_fingerprint(batches: pd.DataFrame | Iterable[pd.DataFrame], key: bytes,
+                        columns: Sequence[str] | None = None) -> str:
+    """The private fingerprint of a frame, or of an iterable of batches with the same columns."""
+    if isinstance(batches, pd.DataFrame):
+        batches = [batches]
+        columns = columns if columns is not None else list(batches[0].columns)
+    fp: ContentFingerprint | None = ContentFingerprint(key, columns) if columns is not None else None
+    for batch in batches:
+        if fp is None:
+            fp = ContentFingerprint(key, list(batch.columns))
+        fp.update(batch)
+    if fp is None:
+        raise ValueError("no batches and no columns: nothing to fingerprint")
+    return fp.hexdigest()

@@ -1,0 +1,78 @@
+"""The private content fingerprint: follows the rows, not the file's bytes, and depends on the key."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svtgui.data.fingerprint import ContentFingerprint, content_fingerprint, new_key
+
+KEY = b"k" * 32
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame({"age": [39, 50, 38, 53], "sex": ["M", "F", None, "F"],
+                         "w": [1.5, -0.0, np.nan, 2.0]})
+
+
+def test_same_rows_in_any_order_or_file_form_give_the_same_fingerprint():
+    f = frame()
+    reference = content_fingerprint(f, KEY)
+    shuffled = f.sample(frac=1.0, random_state=3)
+    assert content_fingerprint(shuffled, KEY) == reference
+    assert content_fingerprint(f[["w", "sex", "age"]], KEY) == reference
+    crlf = f.to_csv(index=False, lineterminator="\r\n") + "\r\n"
+    assert content_fingerprint(pd.read_csv(io.StringIO(crlf)), KEY) == reference
+    quoted = f.to_csv(index=False, quoting=1)
+    assert content_fingerprint(pd.read_csv(io.StringIO(quoted)), KEY) == reference
+
+
+def test_batches_and_merged_partitions_equal_the_whole():
+    f = frame()
+    whole = content_fingerprint(f, KEY)
+    assert content_fingerprint([f.iloc[:1], f.iloc[1:3], f.iloc[3:]], KEY) == whole
+    a, b = ContentFingerprint(KEY, f.columns), ContentFingerprint(KEY, f.columns)
+    a.update(f.iloc[2:])
+    b.update(f.iloc[:2])
+    a.merge(b)
+    assert a.hexdigest() == whole
+
+
+def test_changed_duplicated_or_removed_rows_and_another_key_differ():
+    f = frame()
+    reference = content_fingerprint(f, KEY)
+    changed = f.copy()
+    changed.loc[0, "age"] = 40
+    assert content_fingerprint(changed, KEY) != reference
+    assert content_fingerprint(pd.concat([f, f.iloc[:1]]), KEY) != reference
+    assert content_fingerprint(f.iloc[1:], KEY) != reference
+    assert content_fingerprint(f, new_key()) != reference
+    missing_vs_zero = f.copy()
+    missing_vs_zero.loc[2, "w"] = 0.0
+    assert content_fingerprint(missing_vs_zero, KEY) != reference
+
+
+def test_item_sets_are_compared_as_sets():
+    a = pd.DataFrame({"items": [("1", "2", "3"), ("4",)]})
+    b = pd.DataFrame({"items": [("3", "1", "2"), ("4",)]})
+    assert content_fingerprint(a, KEY) == content_fingerprint(b, KEY)
+
+
+def test_batch_with_other_columns_is_refused():
+    fp = ContentFingerprint(KEY, ["a"])
+    with pytest.raises(ValueError, match="differ"):
+        fp.update(pd.DataFrame({"b": [1]}))
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1000, 1000), st.sampled_from(["x", "y", None])),
+                min_size=1, max_size=30),
+       st.randoms(use_true_random=False))
+def test_row_order_never_matters(rows, rnd):
+    f = pd.DataFrame(rows, columns=["n", "s"])
+    order = list(range(len(f)))
+    rnd.shuffle(order)
+    assert content_fingerprint(f.iloc[order], KEY) == content_fingerprint(f, KEY)
