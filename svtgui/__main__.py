@@ -56,6 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         from svtgui.ui.tools.screenshot import take
 
         return take(args.screenshot, sample=args.sample or "census", run=args.run, page=args.page)
+    from svtgui.ui.common.system_libs import check_before_window
+
+    missing = check_before_window()
+    if missing is not None:
+        print(missing.message(), file=sys.stderr)
+        return 2
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 
