@@ -158,3 +158,24 @@ def test_estimator_refuses_bad_answers():
         accuracy.empirical_alpha("sparse", dict(epsilon=1.0, threshold=0.0), [1.0, float("nan")])
     with pytest.raises(ValueError, match="trials"):
         accuracy.empirical_alpha("sparse", dict(epsilon=1.0, threshold=0.0), [1.0], trials=0)
+
+
+def test_mechanisms_do_not_import_the_accuracy_entry_point():
+    """accuracy → mechanisms → bounds, one way: no mechanism (PMW included) imports accuracy."""
+    import subprocess
+    import sys
+
+    code = ("import sys, svtgui.core.mechanisms as m; "
+            "m.create('pmw', epsilon=1.0, threshold=10.0, threshold_unit='rows').free_error_bound(10, 0.1); "
+            "print('svtgui.core.accuracy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_pmw_free_bound_uses_sparse_own_bound():
+    from svtgui.core import mechanisms
+
+    pmw = mechanisms.create("pmw", epsilon=1.0, threshold=10.0, cutoff=3, threshold_unit="rows")
+    params = dict(epsilon=pmw.svt_epsilon, delta=pmw.delta, threshold=0.0, cutoff=3, sensitivity=1.0)
+    expected = 10.0 + accuracy.bound("sparse", params, 100, 0.05).alpha
+    assert pmw.free_error_bound(100, 0.05) == pytest.approx(expected)

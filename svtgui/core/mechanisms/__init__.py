@@ -27,9 +27,12 @@ from svtgui.core.mechanisms import (
     sparse_project,  # noqa: F401  (issue 4: linear queries)
 )
 from svtgui.core.mechanisms.base import (
+    ANSWERS,
+    HISTOGRAM,
     KNOWN_NON_PRIVATE,
     PRIVATE,
     REGISTRY,
+    RELEASE,
     Batch,
     Guarantee,
     Mechanism,
@@ -45,7 +48,8 @@ from svtgui.core.mechanisms.base import (
 from svtgui.core.noise import NoiseSource, secure, seeded
 
 __all__ = [
-    "KNOWN_NON_PRIVATE", "PRIVATE", "Batch", "Guarantee", "Mechanism", "MechanismHalted", "MechanismInfo",
+    "ANSWERS", "HISTOGRAM", "KNOWN_NON_PRIVATE", "RELEASE",
+    "PRIVATE", "Batch", "Guarantee", "Mechanism", "MechanismHalted", "MechanismInfo",
     "NoiseSource", "Param", "Response", "Selection", "SelectionMechanism", "StreamingMechanism", "TraceStep",
     "catalog", "create", "info", "secure", "seeded",
 ]

@@ -19,6 +19,11 @@ from svtgui.core.noise import Lattice, NoiseSource
 
 PRIVATE = "private"
 KNOWN_NON_PRIVATE = "known-non-private"
+# What a mechanism works on (``MechanismInfo.input``): the kinds that every layer above asks about,
+# instead of testing mechanism ids.
+ANSWERS = "answers"  # fed the true answer of each query (every threshold mechanism, EM)
+HISTOGRAM = "histogram"  # bound to a histogram over a universe, answers linear queries (PMW)
+RELEASE = "release"  # builds a release file from a histogram; a run answers no query (SparseProject)
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,17 @@ class MechanismInfo:
     params: tuple[Param, ...]
     why_not_private: str | None = None
     notes: str = ""
+    input: str = ANSWERS  # ANSWERS, HISTOGRAM or RELEASE
+
+    @property
+    def linear(self) -> bool:
+        """Works on a histogram over a universe (linear queries): needs a universe to run."""
+        return self.input in (HISTOGRAM, RELEASE)
+
+    @property
+    def needs_queries(self) -> bool:
+        """A run needs the query list up front (non-interactive, and not a release file)."""
+        return not self.interactive and self.input != RELEASE
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -183,6 +199,13 @@ class Mechanism:
         if not self.traced:
             raise PermissionError("internals are recorded only for trace=True (teaching mode on toy data)")
         return list(self._trace)
+
+    def accuracy_bound(self, k: int, beta: float) -> Any:
+        """The (α, β) guarantee (a :class:`svtgui.core.bounds.Accuracy`) of a run over ``k`` queries.
+
+        Each mechanism answers from its own scales; ``ValueError`` when it has no closed form.
+        """
+        raise ValueError(f"no closed-form (α, β) bound for {self.info.name}")
 
     def _check_sensitivity(self, sensitivity: float | None) -> None:
         if sensitivity is None:

@@ -21,7 +21,7 @@ from enum import Enum
 
 import numpy as np
 
-from svtgui.core import validation
+from svtgui.core import bounds, validation
 from svtgui.core.mechanisms.base import (
     Batch,
     Guarantee,
@@ -75,6 +75,12 @@ class ThresholdSVT(StreamingMechanism):
     @property
     def releases_numbers(self) -> bool:
         return self.release is not Release.NONE
+
+    def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
+        """Union bound with this run's scales: r = c threshold draws when ρ is redrawn after each ⊤."""
+        return bounds.on_lattice(self.lattice, self.scales, k, beta,
+                                 threshold_draws=self.cutoff if self.refresh_threshold else 1,
+                                 releases=min(self.cutoff, k))
 
     def _thresholds(self, thresholds, n: int) -> np.ndarray:
         if thresholds is None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from svtgui.core import validation
+from svtgui.core import bounds, validation
 from svtgui.core.mechanisms.base import (
     CUTOFF,
     EPSILON,
@@ -137,6 +137,13 @@ class RetraversalSVT(SelectionMechanism):
         self.raised_threshold = threshold + raise_by * std
         self.max_passes = max_passes
 
+    def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
+        """Union bound over k × max_passes comparisons, relative to the raised threshold T'."""
+        return bounds.on_lattice(self.lattice, self.scales, validation.count("k", k) * self.max_passes, beta,
+                                 statement=bounds.RETRAVERSAL_STATEMENT,
+                                 source=f"union bound over Laplace tails (k × {self.max_passes} passes "
+                                        "comparisons)")
+
     def select(self, answers: Sequence[float] | np.ndarray,
                thresholds: Sequence[float] | np.ndarray | None = None) -> Selection:
         lat = self.lattice
@@ -220,6 +227,13 @@ class ExponentialTopC(SelectionMechanism):
         super().__init__(**kw)
         self.cutoff = cutoff
         self.monotonic = monotonic
+
+    def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
+        """The exponential mechanism's utility theorem, β/c per round."""
+        eps = self.guarantee.epsilon
+        alpha = bounds.em_top_c(eps, k, beta, self.cutoff, self.sensitivity, self.monotonic)
+        return bounds.Accuracy(alpha, beta, bounds.EM_STATEMENT,
+                               "exponential mechanism utility theorem, β/c per round")
 
     def select(self, answers: Sequence[float] | np.ndarray,
                thresholds: Sequence[float] | np.ndarray | None = None) -> Selection:

@@ -19,7 +19,7 @@ answers of ε_answer/c, basic composition); the MW update is post-processing of 
 
 Accuracy: with probability 1 − β over k queries, every free answer has |simulated − true| below
 ``threshold·n̂ + α_svt`` counts, with α_svt the catalogue's accuracy bound for ``sparse`` with the
-same scales (:func:`svtgui.core.accuracy.bound`), and every paid answer is within the Laplace
+same scales (``accuracy_bound`` of that Sparse), and every paid answer is within the Laplace
 tail ``(c/ε_answer)·ln(2c/β)`` of the truth.
 """
 
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from svtgui.core import accuracy, laplace, validation
+from svtgui.core import laplace, validation
 from svtgui.core.linear import LinearQuery, SparseHistogram, as_query
 from svtgui.core.mechanisms import dwork_roth
 from svtgui.core.mechanisms import sparse_project_theory as nb
@@ -38,6 +38,7 @@ from svtgui.core.mechanisms.base import (
     CUTOFF,
     DELTA,
     EPSILON,
+    HISTOGRAM,
     PRIVATE,
     Batch,
     Guarantee,
@@ -48,6 +49,7 @@ from svtgui.core.mechanisms.base import (
     register,
 )
 from svtgui.core.mechanisms.sparse_project import COUNT_SHARE, NEIGHBOURING
+from svtgui.core.noise import seeded
 
 FRACTION, ROWS = "fraction", "rows"  # units of the threshold
 CITATION = ("M. Hardt and G. N. Rothblum, A Multiplicative Weights Mechanism for Privacy-Preserving Data "
@@ -133,7 +135,8 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
             rows = self.threshold
         else:
             rows = self.threshold * (self.n if self.n is not None else 0)
-        return rows + accuracy.bound("sparse", params, k, beta).alpha
+        svt = dwork_roth.sparse(**params, rng=seeded(0))  # never sees data: only its scales are read
+        return rows + svt.accuracy_bound(k, beta).alpha
 
     def paid_error_bound(self, beta: float) -> float:
         """Counts: with probability 1 − β every paid answer errs by less than this (Laplace tails)."""
@@ -220,6 +223,7 @@ PMW = MechanismInfo(
           "(indices, weights) pair and returns the normalised answer with answered_from_simulation. The test "
           "is the catalogue's sparse mechanism on |true − n̂·⟨Q, p⟩| (sensitivity 1); paid answers are "
           "fresh discrete Laplace with ε_answer/c each; n is released noisily under add/remove.",
+    input=HISTOGRAM,
 )
 
 

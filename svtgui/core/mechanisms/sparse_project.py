@@ -35,6 +35,7 @@ from svtgui.core.mechanisms.base import (
     DELTA,
     EPSILON,
     PRIVATE,
+    RELEASE,
     Guarantee,
     Mechanism,
     MechanismHalted,
@@ -268,6 +269,7 @@ SPARSE_PROJECT = MechanismInfo(
           "We calibrate from the sensitivities (L1 = √T, L2 = 1 add/remove; doubled for replace): "
           "discrete Gaussian σ = Δ₂/√(2ρ) (default) or Laplace solved from advanced composition; n is "
           "released with a share of ε under add/remove. Use release(histogram) -> ProjectionRelease.",
+    input=RELEASE,
 )
 
 
