@@ -93,6 +93,8 @@ class Condition:
                 f"operator {self.op!r} needs a numeric or datetime column; "
                 f"{self.column!r} is {col.kind.value}"
             )
+        for v in _values(self):
+            _check_value(self.column, col.kind, v)
 
     def describe(self) -> str:
         if self.op == "is_missing":
@@ -178,6 +180,35 @@ def _scalar(v: Any) -> Any:
             raise QueryError("field 'value': NaN is not a value; use 'is_missing'")
         return v
     raise QueryError(f"field 'value' must be a number, text or true/false, got {v!r}")
+
+
+def _values(cond: Condition) -> tuple[Any, ...]:
+    """The bounds of an ordering comparison (equality with a value of another type just never matches)."""
+    if cond.op not in ("<", "<=", ">", ">=", "between"):
+        return ()
+    return tuple(cond.value) if cond.op == "between" else (cond.value,)
+
+
+def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
+    """A bound the column can be ordered against, checked before any budget is spent: a numeric
+    column against text, or a date column against a non-date, would fail mid-run."""
+    if v is None:
+        return
+    if kind == ColumnKind.NUMERIC:
+        if isinstance(v, bool) or not isinstance(v, int | float | str):
+            raise QueryError(f"column {column!r} is numeric; {v!r} is not a number")
+        if isinstance(v, str):
+            try:
+                float(v)
+            except ValueError:
+                raise QueryError(f"column {column!r} is numeric; {v!r} is not a number") from None
+    elif kind == ColumnKind.DATETIME:
+        import pandas as pd  # the data layer's own dependency; only date columns need it
+
+        try:
+            pd.Timestamp(v)
+        except (ValueError, TypeError):
+            raise QueryError(f"column {column!r} holds dates; {v!r} is not a date") from None
 
 
 def _comparable(a: Any, b: Any) -> bool:
