@@ -215,16 +215,14 @@ def save(session: Session, path: str | os.PathLike[str]) -> Path:
 
 def load(path: str | os.PathLike[str]) -> Session:
     """Read and validate a session file (``SessionError`` naming the file and field otherwise)."""
+    from svtgui.data import DatasetError, textio
+
     p = Path(path)
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SessionError(f"{p}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise SessionError(f"{p}: not a text file") from None
-    except json.JSONDecodeError as exc:
-        raise SessionError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}): "
-                           f"{exc.msg}") from None
+        text = textio.read_text(p, what="session file")
+    except DatasetError as exc:
+        raise SessionError(str(exc)) from None
+    doc = textio.loads_json(text, SessionError, f"{p}: not valid JSON")
     if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
         raise SessionError(f"{p}: not an SVT Studio session file (field 'format' must be {SESSION_FORMAT!r})")
     version = doc.get("version")
@@ -238,12 +236,43 @@ def load(path: str | os.PathLike[str]) -> Session:
     unknown = sorted(set(doc) - _FIELDS)
     if unknown:
         raise SessionError(f"{p}: unknown field {unknown[0]!r}")
+    ds, mech = _section(doc, "dataset", p), _section(doc, "mechanism", p)
+    for where, section, key, kind in _SHAPES:
+        value = (doc if where is None else ds if where == "dataset" else mech).get(key)
+        if value is None and key in _REQUIRED:
+            raise SessionError(f"{p}: field '{where}.{key}' is missing")
+        if value is not None and not isinstance(value, kind):
+            raise SessionError(f"{p}: field '{section}' must be {_KIND_NAMES[kind]}, "
+                               f"got {type(value).__name__}")
+    session = Session(ds["path"], ds["fingerprint"], ds["schema"], mech["id"], mech.get("params", {}),
+                      doc.get("queries", []), doc.get("monotonic", False), ds.get("name", ""),
+                      doc.get("linear", {}))
     try:
-        ds, mech = doc["dataset"], doc["mechanism"]
-        session = Session(str(ds["path"]), ds["fingerprint"], ds["schema"], mech["id"],
-                          mech.get("params", {}), doc.get("queries", []), bool(doc.get("monotonic", False)),
-                          str(ds.get("name", "")), doc.get("linear", {}))
-    except (KeyError, TypeError) as exc:
-        raise SessionError(f"{p}: missing or malformed field {exc}") from None
-    session.check(str(p))
+        session.check(str(p))
+    except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+        raise SessionError(f"{p}: a field has the wrong type ({exc})") from None
     return session
+
+
+def _section(doc: dict[str, Any], name: str, p: Path) -> dict[str, Any]:
+    value = doc.get(name)
+    if not isinstance(value, dict):
+        what = "missing" if value is None else f"a {type(value).__name__}"
+        raise SessionError(f"{p}: field '{name}' must be an object, got {what}")
+    return value
+
+
+_REQUIRED = ("path", "fingerprint", "schema", "id")
+# (section or None for the top level, dotted name, key, the JSON type it must have)
+_SHAPES: tuple[tuple[str | None, str, str, type], ...] = (
+    ("dataset", "dataset.path", "path", str),
+    ("dataset", "dataset.fingerprint", "fingerprint", str),
+    ("dataset", "dataset.schema", "schema", dict),
+    ("dataset", "dataset.name", "name", str),
+    ("mechanism", "mechanism.id", "id", str),
+    ("mechanism", "mechanism.params", "params", dict),
+    (None, "queries", "queries", list),
+    (None, "monotonic", "monotonic", bool),
+    (None, "linear", "linear", dict),
+)
+_KIND_NAMES = {str: "a string", dict: "an object", list: "a list", bool: "true or false"}

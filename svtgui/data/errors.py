@@ -39,4 +39,10 @@ class DatasetError(Exception):
 
 
 class LoadCancelled(DatasetError):
-    """The user cancelled a load through ``Progress.cancel()`` (nothing was loaded)."""
+    """The user cancelled a load (its progress state said cancelled) (nothing was loaded)."""
+
+
+class InputFileError(DatasetError):
+    """A path that cannot be read as a text or data file: missing, not a regular file, too large,
+    undecodable. Raised by :func:`svtgui.data.textio.read_text` for every text input (queries,
+    schema, config, session), so each caller turns one error type into its own message."""

@@ -111,16 +111,7 @@ def load_dataset(
 
 
 def _check_path(path: Path, options: LoadOptions) -> str:
-    if not path.exists():
-        raise DatasetError("no such file", path=path)
-    if path.is_dir():
-        raise DatasetError("this is a folder, not a data file", path=path)
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
-    if size == 0:
-        raise DatasetError("the file is empty (0 bytes)", path=path)
+    textio.check_regular_file(path)  # a FIFO, device, folder, link loop or empty file: named, never read
     fmt = options.format or _SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         known = ", ".join(sorted(_SUFFIXES))
@@ -143,11 +134,9 @@ def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema
         if source is None:
             return inferred
         try:
-            declared = Schema.from_json(source.read_text(encoding="utf-8"))
+            declared = Schema.read(source)
         except SchemaError as e:
-            raise DatasetError(f"schema: {e}", path=source) from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise DatasetError(f"cannot read the schema file: {e}", path=source) from None
+            raise DatasetError(f"schema: {e}") from None
     try:
         return inferred.merged(declared)
     except SchemaError as e:

@@ -29,8 +29,11 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
+from svtgui.data import textio
+from svtgui.data.errors import DatasetError
 from svtgui.data.predicates import Predicate, QueryError, predicate_from_json
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
 
@@ -338,7 +341,7 @@ def query_from_json(obj: Any) -> Query:
     if not isinstance(obj, dict):
         raise QueryError(f"a query must be a JSON object, got {obj!r}")
     kind = obj.get("kind")
-    if kind not in QUERY_KINDS:
+    if not isinstance(kind, str) or kind not in QUERY_KINDS:
         raise QueryError(f"field 'kind': unknown query kind {kind!r}; kinds: {', '.join(QUERY_KINDS)}")
     fields = {k: v for k, v in obj.items() if k != "kind"}
     unknown = set(fields) - _FIELDS[kind]
@@ -353,7 +356,11 @@ def query_from_json(obj: Any) -> Query:
         fields["where"] = predicate_from_json(fields["where"]) if fields["where"] is not None else None
     if kind == "item_support" and isinstance(fields["items"], list):
         fields["items"] = tuple(fields["items"])
-    return QUERY_KINDS[kind](**fields)
+    try:
+        return QUERY_KINDS[kind](**fields)
+    except (TypeError, AttributeError, OverflowError, RecursionError) as e:
+        # a field of the wrong JSON type that a query's own checks did not name
+        raise QueryError(f"{kind}: a field has the wrong type ({e})") from None
 
 
 def queries_to_json(queries: Iterable[Query]) -> dict[str, Any]:
@@ -407,10 +414,19 @@ def all_integer(queries: Sequence[Query]) -> bool:
 
 
 def _parse_text(text: str | bytes) -> Any:
+    return textio.loads_json(text, QueryError)
+
+
+def read_queries(path: str | Path) -> list[Query]:
+    """A query file through the guarded reader; any problem is one ``QueryError`` naming the file."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise QueryError(f"not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+        text = textio.read_text(path, what="query file")
+    except DatasetError as e:
+        raise QueryError(str(e)) from None
+    try:
+        return queries_from_json(text)
+    except QueryError as e:
+        raise QueryError(f"{path}: {e}") from None
 
 
 def _column_name(column: Any, kind: str) -> None:

@@ -22,10 +22,14 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from svtgui.data import textio
+from svtgui.data.errors import DatasetError
 
 SCHEMA_FORMAT = "svtgui-schema"
 SCHEMA_VERSION = 1
@@ -242,12 +246,7 @@ class Schema:
     @classmethod
     def from_json(cls, obj: Any) -> Schema:
         if isinstance(obj, str):
-            try:
-                obj = json.loads(obj)
-            except json.JSONDecodeError as e:
-                raise SchemaError(
-                    f"schema is not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}"
-                ) from None
+            obj = textio.loads_json(obj, SchemaError, "schema is not valid JSON")
         if not isinstance(obj, dict):
             raise SchemaError("a schema must be a JSON object with a 'columns' list")
         if obj.get("format", SCHEMA_FORMAT) != SCHEMA_FORMAT:
@@ -257,9 +256,25 @@ class Schema:
         cols = obj.get("columns")
         if not isinstance(cols, list):
             raise SchemaError("schema field 'columns' must be a list")
-        return cls(
-            tuple(Column.from_json(c) for c in cols), obj.get("neighbouring", "add_remove"), obj.get("n")
-        )
+        try:
+            return cls(
+                tuple(Column.from_json(c) for c in cols), obj.get("neighbouring", "add_remove"), obj.get("n")
+            )
+        except (TypeError, AttributeError, OverflowError, RecursionError) as e:
+            # a field of the wrong JSON type that the checks above did not name
+            raise SchemaError(f"a schema field has the wrong type ({e})") from None
+
+    @classmethod
+    def read(cls, path: str | Path) -> Schema:
+        """A schema file through the guarded reader; any problem is one ``SchemaError`` naming it."""
+        try:
+            text = textio.read_text(path, what="schema file")
+        except DatasetError as e:
+            raise SchemaError(str(e)) from None
+        try:
+            return cls.from_json(text)
+        except SchemaError as e:
+            raise SchemaError(f"{path}: {e}") from None
 
 
 def infer_schema(frame: pd.DataFrame) -> Schema:

@@ -7,27 +7,209 @@ checks two things the parser reports badly or not at all:
 
 * **encoding**: bytes are run through a strict incremental decoder, so an undecodable byte is
   reported with its line number instead of an opaque offset;
-* **ragged rows**: the number of delimiters per line is counted vectorised (numpy) and a line whose
-  field count differs from the header's is reported with its line number. pandas silently pads
-  short rows with missing values, which would turn a broken file into wrong answers. The check is
-  switched off once a quote character appears, since quoted fields may contain delimiters.
+* **ragged rows**: the number of delimiters per record is counted vectorised (numpy), outside
+  quoted fields, and a record whose field count differs from the header's is reported with its
+  line number. pandas silently pads short rows with missing values, which would turn a broken file
+  into wrong answers (see :class:`FieldCounter`).
+
+Every file is opened through :func:`open_regular` and every text input (queries, schema, config,
+session) is read with :func:`read_text`: regular files only (a FIFO, device or folder is named and
+never opened), a size cap, strict decoding with line and column.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
 import io
+import json
+import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from svtgui.data.errors import DatasetError, LoadCancelled
+from svtgui.data.errors import DatasetError, InputFileError, LoadCancelled
 
 SAMPLE_BYTES = 1 << 16
 DELIMITER_CANDIDATES = (",", "\t", ";", "|")
+TEXT_LIMIT = 64 << 20  # queries, schema, config and session files: far above any real one
+
+
+# -- the guarded reader: every file SVT Studio reads goes through open_regular ----------------------
+
+_STAT_ERRORS = {
+    errno.ENOENT: "no such file",
+    errno.ELOOP: "a symbolic link loop (a link that points, directly or not, back to itself)",
+    errno.EACCES: "permission denied (the file or a folder on its path cannot be read)",
+    errno.EPERM: "permission denied",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.ENAMETOOLONG: "the path is too long",
+}
+
+
+def _os_error(exc: OSError, path: Path) -> InputFileError:
+    message = _STAT_ERRORS.get(exc.errno or 0) or f"cannot read the file: {exc.strerror or exc}"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        message = f"a symbolic link to a missing file ({os.readlink(path)})"
+    return InputFileError(message, path=path)
+
+
+def file_kind(mode: int) -> str | None:
+    """What a non-regular file is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return ("a named pipe (FIFO), not a regular file; SVT Studio reads only regular files "
+                "(a pipe can block forever and cannot be read twice)")
+    if stat.S_ISCHR(mode):
+        return "a character device (like /dev/zero), not a regular file"
+    if stat.S_ISBLK(mode):
+        return "a block device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return "not a regular file"
+
+
+def check_regular_file(path: str | Path, *, allow_empty: bool = False) -> os.stat_result:
+    """``stat`` ``path`` (following links) and refuse what is not a readable regular file.
+
+    A FIFO, device, socket or folder is named as such and never opened (opening a FIFO blocks until
+    a writer appears; reading /dev/zero never ends).
+    """
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    except ValueError:  # an embedded NUL in the path
+        raise InputFileError("the path contains a NUL character", path=path) from None
+    kind = file_kind(st.st_mode)
+    if kind is not None:
+        raise InputFileError(f"this is {kind}", path=path)
+    if st.st_size == 0 and not allow_empty:
+        raise InputFileError("the file is empty (0 bytes)", path=path)
+    return st
+
+
+def open_regular(path: str | Path, *, allow_empty: bool = False) -> io.BufferedReader:
+    """Open a regular file for reading, refusing anything else (see :func:`check_regular_file`).
+
+    The open is non-blocking and the opened file is checked again, so a file swapped for a FIFO
+    between the check and the open cannot hang the reader.
+    """
+    path = Path(path)
+    check_regular_file(path, allow_empty=allow_empty)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    kind = file_kind(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise InputFileError(f"this is {kind}", path=path)
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return open(fd, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def size_text(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"
+
+
+def read_bytes(path: str | Path, *, what: str, limit: int = TEXT_LIMIT, allow_empty: bool = False) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (``what`` names it in the message)."""
+    path = Path(path)
+    with open_regular(path, allow_empty=allow_empty) as f:
+        size = os.fstat(f.fileno()).st_size
+        data = b"" if size > limit else f.read(limit + 1)
+    if max(size, len(data)) > limit:
+        raise InputFileError(
+            f"the file is {size_text(max(size, len(data)))}, more than the {size_text(limit)} a {what} "
+            "may be; is it the right file?",
+            path=path,
+        )
+    return data
+
+
+def read_text(path: str | Path, *, what: str, limit: int = TEXT_LIMIT, allow_empty: bool = False) -> str:
+    """A text input (queries, schema, config, session) read through every guard, decoded strictly.
+
+    UTF-8 (with or without BOM), or UTF-16/32 with a BOM, or UTF-16 without one (recognised by its
+    NUL bytes). Undecodable bytes and NUL bytes are reported with their line and column.
+    """
+    path = Path(path)
+    return decode_text(read_bytes(path, what=what, limit=limit, allow_empty=allow_empty), path)
+
+
+def utf16_without_bom(sample: bytes) -> str | None:
+    """``"utf-16-le"``/``"utf-16-be"`` when ``sample`` is UTF-16 text without a byte-order mark.
+
+    Mostly-ASCII UTF-16 has a NUL in every other byte and almost none in the others; binary data
+    does not look like that.
+    """
+    n = len(sample) - len(sample) % 2
+    if n < 4:
+        return None
+    arr = np.frombuffer(sample[:n], dtype=np.uint8).reshape(-1, 2)
+    zero = arr == 0
+    for col, name in ((1, "utf-16-le"), (0, "utf-16-be")):
+        if zero[:, col].mean() > 0.7 and zero[:, 1 - col].mean() < 0.05:
+            try:
+                codecs.getincrementaldecoder(name)("strict").decode(sample[:n], final=False)
+            except UnicodeDecodeError:
+                return None
+            return name
+    return None
+
+
+def position(data: bytes, offset: int, encoding: str = "utf-8") -> tuple[int, int]:
+    """1-based (line, column in characters) of byte ``offset`` in ``data``."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    if encoding.startswith("utf-16") and start % 2:
+        start += 1  # the byte after "\n" in UTF-16-LE is its high byte
+    column = len(data[start:offset].decode(encoding, errors="replace")) + 1
+    return data.count(b"\n", 0, offset) + 1, column
+
+
+def decode_text(data: bytes, path: Path) -> str:
+    """Strictly decode a text input (see :func:`read_text`)."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        encoding = "utf-32"
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    elif data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    else:
+        encoding = utf16_without_bom(data[:SAMPLE_BYTES]) or "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line, column = position(data, e.start, encoding)
+        raise InputFileError(
+            f"not {encoding.upper()} text (byte 0x{data[e.start]:02X} cannot be decoded); "
+            "save the file as UTF-8",
+            path=path,
+            line=line,
+            column=column,
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise InputFileError(
+            "a NUL byte: this looks like a binary file, not text", path=path, line=line, column=column
+        )
+    return text
 
 
 class Progress:
@@ -61,57 +243,129 @@ class Progress:
 
 
 class FieldCounter:
-    """Counts delimiter bytes per line across chunk boundaries to find ragged rows."""
+    """Counts fields per record across chunk boundaries to find ragged rows, in linear time.
+
+    Quotes are followed the way the parser reads them (RFC 4180: a field that starts with ``"``
+    runs to the matching ``"``; ``""`` inside is one quote), so delimiters and newlines inside
+    quoted fields are not counted: the quote parity before every byte is one ``cumsum`` per chunk.
+    Only an unfinished record's counts are carried to the next chunk, never its bytes, so a line of
+    any length costs time proportional to its length. A *stray* quote (one in the middle of an
+    unquoted field, which the parser keeps as a literal character) makes parity meaningless; the
+    check then stops and says so in :attr:`note` (the parser still reads the file).
+    """
 
     def __init__(self, path: Path, delimiter: str) -> None:
         self.path = path
         self.byte = ord(delimiter)
         self.expected: int | None = None
-        self.line = 0  # physical lines completed so far
-        self.carry = b""
+        self.physical = 0  # newline bytes seen so far (physical lines completed)
+        self.in_quote = 0  # quote parity carried into the next chunk
+        self.pending_fields = 0  # delimiters of the unfinished record
+        self.pending_len = 0
+        self.pending_head = b""  # its first bytes (a record of <= 2 blank bytes is a blank line)
+        self.pending_line = 1  # physical line where the unfinished record starts
+        self.last = -1  # the previous chunk's last byte (-1: start of file)
+        self.last_solid = -1  # ... and its last non-space byte
         self.active = True
+        self.note: str | None = None
 
     def feed(self, data: bytes, final: bool = False) -> None:
         if not self.active:
             return
-        if b'"' in data:
-            self.active = False  # quoted fields may hold delimiters or newlines: leave it to the parser
-            return
-        buf = self.carry + data
-        arr = np.frombuffer(buf, dtype=np.uint8)
-        ends = np.flatnonzero(arr == 10)
-        if final and len(buf) and (not len(ends) or ends[-1] != len(buf) - 1):
-            ends = np.append(ends, len(buf))
-        if not len(ends):
-            self.carry = buf
-            return
-        starts = np.concatenate(([0], ends[:-1] + 1))
-        delims = np.flatnonzero(arr == self.byte)
-        counts = np.searchsorted(delims, ends) - np.searchsorted(delims, starts)
-        lengths = ends - starts
-        # a line holding only "\r" or spaces is blank; pandas skips blank lines, so do we
+        arr = np.frombuffer(data, dtype=np.uint8)
+        newlines = arr == 10
+        quotes = arr == 34
+        if self.in_quote or quotes.any():
+            before = (np.cumsum(quotes, dtype=np.int64) - quotes + self.in_quote) & 1
+            if self._stray_quote(arr, np.flatnonzero(quotes), before):
+                self.active = False
+                self.note = ("a quote inside an unquoted field: ragged-row check stopped at physical line "
+                             f"{self.physical + 1}")
+                return
+            outside = before == 0
+            self.in_quote = int((self.in_quote + int(quotes.sum())) & 1)
+            ends = np.flatnonzero(newlines & outside)
+            delims = np.flatnonzero((arr == self.byte) & outside)
+        else:
+            ends = np.flatnonzero(newlines)
+            delims = np.flatnonzero(arr == self.byte)
+        all_newlines = np.flatnonzero(newlines) if len(ends) else ends
+        if len(ends):
+            starts = np.concatenate(([0], ends[:-1] + 1))
+            counts = np.searchsorted(delims, ends) - np.searchsorted(delims, starts)
+            lengths = ends - starts
+            counts[0] += self.pending_fields
+            lengths[0] += self.pending_len
+            # physical line of each record's start
+            lines = self.physical + 1 + np.searchsorted(all_newlines, starts)
+            lines[0] = self.pending_line
+            heads = [self.pending_head + data[: min(int(ends[0]), 3)]] + [b""] * (len(ends) - 1)
+            self._check(counts, lengths, lines, data, starts, ends, heads)
+            tail = int(ends[-1]) + 1
+            self.pending_fields = int(len(delims) - np.searchsorted(delims, tail))
+            self.pending_len = len(data) - tail
+            self.pending_head = data[tail : tail + 3]
+            self.pending_line = self.physical + 1 + len(all_newlines[all_newlines < tail])
+        else:
+            self.pending_fields += len(delims)
+            self.pending_len += len(data)
+            if len(self.pending_head) < 3:
+                self.pending_head = (self.pending_head + data[:3])[:3]
+        self.physical += int(newlines.sum())
+        if len(data):
+            self.last = int(arr[-1])
+            solid = np.flatnonzero(arr != 32)
+            if len(solid):
+                self.last_solid = int(arr[solid[-1]])
+        if final and self.pending_len:
+            self._check(
+                np.array([self.pending_fields]), np.array([self.pending_len]), np.array([self.pending_line]),
+                b"", np.array([0]), np.array([0]), [self.pending_head],
+            )
+            self.pending_len = self.pending_fields = 0
+
+    def _check(self, counts, lengths, lines, data, starts, ends, heads) -> None:  # noqa: ANN001
+        # a record holding only "\r" or spaces is a blank line; pandas skips blank lines, so do we
         blank = lengths == 0
-        if np.any(~blank):
-            stripped = [
-                i
-                for i in np.flatnonzero(~blank & (lengths <= 2) & (counts == 0))
-                if not buf[starts[i] : ends[i]].strip()
-            ]
-            blank[stripped] = True
+        for i in np.flatnonzero(~blank & (lengths <= 2) & (counts == 0)):
+            head = heads[i] if heads[i] else data[starts[i] : ends[i]]
+            blank[i] = not head.strip()
         check = np.flatnonzero(~blank)
-        if len(check):
-            if self.expected is None:
-                self.expected = int(counts[check[0]])
-            bad = check[counts[check] != self.expected]
-            if len(bad):
-                i = int(bad[0])
-                raise DatasetError(
-                    f"ragged row: {counts[i] + 1} fields where the header has {self.expected + 1}",
-                    path=self.path,
-                    line=self.line + i + 1,
-                )
-        self.line += len(ends)
-        self.carry = buf[ends[-1] + 1 :] if not final else b""
+        if not len(check):
+            return
+        if self.expected is None:
+            self.expected = int(counts[check[0]])
+        bad = check[counts[check] != self.expected]
+        if len(bad):
+            i = int(bad[0])
+            raise DatasetError(
+                f"ragged row: {counts[i] + 1} fields where the header has {self.expected + 1}",
+                path=self.path,
+                line=int(lines[i]),
+            )
+
+    def _stray_quote(self, arr: np.ndarray, qpos: np.ndarray, before: np.ndarray) -> bool:
+        """True if a quote opens a field anywhere but at its start, or a closing quote is followed
+        by field text (both are literal characters to the parser, so parity would mislead)."""
+        if not len(qpos):
+            return False
+        at = before[qpos]
+        field_start = {self.byte, 10, 13}
+        for q in qpos[at == 0]:  # opening quotes: after a delimiter, newline, "" or (spaces after) one
+            prev = int(arr[q - 1]) if q else self.last
+            if prev == -1 or prev in field_start or prev == 34:
+                continue
+            if prev != 32:
+                return True
+            j = q - 1
+            while j >= 0 and arr[j] == 32:
+                j -= 1
+            solid = int(arr[j]) if j >= 0 else self.last_solid
+            if solid != -1 and solid not in field_start:
+                return True
+        closing = qpos[(at == 1) & (qpos + 1 < len(arr))]
+        after = arr[closing + 1]
+        return bool(np.any(~np.isin(after, (34, self.byte, 10, 13, 32))))
 
 
 class StreamingReader(io.RawIOBase):
@@ -128,7 +382,7 @@ class StreamingReader(io.RawIOBase):
     ) -> None:
         super().__init__()
         self.path = path
-        self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
+        self._f = open_regular(path)
         self.size = max(path.stat().st_size, 1)
         self.hasher = hashlib.sha256()
         self.bytes_read = 0
@@ -216,7 +470,7 @@ def hash_file(path: Path, progress: Progress | None = None, span: tuple[float, f
 
 
 def read_sample(path: Path) -> bytes:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         return f.read(SAMPLE_BYTES)
 
 
@@ -228,6 +482,9 @@ def detect_encoding(sample: bytes, path: Path) -> str:
         return "utf-32"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
+    wide = utf16_without_bom(sample)
+    if wide is not None:
+        return wide
     if looks_binary(sample):
         raise DatasetError(
             "this looks like a binary file, not text (it contains NUL or control bytes)", path=path
@@ -276,3 +533,15 @@ def detect_delimiter(text: str, path: Path) -> str:
         if score > best_score:
             best, best_score = cand, score
     return best
+
+def loads_json(text: str | bytes, error: type[Exception], what: str = "not valid JSON") -> object:
+    """``json.loads`` with every failure as ``error(message)``: syntax (line, column), nesting too
+    deep for the parser (a RecursionError otherwise), numbers too long to convert."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"{what} (line {e.lineno}, column {e.colno}): {e.msg}") from None
+    except RecursionError:
+        raise error(f"{what}: nested too deeply for a document of this kind") from None
+    except (ValueError, TypeError) as e:  # e.g. an integer with more than 4300 digits
+        raise error(f"{what}: {e}") from None

@@ -92,15 +92,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_queries(path: str | Path) -> list[Any]:
     """A query file, with any problem as a CLI error naming the file (and the query's position)."""
     from svtgui.cli import CliError
-    from svtgui.data.queries import queries_from_json
+    from svtgui.data.queries import read_queries as read
 
-    path = Path(path)
     try:
-        return queries_from_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CliError(f"{path}: {exc}") from None
+        return read(path)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def load_data(path: str, schema: str | None) -> Any:

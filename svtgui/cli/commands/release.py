@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.core import mechanisms
@@ -148,7 +147,7 @@ def info(args: argparse.Namespace) -> int:
 def answer(args: argparse.Namespace) -> int:
     from svtgui.cli import CliError
     from svtgui.data.predicates import QueryError
-    from svtgui.data.queries import queries_from_json, query_from_json
+    from svtgui.data.queries import query_from_json, read_queries
     from svtgui.data.universe import Universe
 
     release = _load(args.release)
@@ -159,13 +158,9 @@ def answer(args: argparse.Namespace) -> int:
     queries = []
     try:
         for text in args.query:
-            queries.append(query_from_json(json.loads(text)))
+            queries.append(query_from_json(text))
         if args.queries:
-            queries.extend(queries_from_json(Path(args.queries).read_text(encoding="utf-8")))
-    except json.JSONDecodeError as exc:
-        raise CliError(f"--query: not JSON ({exc})") from None
-    except OSError as exc:
-        raise CliError(f"--queries: cannot read {args.queries}: {exc.strerror}") from None
+            queries.extend(read_queries(args.queries))
     except ValueError as exc:
         raise CliError(f"--query/--queries: {exc}") from None
     if not queries:
