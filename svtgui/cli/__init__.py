@@ -2,8 +2,8 @@
 
 Each subcommand lives in its own module under :mod:`svtgui.cli.commands` and exposes
 ``register(subparsers)``; this file only assembles them, so areas of the project can add
-commands without touching each other. Exit codes: 0 done, 1 finding (audit), 2 bad input,
-3 budget refused.
+commands without touching each other. Exit codes (:mod:`svtgui.cli.errors`): 0 done, 1 finding
+(audit), 2 bad input or a fault, 3 budget refused, 70 internal error.
 """
 
 from __future__ import annotations
@@ -11,9 +11,22 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from svtgui._version import VERSION_TEXT
+from svtgui.cli.errors import (
+    DEBUG_ENV,
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_BUDGET,
+    EXIT_FINDING,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    CliError,
+    describe,
+    signals_as_exceptions,
+)
 
 COMMAND_MODULES = [
     "svtgui.cli.commands.mechanisms",
@@ -25,16 +38,12 @@ COMMAND_MODULES = [
     "svtgui.cli.commands.audit",
 ]
 
-EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed pipe writer
+# re-exported: commands import CliError and the exit codes from here
+__all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_BUDGET", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK",
+           "CliError", "build_parser", "main"]
 
-
-class CliError(Exception):
-    """A bad input the user can fix: printed as one line, exit code 2 (or ``code``)."""
-
-    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(message)
-        self.code = code
+# "-1e3", "-.5", "-inf" are values, not options (argparse only knows "-1" and "-1.5")
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,23 +52,45 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    _accept_negative_numbers(parser)
     return parser
 
 
+def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:
+    """Let every (sub)parser take ``--threshold -1e3``: no option of ours looks like a number."""
+    parser._negative_number_matcher = _NEGATIVE_NUMBER
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _accept_negative_numbers(sub)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command; every failure is one line on stderr and an exit code (see cli/errors.py)."""
+    with signals_as_exceptions():
+        try:
+            args = build_parser().parse_args(argv)
+        except KeyboardInterrupt as exc:
+            return _fail("svtgui-cli", exc)
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args) or 0)
-    except CliError as exc:
-        print(f"svtgui-cli {args.command}: error: {exc}", file=sys.stderr)
-        return exc.code
-    except ValueError as exc:
-        print(f"svtgui-cli {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`svtgui-cli run ... | head`): every row already printed is in the
         # ledger, and the run has been marked interrupted by the runner. Exit quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except BaseException as exc:  # noqa: BLE001 - describe() lets through what must propagate
+        return _fail(f"svtgui-cli {args.command}", exc)
 
+
+def _fail(prog: str, exc: BaseException) -> int:
+    described = describe(exc)
+    if described is None or (described[1] == EXIT_INTERNAL and os.environ.get(DEBUG_ENV)):
+        raise exc
+    message, code = described
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return code

@@ -68,7 +68,7 @@ def file_kind(mode: int) -> str | None:
         return ("a named pipe (FIFO), not a regular file; SVT Studio reads only regular files "
                 "(a pipe can block forever and cannot be read twice)")
     if stat.S_ISCHR(mode):
-        return "a character device (like /dev/zero), not a regular file"
+        return "a device (like /dev/zero or a terminal), not a regular file"
     if stat.S_ISBLK(mode):
         return "a block device, not a regular file"
     if stat.S_ISSOCK(mode):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from core_stats import binomial_upper
 
-from svtgui.core import accuracy
+from svtgui.core import accuracy, mechanisms
 
 K, BETA, TRIALS = 50, 0.1, 600
 T = 0.0
@@ -75,20 +75,24 @@ def test_book_theorems_hold_empirically_with_the_lattice_corrections(mid, params
 
 
 def test_dwork_roth_theorem_3_28_with_delta_fails_for_small_k():
-    # The caveat documented in svtgui.core.accuracy: with δ > 0 and k = 50 the printed α is too small
-    # for the fresh answers. Premise of the theorem met: 47 queries far below T, the last 3 far above,
-    # so exactly 3 numbers are released, each with Lap(b), b = √8(√512 + 1)√(c ln(2/δ))/ε, and
-    # P[some error > α] = 1 − (1 − e^(−α/b))³ ≈ 0.108 for β = 0.05. With 2000 runs the count exceeds
+    # The caveat documented in svtgui.core.accuracy: with δ > 0 and small k the printed α is too small
+    # for the fresh answers. c = 100 > 8 ln(2/δ), so the book's closed-form σ is used (not basic
+    # composition). Premise of the theorem met: k = c = 100 queries far above T, so 100 numbers are
+    # released, each with Lap(b), b = √8(√512 + 1)√(c ln(2/δ))/ε, and
+    # P[some error > α] = 1 − (1 − e^(−α/b))^100 ≈ 0.56 for β = 0.05. With 400 runs the count exceeds
     # the 1e-6 binomial limit for rate β unless something is wrong (false-failure probability ≈ 1e-6).
-    params = dict(epsilon=2.0, threshold=0.0, cutoff=3, delta=1e-4)
-    answers = np.r_[np.full(47, -1e4), np.full(3, 1e4)]
-    alpha = accuracy.numeric_sparse(2.0, 50, 0.05, 3, delta=1e-4)
-    b = math.sqrt(8) * (math.sqrt(512) + 1) * math.sqrt(3 * math.log(2 / 1e-4)) / 2.0
-    assert 1 - (1 - math.exp(-alpha / b)) ** 3 > 0.1
-    est = accuracy.empirical_alpha("numeric_sparse", params, answers, beta=0.05, trials=2000, seed=5)
-    assert int(np.sum(est.errors > alpha)) > binomial_upper(2000, 0.05)
-    ours = accuracy.bound("numeric_sparse", params, 50, 0.05).alpha
-    assert int(np.sum(est.errors > ours)) <= binomial_upper(2000, 0.05)  # the union bound does hold
+    c, k = 100, 100
+    params = dict(epsilon=2.0, threshold=0.0, cutoff=c, delta=1e-4, integer=True)
+    answers = np.full(k, 1e5)
+    alpha = accuracy.numeric_sparse(2.0, k, 0.05, c, delta=1e-4)
+    b = math.sqrt(8) * (math.sqrt(512) + 1) * math.sqrt(c * math.log(2 / 1e-4)) / 2.0
+    assert mechanisms.create("numeric_sparse", rng=mechanisms.seeded(0), **params).scales.numeric == \
+        pytest.approx(b, rel=1e-9)
+    assert 1 - (1 - math.exp(-alpha / b)) ** k > 0.5
+    est = accuracy.empirical_alpha("numeric_sparse", params, answers, beta=0.05, trials=400, seed=5)
+    assert int(np.sum(est.errors > alpha)) > binomial_upper(400, 0.05)
+    ours = accuracy.bound("numeric_sparse", params, k, 0.05).alpha
+    assert int(np.sum(est.errors > ours)) <= binomial_upper(400, 0.05)  # the union bound does hold
 
 
 def test_estimator_quantile_has_the_stated_failure_rate():

@@ -23,12 +23,16 @@ def spec(mid: str, delta: float = 0.0, monotonic: bool = False, share: float = 0
     """(threshold scale, query scale, numeric scale or None) from the specification, for sensitivity d."""
     if mid == "above_threshold":
         return 2 * d / EPS, 4 * d / EPS, None
+    # δ > 0 (EPS ≤ 1, where D&R's closed form is proven): per-round ε₀ = max(ε/c, ε/√(8c ln(1/δ'))),
+    # basic composition winning when c < 8 ln(1/δ'); σ = 2/ε₀ (δ' = δ for Sparse, δ/2 per part of
+    # NumericSparse)
     if mid == "sparse":
-        sigma = (2 * C / EPS if delta == 0 else math.sqrt(32 * C * math.log(1 / delta)) / EPS) * d
+        sigma = (2 * C / EPS if delta == 0 else min(2 * C, math.sqrt(32 * C * math.log(1 / delta))) / EPS) * d
         return sigma, 2 * sigma, None
     if mid == "numeric_sparse":
         e1, e2 = (8 * EPS / 9, 2 * EPS / 9) if delta == 0 else (R512 * EPS / (R512 + 1), 2 * EPS / (R512 + 1))
-        sig = (lambda e: 2 * C / e) if delta == 0 else (lambda e: math.sqrt(32 * C * math.log(2 / delta)) / e)
+        sig = ((lambda e: 2 * C / e) if delta == 0
+               else (lambda e: min(2 * C, math.sqrt(32 * C * math.log(2 / delta))) / e))
         return sig(e1) * d, 2 * sig(e1) * d, sig(e2) * d
     if mid in ("standard_svt", "gap_svt"):
         ratio = (C if monotonic else 2 * C) ** (2 / 3)

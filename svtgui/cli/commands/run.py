@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 import time
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from svtgui.app.runs.runner import Row, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
+from svtgui.cli.config import read_config
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.ledger import Ledger
@@ -98,26 +98,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
     conf: dict[str, Any] = {}
     if args.config:
-        path = Path(args.config)
-        try:
-            conf = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CliError(f"{path}: cannot read: {exc.strerror}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise CliError(f"{path}: not valid TOML: {exc}") from None
-        conf = {k.replace("-", "_"): v for k, v in conf.items()}
-        unknown = sorted(set(conf) - set(CONFIG_KEYS))
-        if unknown:
-            raise CliError(f"{path}: unknown key {unknown[0]!r}; keys: {', '.join(CONFIG_KEYS)}")
-        for key in PATH_KEYS:
-            if isinstance(conf.get(key), str):
-                conf[key] = str(path.parent / conf[key])
-            elif isinstance(conf.get(key), list):
-                conf[key] = [str(path.parent / v) for v in conf[key]]
-        if isinstance(conf.get("report"), str):
-            conf["report"] = [conf["report"]]
-        if "params" in conf and not isinstance(conf["params"], dict):
-            raise CliError(f"{path}: [params] must be a table")
+        conf = read_config(args.config, CONFIG_KEYS, PATH_KEYS)
     s: dict[str, Any] = {"batch_size": 1000, "delta": None, "monotonic": False, "params": {}}
     s.update(conf)
     for key in CONFIG_KEYS:

@@ -46,6 +46,7 @@ from svtgui.core.mechanisms.base import (
     TraceStep,
 )
 from svtgui.core.noise import NoiseSource, secure, seeded
+from svtgui.core.validation import ParamError
 
 __all__ = [
     "ANSWERS", "HISTOGRAM", "KNOWN_NON_PRIVATE", "RELEASE",
@@ -91,4 +92,12 @@ def create(mechanism_id: str, *, rng: NoiseSource | None = None, allow_non_priva
     if missing:
         raise ValueError(f"{mechanism_id} needs parameter {missing[0]!r}")
     factory = REGISTRY[mechanism_id][1]
-    return factory(rng=rng if rng is not None else secure(), trace=trace, **params)
+    try:
+        return factory(rng=rng if rng is not None else secure(), trace=trace, **params)
+    except ParamError as exc:
+        if exc.param in names:
+            raise
+        # a quantity derived from the parameters (a noise scale) is out of range: blame ε, which sets it
+        eps = params.get("epsilon")
+        raise ParamError("epsilon", f"epsilon = {eps!r} is too extreme for {mechanism_id}: the derived "
+                                    f"{exc} (choose an ε between about 1e-6 and 1e3)") from None

@@ -1,0 +1,86 @@
+"""``--config RUN.toml``: read through the guarded reader, every key checked for its type.
+
+TOML has types, so a config can say ``report = 5`` or ``monotonic = "no"``: both are refused with
+the key and the type expected, never taken as truthy or passed on to fail later as a traceback.
+Relative paths are resolved against the config file's folder.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from svtgui.cli.errors import CliError
+from svtgui.data import DatasetError, textio
+
+CONFIG_LIMIT = 1 << 20  # a run's options: a megabyte is already absurd
+
+_TEXT, _NUMBER, _INTEGER, _BOOL, _TABLE = "a string", "a number", "an integer", "true or false", "a table"
+_TEXTS = "a string or a list of strings"
+_AMOUNT = "a number or a string holding one"
+# the type each key must have (keys a command accepts that are missing here are not type-checked)
+KEY_TYPES = {
+    "data": _TEXT, "queries": _TEXT, "schema": _TEXT, "mechanism": _TEXT, "ledger": _TEXT,
+    "release_out": _TEXT, "same_dataset_as": _TEXT,
+    "report": _TEXTS, "universe": _TEXTS,
+    "epsilon": _NUMBER, "delta": _NUMBER, "threshold": _NUMBER,
+    "cutoff": _INTEGER, "seed": _INTEGER, "test_seed": _INTEGER, "batch_size": _INTEGER,
+    "budget_epsilon": _AMOUNT, "budget_delta": _AMOUNT,
+    "monotonic": _BOOL, "new_dataset": _BOOL,
+    "params": _TABLE,
+}
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _TEXTS:
+        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    if kind == _NUMBER:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == _INTEGER:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _AMOUNT:
+        return isinstance(value, int | float | str) and not isinstance(value, bool)
+    if kind == _BOOL:
+        return isinstance(value, bool)
+    return isinstance(value, dict)
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str]) -> dict[str, Any]:
+    """The options of a TOML config (``-`` in keys read as ``_``), checked; ``CliError`` naming the
+    file and key otherwise. ``path_keys`` are resolved relative to the file; ``report`` becomes a list."""
+    path = Path(path)
+    try:
+        text = textio.read_text(path, what="config file", limit=CONFIG_LIMIT, allow_empty=True)
+    except DatasetError as exc:
+        raise CliError(f"--config: {exc}") from None
+    try:
+        conf = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CliError(f"--config: {path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise CliError(f"--config: {path}: not valid TOML: nested too deeply") from None
+    conf = {k.replace("-", "_"): v for k, v in conf.items()}
+    unknown = sorted(set(conf) - set(keys))
+    if unknown:
+        raise CliError(f"--config: {path}: unknown key {unknown[0]!r}; keys: {', '.join(keys)}")
+    for key, value in conf.items():
+        kind = KEY_TYPES.get(key)
+        if kind is not None and not _fits(value, kind):
+            raise CliError(f"--config: {path}: key {key!r} must be {kind}, got {_type_name(value)} {value!r}")
+    for key in path_keys:
+        if isinstance(conf.get(key), str):
+            conf[key] = str(path.parent / conf[key])
+        elif isinstance(conf.get(key), list):
+            conf[key] = [str(path.parent / v) for v in conf[key]]
+    if isinstance(conf.get("report"), str):
+        conf["report"] = [conf["report"]]
+    return conf

@@ -1,0 +1,126 @@
+"""How ``svtgui-cli`` ends: every failure a user can meet becomes one line on stderr and an exit code.
+
+Exit codes (docs/cli.md lists every error class):
+
+* 0 done; 1 a finding (``audit``); 2 bad input or a fault (unreadable file, locked or damaged
+  ledger, disk full, interrupted); 3 budget refused; 70 an internal error (a bug: one line, and the
+  traceback with ``SVTGUI_DEBUG=1``); 141 the reader of stdout went away (as ``| head`` expects).
+
+Ctrl-C and SIGTERM are turned into exceptions (:class:`Interrupted`) so that the ``with run:``
+blocks of the runner unwind: a run already started ends ``interrupted`` in the ledger and keeps
+its spend; nothing is charged when it had not started.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+import signal
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
+EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h)
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed pipe writer
+DEBUG_ENV = "SVTGUI_DEBUG"
+
+
+class CliError(Exception):
+    """A bad input the user can fix: printed as one line, exit code 2 (or ``code``)."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt) so cleanup runs."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Interrupted()
+
+
+@contextmanager
+def signals_as_exceptions() -> Iterator[None]:
+    """While the command runs, SIGTERM unwinds like Ctrl-C (the default would kill the process
+    without a word and leave a run ``running``); the previous handler is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+_INTERRUPTED = ("interrupted ({}); nothing more was released. A run already started keeps its spend and "
+                "is marked interrupted in the ledger; nothing was charged if none had started")
+
+_OS_ERRORS = {
+    errno.ENOSPC: "the disk is full (no space left on device)",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EIO: "input/output error (a failing disk?)",
+}
+
+
+def os_error_text(exc: OSError) -> str:
+    """``file: cause`` for an OSError, naming the file when it is known."""
+    cause = _OS_ERRORS.get(exc.errno or 0) or exc.strerror or str(exc)
+    return f"{exc.filename}: {cause}" if exc.filename else cause
+
+
+def sqlite_text(exc: sqlite3.Error) -> str:
+    """The cause behind an SQLite error, in words (the ledger's own errors are already worded)."""
+    text = str(exc)
+    if "full" in text:
+        return f"the ledger's disk is full ({text}); the last write was rolled back, nothing is lost"
+    if "disk I/O" in text:
+        return f"the ledger could not be written ({text}: a full or failing disk?)"
+    if "locked" in text or "busy" in text:
+        return "the ledger is locked by another program; close it (or wait) and retry"
+    if "readonly" in text or "read-only" in text:
+        return "the ledger (or its folder) is read-only; SVT Studio must be able to write both"
+    return f"ledger: {text}"
+
+
+def describe(exc: BaseException) -> tuple[str, int] | None:
+    """One line and an exit code for ``exc``; None when it must propagate (SystemExit, a bug in debug)."""
+    from svtgui.core.budget import BudgetExceeded
+    from svtgui.ledger import LedgerError
+
+    if isinstance(exc, CliError):
+        return str(exc), exc.code
+    if isinstance(exc, BudgetExceeded):
+        return str(exc), EXIT_BUDGET
+    if isinstance(exc, Interrupted):
+        return _INTERRUPTED.format("terminated by SIGTERM"), EXIT_BAD_INPUT
+    if isinstance(exc, KeyboardInterrupt):
+        return _INTERRUPTED.format("Ctrl-C"), EXIT_BAD_INPUT
+    if isinstance(exc, LedgerError):
+        return str(exc), EXIT_BAD_INPUT
+    if isinstance(exc, sqlite3.Error):
+        return sqlite_text(exc), EXIT_BAD_INPUT
+    if isinstance(exc, MemoryError):
+        return "not enough memory for this input", EXIT_BAD_INPUT
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply", EXIT_BAD_INPUT
+    if isinstance(exc, OSError):
+        return os_error_text(exc), EXIT_BAD_INPUT
+    if isinstance(exc, ValueError):
+        param = getattr(exc, "param", None)  # core's ParamError names the parameter at fault
+        text = str(exc)
+        if isinstance(param, str) and re.fullmatch(r"[a-z_]+", param) and "--" not in text:
+            text = f"--{param.replace('_', '-')}: {text}"
+        return text, EXIT_BAD_INPUT
+    if isinstance(exc, Exception):
+        return (f"internal error ({type(exc).__name__}: {exc}); this is a bug in SVT Studio. "
+                f"Run again with {DEBUG_ENV}=1 to see where it happened"), EXIT_INTERNAL
+    return None
