@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -30,6 +30,7 @@ class Dataset:
     schema: Schema
     format: str = "frame"
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    engine: ClassVar[str] = "memory"  # who evaluates; datasets held by DuckDB/Spark: svtgui.data.engines
 
     def __post_init__(self) -> None:
         self._check_schema(self.schema)

@@ -193,7 +193,8 @@ def observed_values(ds: Dataset, column: str) -> list[Any]:
     col = _column(ds.schema, column)
     if col.kind == ColumnKind.ITEMSET:
         raise QueryError(f"column {column!r} holds item sets; use observed_items")
-    return sorted(ds.frame[column].dropna().unique().tolist(), key=lambda v: (str(type(v)), v))
+    values = ds.distinct_values(column) if ds.engine != "memory" else ds.frame[column].dropna().unique().tolist()
+    return sorted(values, key=lambda v: (str(type(v)), v))
 
 
 def _column(schema: Schema, name: str):

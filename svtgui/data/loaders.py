@@ -124,7 +124,11 @@ def _check_path(path: Path, options: LoadOptions) -> str:
 
 
 def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema:
-    inferred = infer_schema(frame)
+    return declared_schema(path, infer_schema(frame), options)
+
+
+def declared_schema(path: Path, inferred: Schema, options: LoadOptions) -> Schema:
+    """``inferred`` merged with the curator's declared schema (``options.schema`` or the sidecar)."""
     declared = options.schema
     if isinstance(declared, Schema):
         source = path

@@ -173,7 +173,8 @@ def parse_axis(spec: str, ds: Dataset) -> Axis:
                          f"{name!r} is {col.kind.value}")
     if col.categories:
         return Axis(name, tuple(col.categories) + (OTHER, MISSING))
-    observed = sorted({str(v) for v in ds.frame[name].dropna().unique()})
+    values = ds.distinct_values(name) if ds.engine != "memory" else ds.frame[name].dropna().unique()
+    observed = sorted({str(v) for v in values})
     return Axis(name, tuple(observed) + (MISSING,), declared=False)
 
 
@@ -255,6 +256,8 @@ class Universe:
 
     def histogram(self, ds: Dataset) -> SparseHistogram:
         """D: the dataset's sparse histogram over this universe (private)."""
+        if ds.engine != "memory":  # one GROUP BY in DuckDB/Spark (svtgui.data.engines.plan)
+            return ds.universe_histogram(self)
         return SparseHistogram.from_cells(self.cells(ds.frame), self.size)
 
     def mask(self, where: Predicate | None) -> np.ndarray:

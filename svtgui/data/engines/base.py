@@ -1,0 +1,133 @@
+"""The table-engine seam: what the batch planner needs from an engine that holds the data elsewhere.
+
+An engine answers SQL over one relation (the dataset) and streams its rows in record batches;
+it never hands the planner more than aggregates (grouped counts, sums) or a bounded number of rows
+(the preview). The planner (``plan``) turns query batches into few such aggregates and computes the
+answers locally, so mechanisms, noise and the ledger never leave the curator's process.
+
+Why SQL and not a dataframe API: DuckDB and Spark both speak it, so one planner serves both; the
+small dialect differences (identifier quoting, string escapes, list functions) live in ``Dialect``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from svtgui.data.errors import DatasetError
+
+ENGINES = ("memory", "duckdb", "spark")
+HISTOGRAM_LIMIT = 2_000_000
+"""Largest grouped histogram (rows) the planner asks for; above it, aggregates per scan are used."""
+AGGREGATES_PER_SCAN = 256
+"""How many query aggregates one scan computes in the fallback plan (SQL size stays moderate)."""
+
+
+class EngineError(DatasetError):
+    """An engine could not read the data or answer (unreachable cluster, timeout, bad column type)."""
+
+
+class EngineRefused(EngineError):
+    """An operation that this engine does not support; the message names the operation and engine."""
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL spelling differences between DuckDB and Spark SQL."""
+
+    name: str
+    quote_char: str
+    backslash_escapes: bool  # Spark string literals treat backslash as an escape character
+    distinct_items: str  # {c}: a row per distinct item of a list column (in a SELECT list)
+    has_all: str  # {c}, {items}: the list column holds every item of the literal list
+
+    def ident(self, name: str) -> str:
+        q = self.quote_char
+        return f"{q}{name.replace(q, q + q)}{q}"
+
+    def literal(self, value: Any) -> str:
+        """A SQL literal for a coerced query value (bool, int, float, str, pandas Timestamp)."""
+        if isinstance(value, bool):
+            return "TRUE" if value else "FALSE"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return f"CAST('{value!r}' AS DOUBLE)"
+        if isinstance(value, pd.Timestamp):
+            return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+        text = str(value)
+        if self.backslash_escapes:
+            text = text.replace("\\", "\\\\").replace("'", "\\'")
+        else:
+            text = text.replace("'", "''")
+        return f"'{text}'"
+
+    def items(self, values: list[Any]) -> str:
+        return f"array({', '.join(map(self.literal, values))})" if self.name == "spark" else \
+            f"[{', '.join(map(self.literal, values))}]"
+
+
+DUCKDB = Dialect("duckdb", '"', False, "unnest(list_distinct({c}))", "list_has_all({c}, {items})")
+SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_except({items}, {c})) = 0")
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    """One column as the engine reports it: its name, the engine's type name and the schema kind."""
+
+    name: str
+    type_name: str
+    kind: str  # a ColumnKind value
+    is_float: bool = False
+
+
+class TableEngine(ABC):
+    """One dataset held by an engine. Picklable: a child process reconnects lazily."""
+
+    name: str
+    dialect: Dialect
+    relation: str  # the name the planner's SQL uses for the dataset
+
+    @abstractmethod
+    def columns(self) -> list[ColumnType]:
+        """The columns with their kinds, from metadata (no scan)."""
+
+    @abstractmethod
+    def row_count(self) -> int:
+        """Number of rows (from metadata where the format has it)."""
+
+    @abstractmethod
+    def preview(self, rows: int) -> pd.DataFrame:
+        """The first ``rows`` rows (private data: for the curator's own view only)."""
+
+    @abstractmethod
+    def sql(self, text: str) -> pd.DataFrame:
+        """Run one aggregate query over ``relation``; a small result as a pandas frame."""
+
+    @abstractmethod
+    def batches(self, rows: int) -> Iterator[pd.DataFrame]:
+        """All rows, as pandas frames of about ``rows`` rows (for the one-pass fingerprint)."""
+
+    def close(self) -> None:
+        """Release connections (the engine reconnects if used again)."""
+
+    @property
+    def location(self) -> str:
+        """Where the data is, for messages (a path, a table name, a master URL)."""
+        return self.relation
+
+
+def lists_as_tuples(frame: pd.DataFrame) -> pd.DataFrame:
+    """List cells (item sets) as tuples, as the memory loaders hold them."""
+    for name in frame.columns:
+        s = frame[name]
+        if s.dtype == object:
+            first = s.dropna()
+            if len(first) and not isinstance(first.iloc[0], str | bytes) and hasattr(first.iloc[0], "__len__"):
+                frame[name] = s.map(lambda v: tuple(v.tolist() if hasattr(v, "tolist") else v)
+                                    if v is not None and not isinstance(v, float) else v)
+    return frame

@@ -1,0 +1,93 @@
+"""A dataset whose rows stay with an engine (DuckDB, Spark): the same interface, no pandas frame."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from svtgui.core.progress import ProgressState
+from svtgui.data import textio
+from svtgui.data.dataset import Dataset
+from svtgui.data.engines.base import EngineRefused, TableEngine
+from svtgui.data.engines.plan import Planner
+from svtgui.data.fingerprint import ContentFingerprint
+from svtgui.data.schema import Schema
+
+FINGERPRINT_BATCH_ROWS = 1_000_000
+
+
+class TableDataset(Dataset):
+    """A :class:`Dataset` evaluated by ``table``'s engine. ``frame`` does not exist: code that needs
+    the rows in memory gets a clear refusal naming the engine (switch to the memory engine)."""
+
+    def __init__(self, name: str, path: Path | None, schema: Schema, fmt: str, table: TableEngine,
+                 reason: str, planner: Planner | None = None, dataset_id: str | None = None) -> None:
+        self.name, self.path, self.schema, self.format = name, path, schema, fmt
+        self.legacy_file_sha256 = None
+        self.dataset_id = dataset_id
+        self._cache: dict[Any, Any] = {}
+        self.table = table
+        self.reason = reason
+        self.planner = planner or Planner(table)
+        self._check_schema(schema)
+
+    @property
+    def engine(self) -> str:  # type: ignore[override]
+        return self.table.name
+
+    @property
+    def frame(self) -> pd.DataFrame:  # type: ignore[override]
+        raise EngineRefused(f"this dataset is evaluated by {self.table.name}; this step needs the rows in "
+                            "memory (open it with the memory engine)", path=self.path)
+
+    @property
+    def n_rows(self) -> int:
+        return self.table.row_count()
+
+    @property
+    def columns(self) -> list[str]:
+        return [c.name for c in self.table.columns()]
+
+    def with_schema(self, schema: Schema) -> TableDataset:
+        return TableDataset(self.name, self.path, schema, self.format, self.table, self.reason,
+                            self.planner, self.dataset_id)
+
+    # -- evaluation (what evaluate, universe and generators call for engine datasets) -----------
+    def evaluate(self, queries: Sequence[Any]) -> np.ndarray:
+        return self.planner.evaluate(self, queries)
+
+    def universe_histogram(self, universe: Any) -> Any:
+        return self.planner.universe_histogram(universe)
+
+    def distinct_values(self, column: str) -> list[Any]:
+        return self.planner.distinct_values(column)
+
+    def preview(self, rows: int = 1000) -> pd.DataFrame:
+        """The first rows (private: the curator's own view only)."""
+        return self.table.preview(rows)
+
+    # -- the content fingerprint, in one pass over the engine's record batches ------------------
+    def record_batches(self) -> Iterator[pd.DataFrame]:
+        return self.table.batches(FINGERPRINT_BATCH_ROWS)
+
+    def content_fingerprint(self, key: bytes, progress: ProgressState | None = None) -> str:
+        """As :meth:`Dataset.content_fingerprint`, with progress and Cancel (``LoadCancelled``)."""
+        cached = self._cache.get(("content", key))
+        if cached is None:
+            total = max(self.n_rows, 1)
+            fp = ContentFingerprint(key, self.columns)
+            for batch in self.record_batches():
+                fp.update(batch)
+                textio.report(progress, min(fp.rows / total, 1.0))
+            cached = self._cache[("content", key)] = fp.hexdigest()
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)

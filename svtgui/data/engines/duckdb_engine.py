@@ -1,0 +1,169 @@
+"""DuckDB: files on disk read where they are (Parquet, CSV/TSV, JSON lines), never loaded whole.
+
+One in-process DuckDB connection per dataset holds a view over the file. The view normalises what
+the memory engine normalises while loading: NaN becomes missing, decimals and wide integers become
+DOUBLE, dates become timestamps. Row count and schema come from the file's metadata (Parquet) or
+DuckDB's sniffer over the first rows (text); a preview reads the first rows only.
+
+The connection is not picklable; a copy sent to the run's child process reconnects on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from svtgui.data.engines.base import DUCKDB, ColumnType, EngineError, TableEngine, lists_as_tuples
+
+RELATION = "dataset"
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+            "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+_EXACT_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE")
+
+
+def kind_of(type_name: str) -> str | None:
+    """The schema kind of a DuckDB type, or None when SVT Studio cannot query it."""
+    t = type_name.upper()
+    if t.endswith("[]"):
+        element = t[:-2]
+        return "itemset" if element in ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT") else None
+    if t == "BOOLEAN":
+        return "boolean"
+    if t.split("(")[0] in _NUMERIC:
+        return "numeric"
+    if t.startswith(("TIMESTAMP", "DATE")):
+        return "datetime"
+    if t == "VARCHAR" or t.startswith("ENUM"):
+        return "categorical"
+    return None
+
+
+class DuckDBTable(TableEngine):
+    """A file read by DuckDB: ``fmt`` is parquet, csv, tsv or jsonl."""
+
+    name = "duckdb"
+    dialect = DUCKDB
+    relation = RELATION
+
+    def __init__(self, path: str | Path, fmt: str, *, delimiter: str | None = None,
+                 missing: tuple[str, ...] = (), threads: int | None = None,
+                 memory_limit: str | None = None) -> None:
+        self.path = Path(path)
+        self.fmt = fmt
+        self.delimiter = delimiter
+        self.missing = missing
+        self.threads = threads or os.cpu_count() or 1
+        self.memory_limit = memory_limit
+        self._con: Any = None
+        self._columns: list[ColumnType] | None = None
+        self._rows: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_con": None}
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    # -- connection -------------------------------------------------------------------------
+    def _reader(self) -> str:
+        p = DUCKDB.literal(str(self.path))
+        if self.fmt == "parquet":
+            return f"read_parquet({p})"
+        if self.fmt == "jsonl":
+            return f"read_json({p}, format = 'newline_delimited')"
+        opts = ["header = true"]
+        delim = self.delimiter or ("\t" if self.fmt == "tsv" else None)
+        if delim:
+            opts.append(f"delim = {DUCKDB.literal(delim)}")
+        nulls = ["", *self.missing]
+        opts.append(f"nullstr = [{', '.join(DUCKDB.literal(m) for m in nulls)}]")
+        return f"read_csv({p}, {', '.join(opts)})"
+
+    def _connection(self) -> Any:
+        if self._con is None:
+            import duckdb
+
+            con = duckdb.connect(":memory:", config={"threads": self.threads})
+            if self.memory_limit:
+                con.execute(f"SET memory_limit = {DUCKDB.literal(self.memory_limit)}")
+            try:
+                raw = con.execute(f"DESCRIBE SELECT * FROM {self._reader()}").fetchall()
+            except duckdb.Error as e:
+                con.close()
+                raise EngineError(f"DuckDB cannot read this file: {_first_line(e)}", path=self.path) from None
+            columns, select = [], []
+            for name, type_name, *_ in raw:
+                kind = kind_of(type_name)
+                if kind is None:
+                    con.close()
+                    raise EngineError(f"column type {type_name} is not supported (numbers, texts, true/false, "
+                                      "dates and lists of items are)", path=self.path, column=name)
+                base = type_name.upper().split("(")[0]
+                is_float = base in ("FLOAT", "DOUBLE")
+                q = DUCKDB.ident(name)
+                if is_float:
+                    select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
+                elif kind == "numeric" and base not in _EXACT_NUMERIC:
+                    select.append(f"CAST({q} AS DOUBLE) AS {q}")
+                    is_float = True
+                elif base == "DATE":
+                    select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
+                else:
+                    select.append(q)
+                columns.append(ColumnType(name, type_name, kind, is_float))
+            con.execute(f"CREATE VIEW {RELATION} AS SELECT {', '.join(select)} FROM {self._reader()}")
+            self._con, self._columns = con, columns
+        return self._con
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    # -- the seam ---------------------------------------------------------------------------
+    def columns(self) -> list[ColumnType]:
+        self._connection()
+        assert self._columns is not None
+        return self._columns
+
+    def row_count(self) -> int:
+        if self._rows is None:
+            source = self._reader() if self.fmt == "parquet" else RELATION  # Parquet: from the footer
+            self._rows = int(self._run(f"SELECT count(*) FROM {source}").fetchone()[0])
+        return self._rows
+
+    def preview(self, rows: int) -> pd.DataFrame:
+        return lists_as_tuples(self._run(f"SELECT * FROM {RELATION} LIMIT {int(rows)}").to_arrow_table().to_pandas())
+
+    def sql(self, text: str) -> pd.DataFrame:
+        return self._run(text).to_arrow_table().to_pandas()
+
+    def batches(self, rows: int) -> Iterator[pd.DataFrame]:
+        reader = self._run(f"SELECT * FROM {RELATION}").to_arrow_reader(rows)
+        for batch in reader:
+            yield lists_as_tuples(batch.to_pandas())
+
+    def _run(self, text: str) -> Any:
+        import duckdb
+
+        con = self._connection()
+        try:
+            return con.execute(text)
+        except duckdb.InterruptException:
+            raise EngineError("the query was interrupted", path=self.path) from None
+        except duckdb.Error as e:
+            raise EngineError(f"DuckDB failed: {_first_line(e)}", path=self.path) from None
+
+    def interrupt(self) -> None:
+        """Stop the running statement (from another thread: Cancel in the GUI)."""
+        if self._con is not None:
+            self._con.interrupt()
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__

@@ -1,0 +1,133 @@
+"""Which engine evaluates a dataset, and opening it there.
+
+Automatic choice (``engine=None`` or ``"auto"``): a ``table:NAME`` source lives in a Spark catalogue,
+so Spark; a file larger than the threshold (default 1 GB, the ``engines/large_file_bytes`` setting),
+or a Parquet file whose footer says more than 10^7 rows, opens on DuckDB; anything else is loaded
+into memory. Excel and FIMI files always use memory (DuckDB and Spark do not read them). The choice
+comes with its reason, in words the Dataset page shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from svtgui.core.progress import ProgressState
+from svtgui.data.dataset import Dataset
+from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine
+from svtgui.data.engines.dataset import TableDataset
+from svtgui.data.loaders import _SUFFIXES, LoadOptions, _check_path, declared_schema
+from svtgui.data.schema import Column, Schema
+
+LARGE_FILE_BYTES = 1 << 30
+LARGE_PARQUET_ROWS = 10**7
+TABLE_PREFIX = "table:"
+TABLE_FORMATS = ("parquet", "csv", "tsv", "jsonl")
+DEFAULT_MASTER = "local[*]"
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    engine: str
+    reason: str
+
+
+def _size_text(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    raise AssertionError
+
+
+def _format(path: Path, options: LoadOptions) -> str | None:
+    return options.format or _SUFFIXES.get(path.suffix.lower())
+
+
+def parquet_rows(path: Path) -> int | None:
+    """Rows from a Parquet footer (no scan), or None if the footer cannot be read."""
+    try:
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    except Exception:  # a broken footer is reported properly by whichever engine opens the file
+        return None
+
+
+def choose_engine(source: str | Path, requested: str | None = None, options: LoadOptions | None = None,
+                  *, large_file_bytes: int = LARGE_FILE_BYTES) -> EngineChoice:
+    """The engine for ``source`` and why (``requested``: memory, duckdb, spark, or None/auto)."""
+    if requested not in (None, "auto", *ENGINES):
+        raise EngineError(f"unknown engine {requested!r}; engines: auto, {', '.join(ENGINES)}")
+    text = str(source)
+    if text.startswith(TABLE_PREFIX):
+        if requested not in (None, "auto", "spark"):
+            raise EngineRefused(f"{text} is a Spark catalogue table; only the spark engine reads it")
+        return EngineChoice("spark", "a catalogue table is read by Spark")
+    if requested not in (None, "auto"):
+        return EngineChoice(requested, "chosen by you")
+    path = Path(source)
+    fmt = _format(path, options or LoadOptions())
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return EngineChoice("memory", "small file")
+    if fmt in ("excel", "fimi"):
+        return EngineChoice("memory", f"{fmt} files are read into memory")
+    if size > large_file_bytes:
+        return EngineChoice("duckdb", f"file is {_size_text(size)} (> {_size_text(large_file_bytes)}): read "
+                                      "in place by DuckDB")
+    if fmt == "parquet":
+        rows = parquet_rows(path)
+        if rows is not None and rows > LARGE_PARQUET_ROWS:
+            return EngineChoice("duckdb", f"Parquet file with {rows:,} rows (> {LARGE_PARQUET_ROWS:,}): read "
+                                          "in place by DuckDB")
+    return EngineChoice("memory", f"file is {_size_text(size)}: loaded into memory")
+
+
+def open_dataset(source: str | Path, options: LoadOptions | None = None,
+                 progress: ProgressState | None = None, *, engine: str | None = None,
+                 spark_master: str | None = None, spark_conf: dict[str, str] | None = None,
+                 spark_timeout: float | None = None,
+                 large_file_bytes: int = LARGE_FILE_BYTES) -> Dataset:
+    """Open ``source`` (a path, or ``table:NAME`` for Spark) on the chosen engine.
+
+    Raises ``DatasetError`` (``EngineError`` for engine failures) with a one-line message; nothing
+    is charged or written by opening.
+    """
+    options = options or LoadOptions()
+    if spark_master is not None and engine in (None, "auto"):
+        engine = "spark"
+    choice = choose_engine(source, engine, options, large_file_bytes=large_file_bytes)
+    if choice.engine == "memory":
+        from svtgui.data.engines.memory import open_memory
+
+        return open_memory(source, options, progress)
+    text = str(source)
+    if text.startswith(TABLE_PREFIX):
+        path, fmt, name = None, "table", text[len(TABLE_PREFIX):].strip()
+        if not name:
+            raise EngineError("give a table name after 'table:'")
+    else:
+        path = Path(source)
+        fmt = _check_path(path, options)
+        name = path.stem
+        if fmt not in TABLE_FORMATS:
+            raise EngineRefused(f"{fmt} files are read by the memory engine only, not by {choice.engine}",
+                                path=path)
+    table: TableEngine
+    if choice.engine == "duckdb":
+        from svtgui.data.engines.duckdb_engine import DuckDBTable
+
+        assert path is not None
+        table = DuckDBTable(path, fmt, delimiter=options.delimiter, missing=options.missing)
+    else:
+        from svtgui.data.engines.spark_engine import SparkTable
+
+        table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
+                           conf=spark_conf or {}, delimiter=options.delimiter, missing=options.missing,
+                           timeout=spark_timeout)
+    columns = table.columns()
+    inferred = Schema(tuple(Column(c.name, c.kind) for c in columns))
+    schema = declared_schema(path, inferred, options) if path is not None else inferred
+    return TableDataset(name, path, schema, fmt, table, choice.reason)

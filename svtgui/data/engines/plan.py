@@ -1,0 +1,304 @@
+"""Batches of queries as few passes over an engine's table: grouped histograms, then local evaluation.
+
+The plans, chosen per batch (``docs/scale.md`` has the table):
+
+* **numeric histogram** (range counts, clipped sums, clip differences on one column): one
+  ``SELECT x, count(*) … GROUP BY x`` of the column's distinct values, then the same sorted /
+  cumulative evaluation as the memory engine, with sums computed exactly (``exact``).
+* **grouped histogram** (counts and means with conditions): one ``GROUP BY`` of every column the
+  batch's conditions read; each condition is evaluated on the histogram's rows by the memory
+  engine's own ``condition_mask`` and the counts of the matching rows are added.
+* **item histogram** (supports of single items): one ``GROUP BY item`` of the distinct items of
+  each basket. Itemsets of two or more items use aggregates per scan.
+* **aggregates per scan** (the fallback, when a histogram would exceed ``HISTOGRAM_LIMIT`` rows by
+  the engine's distinct-count estimate): up to ``AGGREGATES_PER_SCAN`` queries become one
+  ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …`` over the table.
+
+Histograms are cached on the dataset, so the next batch of a run (and an adaptive query) costs no
+scan when the columns were seen before; a cached histogram over more columns answers conditions on
+fewer. The answers are secrets, like the memory engine's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from svtgui.core.linear import SparseHistogram
+from svtgui.data.engines.base import AGGREGATES_PER_SCAN, HISTOGRAM_LIMIT, TableEngine
+from svtgui.data.engines.exact import WeightedColumn
+from svtgui.data.engines.sql import predicate_sql
+from svtgui.data.evaluate import _public_n, _validate, condition_mask
+from svtgui.data.predicates import Junction, Predicate, QueryError
+from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
+from svtgui.data.schema import ColumnKind, Schema
+
+_N = "__svt_n"
+_NUMERIC = (RangeCount, ClipDiff, ClippedSum)
+
+
+class Planner:
+    """Evaluates query batches on one engine's table; caches histograms between batches."""
+
+    def __init__(self, table: TableEngine, limit: int = HISTOGRAM_LIMIT) -> None:
+        self.table = table
+        self.limit = limit
+        self.distinct: dict[str, int] = {}
+        self.numeric: dict[str, WeightedColumn | None] = {}
+        self.grouped: dict[frozenset[str], pd.DataFrame] = {}
+        self.items: dict[str, pd.DataFrame | None] = {}
+        self.scans = 0  # SQL statements run (for tests and the bench: "few passes")
+
+    # -- entry point -------------------------------------------------------------------------
+    def evaluate(self, ds: Any, queries: Sequence[Query]) -> np.ndarray:
+        """True answers of ``queries`` on ``ds`` (a dataset held by this planner's engine)."""
+        queries = list(queries)
+        schema: Schema = ds.schema
+        out = np.empty(len(queries), dtype=np.float64)
+        groups: dict[tuple[type, str | None], list[int]] = defaultdict(list)
+        for i, q in enumerate(queries):
+            if not isinstance(q, Query):
+                raise QueryError(f"query {i + 1}: not a query object ({type(q).__name__})")
+            groups[(type(q), getattr(q, "column", None))].append(i)
+        for (cls, _), idx in groups.items():
+            _validate(schema, [queries[i] for i in idx], idx, per_query=cls in (Count, Mean, ClippedSum))
+        self._estimate({c for (cls, c) in groups if c is not None and cls in _NUMERIC}
+                       | {c for q in queries if isinstance(q, Count) for c in q.columns()})
+        counting = [i for (cls, _), idx in groups.items() if cls in (Count, Mean) for i in idx]
+        if counting:
+            counts = self._counts([queries[i].where for i in counting], schema)
+            for i, c in zip(counting, counts, strict=True):
+                out[i] = c / _public_n(ds) if isinstance(queries[i], Mean) else c
+        for (cls, column), idx in groups.items():
+            batch = [queries[i] for i in idx]
+            if cls in _NUMERIC:
+                out[idx] = self._numeric_batch(cls, column, batch, schema)
+            elif cls is ItemSupport:
+                out[idx] = self._supports(column, batch, schema)
+        return out
+
+    # -- distinct counts (one scan for every new column) -------------------------------------
+    def _estimate(self, columns: set[str]) -> None:
+        todo = sorted(c for c in columns if c not in self.distinct)
+        if not todo:
+            return
+        d = self.table.dialect
+        row = self._sql("SELECT " + ", ".join(f"approx_count_distinct({d.ident(c)}) AS c{k}"
+                                             for k, c in enumerate(todo))
+                        + f" FROM {self.table.relation}")
+        for k, c in enumerate(todo):
+            self.distinct[c] = int(row.iloc[0, k])
+
+    def _fits(self, columns: frozenset[str]) -> bool:
+        size = math.prod(self.distinct.get(c, self.limit) + 1 for c in columns)
+        return size <= self.limit
+
+    def _sql(self, text: str) -> pd.DataFrame:
+        self.scans += 1
+        return self.table.sql(text)
+
+    # -- range counts, clipped sums, clip differences ----------------------------------------
+    def weighted(self, column: str) -> WeightedColumn | None:
+        """The column's exact weighted histogram, or None when it would be too large."""
+        if column not in self.numeric:
+            self._estimate({column})
+            if not self._fits(frozenset([column])):
+                self.numeric[column] = None
+            else:
+                c, rel = self.table.dialect.ident(column), self.table.relation
+                hist = self._sql(f"SELECT CAST({c} AS DOUBLE) AS v, count(*) AS {_N} FROM {rel} "
+                                 f"WHERE {c} IS NOT NULL GROUP BY {c}")
+                self.numeric[column] = WeightedColumn.of(hist["v"].to_numpy(np.float64),
+                                                         hist[_N].to_numpy(np.int64))
+        return self.numeric[column]
+
+    def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
+        w = self.weighted(column)
+        if w is None:
+            return self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
+        if cls is RangeCount:
+            low, high = _floats(batch, "low"), _floats(batch, "high")
+            closed = np.array([q.closed for q in batch])
+            lo = w.cum[np.where(np.isin(closed, ("left", "both")), w.below(low, False), w.below(low, True))]
+            hi = w.cum[np.where(np.isin(closed, ("right", "both")), w.below(high, True), w.below(high, False))]
+            return np.maximum(hi - lo, 0).astype(np.float64)
+        if cls is ClippedSum:
+            bounds = np.array([q.bounds(schema) for q in batch], dtype=np.float64).reshape(-1, 2)
+            return w.clipped_sums(bounds[:, 0], bounds[:, 1])
+        b, s = _floats(batch, "bound"), _floats(batch, "step")
+        diff = w.clip_diffs(b, s)
+        norm = np.array([q.normalised for q in batch], dtype=bool)
+        return np.where(norm, diff / s, diff)
+
+    # -- counts with conditions ----------------------------------------------------------------
+    def _counts(self, wheres: list[Predicate | None], schema: Schema) -> np.ndarray:
+        need = frozenset().union(*(w.columns() for w in wheres if w is not None))
+        out = np.empty(len(wheres))
+        pending: list[int] = []
+        for k, where in enumerate(wheres):
+            if where is None:
+                out[k] = self.table.row_count()
+                continue
+            hist = self._grouped(frozenset(where.columns()), need)
+            if hist is None:
+                pending.append(k)
+            else:
+                out[k] = int(hist[_N].to_numpy()[_mask(hist, where, schema)].sum())
+        if pending:
+            d = self.table.dialect
+            out[pending] = self._aggregates([predicate_sql(wheres[k], schema, d) for k in pending])
+        return out
+
+    def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str]) -> pd.DataFrame | None:
+        """A cached histogram over a superset of ``columns``; else a new one (the batch's, if it fits)."""
+        for cols, hist in self.grouped.items():
+            if columns <= cols:
+                return hist
+        for cols in (batch_columns, columns):
+            if columns <= cols and self._fits(cols):
+                d = self.table.dialect
+                names = ", ".join(d.ident(c) for c in sorted(cols))
+                self.grouped[cols] = self._sql(f"SELECT {names}, count(*) AS {_N} "
+                                               f"FROM {self.table.relation} GROUP BY {names}")
+                return self.grouped[cols]
+        return None
+
+    # -- item supports ---------------------------------------------------------------------------
+    def _supports(self, column: str, batch: list[ItemSupport], schema: Schema) -> np.ndarray:
+        d, rel = self.table.dialect, self.table.relation
+        element = _element_kind(self.table, column)
+        hist = self._item_histogram(column) if any(len(q.items) == 1 for q in batch) else None
+        out = np.zeros(len(batch))
+        pending: list[int] = []
+        exprs: list[str] = []
+        for k, q in enumerate(batch):
+            items = [_coerce_item(it, element) for it in q.items]
+            if any(it is None for it in items):
+                continue  # an item of the wrong type cannot occur
+            if len(items) == 1 and hist is not None:
+                out[k] = int(hist.get(items[0], 0))
+            else:
+                pending.append(k)
+                exprs.append(d.has_all.format(c=d.ident(column), items=d.items(items)))
+        if pending:
+            out[pending] = self._aggregates(exprs)
+        del rel
+        return out
+
+    def _item_histogram(self, column: str) -> dict[Any, int] | None:
+        if column not in self.items:
+            d, rel = self.table.dialect, self.table.relation
+            est = self._sql(f"SELECT approx_count_distinct(item) AS n FROM "
+                            f"(SELECT {d.distinct_items.format(c=d.ident(column))} AS item FROM {rel}) s")
+            if int(est.iloc[0, 0]) + 1 > self.limit:
+                self.items[column] = None
+            else:
+                hist = self._sql(f"SELECT item, count(*) AS {_N} FROM (SELECT "
+                                 f"{d.distinct_items.format(c=d.ident(column))} AS item FROM {rel}) s "
+                                 f"WHERE item IS NOT NULL GROUP BY item")
+                self.items[column] = dict(zip(hist["item"].tolist(), hist[_N].tolist(), strict=True))
+        return self.items[column]
+
+    # -- the fallback: many aggregates per scan --------------------------------------------------
+    def _aggregates(self, expressions: list[str]) -> np.ndarray:
+        """Each expression is a boolean condition (counted) or ``sum:<SQL>`` (summed)."""
+        out = np.empty(len(expressions))
+        for start in range(0, len(expressions), AGGREGATES_PER_SCAN):
+            part = expressions[start:start + AGGREGATES_PER_SCAN]
+            cols = [f"SUM({e[4:]}) AS a{k}" if e.startswith("sum:") else
+                    f"SUM(CASE WHEN {e} THEN 1 ELSE 0 END) AS a{k}" for k, e in enumerate(part)]
+            row = self._sql(f"SELECT {', '.join(cols)} FROM {self.table.relation}")
+            out[start:start + len(part)] = [0.0 if pd.isna(v) else float(v) for v in row.iloc[0].tolist()]
+        return out
+
+    # -- universes (PMW, SparseProject) and observed values -------------------------------------
+    def universe_histogram(self, universe: Any) -> SparseHistogram:
+        """D over the universe: one GROUP BY of the axes (numeric axes binned in SQL)."""
+        d, rel = self.table.dialect, self.table.relation
+        exprs = []
+        for k, axis in enumerate(universe.axes):
+            c = d.ident(axis.column)
+            if axis.edges is None:
+                exprs.append(f"{c} AS a{k}")
+            else:  # the memory engine's searchsorted(inner edges, x, 'right')
+                whens = " ".join(f"WHEN {c} < {d.literal(float(e))} THEN {i}"
+                                 for i, e in enumerate(axis.edges[1:-1]))
+                exprs.append(f"CASE WHEN {c} IS NULL THEN -1 {whens} ELSE {len(axis.edges) - 2} END AS a{k}")
+        names = ", ".join(f"a{k}" for k in range(len(exprs)))
+        hist = self._sql(f"SELECT {names}, count(*) AS {_N} FROM (SELECT {', '.join(exprs)} FROM {rel}) s "
+                         f"GROUP BY {names}")
+        codes = []
+        for k, axis in enumerate(universe.axes):
+            if axis.edges is None:
+                codes.append(axis.codes(hist[f"a{k}"].astype(object)))
+            else:
+                raw = hist[f"a{k}"].to_numpy(np.int64)
+                codes.append(np.where(raw < 0, axis.levels.index("(missing)"), raw))
+        cells = np.ravel_multi_index(codes, universe.shape).astype(np.int64)
+        order = np.argsort(cells)
+        merged = pd.Series(hist[_N].to_numpy(np.int64)[order]).groupby(cells[order]).sum()
+        return SparseHistogram(merged.index.to_numpy(np.int64), merged.to_numpy(np.int64), universe.size)
+
+    def distinct_values(self, column: str, limit: int = 100_000) -> list[Any]:
+        """The column's distinct non-missing values (for universe levels read off the data)."""
+        c = self.table.dialect.ident(column)
+        rows = self._sql(f"SELECT DISTINCT {c} AS v FROM {self.table.relation} WHERE {c} IS NOT NULL "
+                         f"LIMIT {limit + 1}")
+        if len(rows) > limit:
+            raise QueryError(f"column {column!r} has more than {limit} distinct values; declare its levels")
+        return rows["v"].tolist()
+
+
+def _floats(batch: list[Any], name: str) -> np.ndarray:
+    return np.array([getattr(q, name) for q in batch], dtype=np.float64)
+
+
+def _mask(hist: pd.DataFrame, where: Predicate, schema: Schema) -> np.ndarray:
+    if isinstance(where, Junction):
+        masks = [_mask(hist, c, schema) for c in where.children]
+        return np.logical_and.reduce(masks) if where.op == "and" else np.logical_or.reduce(masks)
+    return condition_mask(hist[where.column], schema.column(where.column).kind, where)
+
+
+def _numeric_sql(q: Query, schema: Schema, table: TableEngine) -> str:
+    """One numeric query as an aggregate expression (the fallback plan)."""
+    d = table.dialect
+    c = d.ident(q.column)
+    if isinstance(q, RangeCount):
+        lo = ">=" if q.closed in ("left", "both") else ">"
+        hi = "<=" if q.closed in ("right", "both") else "<"
+        return f"({c} {lo} {d.literal(float(q.low))} AND {c} {hi} {d.literal(float(q.high))})"
+    if isinstance(q, ClippedSum):
+        lo, hi = (d.literal(float(b)) for b in q.bounds(schema))
+        clipped = f"CAST(LEAST(GREATEST({c}, {lo}), {hi}) AS DOUBLE)"
+    else:
+        b, top = float(q.bound), float(q.bound) + float(q.step)
+        scale = f" / {d.literal(float(q.step))}" if q.normalised else ""
+        clipped = f"(LEAST(GREATEST(CAST({c} AS DOUBLE), {d.literal(b)}), {d.literal(top)}) - {d.literal(b)}){scale}"
+    # GREATEST/LEAST skip NULLs in DuckDB and Spark: a missing cell must add nothing
+    return f"sum:CASE WHEN {c} IS NOT NULL THEN {clipped} END"
+
+
+def _element_kind(table: TableEngine, column: str) -> str:
+    for col in table.columns():
+        if col.name == column:
+            return "int" if any(t in col.type_name.upper() for t in ("INT", "LONG", "SHORT", "BYTE")) else "str"
+    raise QueryError(f"column {column!r} is not in the data")
+
+
+def _coerce_item(item: Any, element: str) -> Any:
+    """The memory engine's item coercion: integers for integer baskets, texts otherwise."""
+    if element == "int":
+        try:
+            return int(item)
+        except (TypeError, ValueError):
+            return None
+    return str(item)
+
+
+__all__ = ["Planner", "ColumnKind"]

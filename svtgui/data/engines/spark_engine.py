@@ -1,0 +1,213 @@
+"""Spark: the data stays on a cluster (or Spark in local mode); only aggregates come back.
+
+The session is created lazily from a master URL: ``local[*]`` / ``local[N]`` (Spark in this
+process's JVM), ``spark://host:7077`` (standalone), ``yarn``, or ``sc://host:15002`` (Spark
+Connect). The source is a path Spark can read (Parquet, CSV/TSV, JSON lines; local or ``hdfs://``,
+``s3a://`` …) or ``table:NAME`` from the session's catalogue. Every job runs in its own job group
+and is cancelled after ``timeout`` seconds, so an unreachable master or a stuck cluster becomes a
+clear error instead of a hang.
+
+What travels: the SQL of each aggregate (query definitions) to the cluster, and the grouped counts
+and sums back. Mechanism, noise, thresholds and the ledger never leave this process.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+
+from svtgui.data.engines.base import SPARK, ColumnType, EngineError, TableEngine, lists_as_tuples
+
+DEFAULT_TIMEOUT = 600.0
+_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+_ITEMS = ("array<string>", "array<int>", "array<bigint>", "array<smallint>", "array<tinyint>")
+
+
+def kind_of(type_name: str) -> str | None:
+    t = type_name.lower()
+    if t in _ITEMS:
+        return "itemset"
+    if t == "boolean":
+        return "boolean"
+    if t.split("(")[0] in _NUMERIC:
+        return "numeric"
+    if t in ("date", "timestamp", "timestamp_ntz"):
+        return "datetime"
+    if t == "string" or t.startswith(("varchar", "char")):
+        return "categorical"
+    return None
+
+
+def _quiet_import() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark's pandas-version notice
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise EngineError("the spark engine needs PySpark: pip install 'svtgui[spark]'") from None
+    return SparkSession
+
+
+class SparkTable(TableEngine):
+    """A dataset read by Spark (``fmt``: parquet, csv, tsv, jsonl, or table)."""
+
+    name = "spark"
+    dialect = SPARK
+
+    def __init__(self, master: str, source: str, fmt: str, *, conf: dict[str, str] | None = None,
+                 delimiter: str | None = None, missing: tuple[str, ...] = (),
+                 timeout: float | None = None) -> None:
+        self.master = master
+        self.source = source
+        self.fmt = fmt
+        self.conf = dict(conf or {})
+        self.delimiter = delimiter
+        self.missing = missing
+        self.timeout = timeout or DEFAULT_TIMEOUT
+        self.relation = f"svt_{uuid.uuid4().hex[:12]}"
+        self._df: Any = None
+        self._columns: list[ColumnType] | None = None
+        self._rows: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_df": None}
+
+    @property
+    def location(self) -> str:
+        return f"{self.source} on {self.master}"
+
+    # -- session and view ---------------------------------------------------------------------
+    def session(self) -> Any:
+        spark_session = _quiet_import()
+        builder = spark_session.builder.appName("SVT Studio")
+        builder = builder.remote(self.master) if self.master.startswith("sc://") else \
+            builder.master(self.master).config("spark.ui.enabled", "false")
+        for k, v in self.conf.items():
+            builder = builder.config(k, v)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                return builder.getOrCreate()
+        except Exception as e:  # Java missing, bad master URL, Connect server down: one clear line
+            raise EngineError(f"Spark did not start on {self.master}: {_first_line(e)}") from None
+
+    def _frame(self) -> Any:
+        if self._df is None:
+            spark = self.session()
+
+            def read() -> Any:
+                if self.fmt == "table":
+                    return spark.table(self.source[len("table:"):].strip())
+                if self.fmt == "parquet":
+                    return spark.read.parquet(self.source)
+                if self.fmt == "jsonl":
+                    return spark.read.json(self.source)
+                reader = spark.read.option("header", "true").option("inferSchema", "true")
+                sep = self.delimiter or ("\t" if self.fmt == "tsv" else ",")
+                reader = reader.option("sep", sep)
+                if self.missing:
+                    reader = reader.option("nullValue", self.missing[0])
+                return reader.csv(self.source)
+
+            df = self._guarded(read, "reading the source")
+            columns, select = [], []
+            for field in df.schema.fields:
+                type_name = field.dataType.simpleString()
+                kind = kind_of(type_name)
+                if kind is None:
+                    raise EngineError(f"{self.source}, column {field.name!r}: column type {type_name} is not "
+                                      "supported (numbers, texts, true/false, dates and arrays of items are)")
+                q = SPARK.ident(field.name)
+                is_float = type_name in ("float", "double")
+                if is_float:
+                    select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
+                elif type_name.startswith("decimal"):
+                    select.append(f"CAST({q} AS DOUBLE) AS {q}")
+                    is_float = True
+                elif type_name == "date":
+                    select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
+                else:
+                    select.append(q)
+                columns.append(ColumnType(field.name, type_name, kind, is_float))
+            df = df.selectExpr(*select)
+            df.createOrReplaceTempView(self.relation)
+            self._df, self._columns = df, columns
+        return self._df
+
+    def _guarded(self, work: Callable[[], Any], what: str) -> Any:
+        """Run ``work`` in its own job group; cancel it and raise after ``timeout`` seconds."""
+        spark = self.session()
+        group = f"svtgui-{uuid.uuid4().hex[:8]}"
+        result: list[Any] = []
+        errors: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                if hasattr(spark, "sparkContext") and not self.master.startswith("sc://"):
+                    spark.sparkContext.setJobGroup(group, "SVT Studio", interruptOnCancel=True)
+                result.append(work())
+            except BaseException as e:  # re-raised below, in the caller's thread
+                errors.append(e)
+
+        worker = threading.Thread(target=run, name="svtgui-spark", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            if not self.master.startswith("sc://"):
+                spark.sparkContext.cancelJobGroup(group)
+            raise EngineError(f"Spark on {self.master} did not answer within {self.timeout:g} s ({what}); "
+                              "is the master reachable and does it have free executors?")
+        if errors:
+            e = errors[0]
+            raise EngineError(f"Spark failed ({what}) on {self.master}: {_first_line(e)}") from None
+        return result[0]
+
+    # -- the seam -------------------------------------------------------------------------------
+    def columns(self) -> list[ColumnType]:
+        self._frame()
+        assert self._columns is not None
+        return self._columns
+
+    def row_count(self) -> int:
+        if self._rows is None:
+            df = self._frame()
+            self._rows = int(self._guarded(df.count, "counting rows"))
+        return self._rows
+
+    def preview(self, rows: int) -> pd.DataFrame:
+        df = self._frame()
+        return lists_as_tuples(self._guarded(lambda: df.limit(int(rows)).toArrow().to_pandas(), "reading a preview"))
+
+    def sql(self, text: str) -> pd.DataFrame:
+        self._frame()
+        spark = self.session()
+        return self._guarded(lambda: spark.sql(text).toArrow().to_pandas(), "an aggregate")
+
+    def batches(self, rows: int) -> Iterator[pd.DataFrame]:
+        df = self._frame()
+        names = [c.name for c in self.columns()]
+        chunk: list[Any] = []
+        for row in df.toLocalIterator(prefetchPartitions=True):
+            chunk.append(tuple(row))
+            if len(chunk) >= rows:
+                yield lists_as_tuples(pd.DataFrame.from_records(chunk, columns=names))
+                chunk = []
+        if chunk:
+            yield lists_as_tuples(pd.DataFrame.from_records(chunk, columns=names))
+
+    def close(self) -> None:
+        self._df = None
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line[:400]
+    return type(e).__name__

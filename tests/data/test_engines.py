@@ -1,0 +1,189 @@
+"""The DuckDB engine against the memory engine: same answers for every query kind, few scans,
+clear refusals and errors (issue 16). Spark has its own module (one shared session)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from svtgui.data.engines import EngineError, EngineRefused, choose_engine, open_dataset
+from svtgui.data.engines.base import HISTOGRAM_LIMIT
+from svtgui.data.evaluate import evaluate
+from svtgui.data.fingerprint import new_key
+from svtgui.data.predicates import Condition
+from svtgui.data.queries import ClippedSum, Count, RangeCount
+from svtgui.data.universe import Universe
+from tests.data.engines_support import assert_same, frames, queries, universe_cells, write
+
+SPECS = ["c", "a@0,5,10,20"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(frame=frames(), batch=st.lists(queries(), min_size=1, max_size=25), tiny=st.booleans())
+def test_duckdb_answers_random_batches_as_memory_does(tmp_path: Path, frame, batch, tiny) -> None:
+    path = write(frame, tmp_path)
+    memory = open_dataset(path, engine="memory")
+    duck = open_dataset(path, engine="duckdb")
+    if tiny:  # every histogram "too large": the aggregates-per-scan fallback answers
+        duck.planner.limit = 1
+    assert_same(evaluate(memory, batch), evaluate(duck, batch), batch)
+    assert universe_cells(duck, SPECS) == universe_cells(memory, SPECS)
+
+
+def census(rows: int, seed: int = 1) -> pd.DataFrame:
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({"age": r.integers(17, 91, rows), "sex": r.choice(["Male", "Female"], rows),
+                         "capital_gain": np.where(r.random(rows) < 0.9, 0, r.integers(1, 99_999, rows))})
+
+
+def test_a_batch_costs_a_few_scans_not_one_per_query(tmp_path: Path) -> None:
+    ds = open_dataset(write(census(5000), tmp_path), engine="duckdb")
+    batch = [RangeCount("age", lo, lo + 10) for lo in range(17, 80)] + \
+            [Count(Condition("sex", "=", s)) for s in ("Male", "Female")] + \
+            [ClippedSum("capital_gain", 0, b) for b in range(0, 100_000, 1000)]
+    evaluate(ds, batch)
+    # distinct-count estimate, the age histogram, the capital_gain histogram, the sex histogram
+    assert ds.planner.scans <= 4 < len(batch)
+    before = ds.planner.scans
+    evaluate(ds, [RangeCount("age", 30, 40)])  # an adaptive query on a seen column: cached
+    assert ds.planner.scans == before
+
+
+def test_content_fingerprint_is_the_memory_engines(tmp_path: Path) -> None:
+    path = write(census(3000), tmp_path)
+    key = new_key()
+    seen: list[float] = []
+
+    class Watch:
+        def set_progress(self, fraction, text=""):
+            seen.append(fraction)
+
+        def is_cancelled(self):
+            return False
+
+    duck = open_dataset(path, engine="duckdb")
+    assert duck.content_fingerprint(key, Watch()) == open_dataset(path, engine="memory").content_fingerprint(key)
+    assert seen and seen[-1] == 1.0
+
+
+def test_fingerprint_cancel_stops_the_pass(tmp_path: Path) -> None:
+    from svtgui.data.errors import LoadCancelled
+
+    class Cancelled:
+        def set_progress(self, fraction, text=""):
+            pass
+
+        def is_cancelled(self):
+            return True
+
+    duck = open_dataset(write(census(100), tmp_path), engine="duckdb")
+    with pytest.raises(LoadCancelled):
+        duck.content_fingerprint(new_key(), Cancelled())
+
+
+def test_schema_count_and_preview_without_loading(tmp_path: Path) -> None:
+    frame = census(2000)
+    ds = open_dataset(write(frame, tmp_path), engine="duckdb")
+    assert ds.engine == "duckdb" and ds.n_rows == 2000
+    assert [c.kind.value for c in ds.schema.columns] == ["numeric", "categorical", "numeric"]
+    pd.testing.assert_frame_equal(ds.preview(5)[["age"]], frame.head(5)[["age"]])
+    with pytest.raises(EngineRefused, match="evaluated by duckdb"):
+        ds.frame  # noqa: B018 - the refusal is the point
+
+
+def test_declared_bounds_from_a_sidecar_apply(tmp_path: Path) -> None:
+    path = write(census(500), tmp_path, "people.parquet")
+    (tmp_path / "people.schema.json").write_text(
+        '{"format": "svtgui-schema", "version": 1, "columns": [{"name": "age", "kind": "numeric", '
+        '"lower": 0, "upper": 100}]}', encoding="utf-8")
+    ds = open_dataset(path, engine="duckdb")
+    assert ds.schema.column("age").bounds() == (0.0, 100.0)
+    assert evaluate(ds, [ClippedSum("age")])[0] == evaluate(open_dataset(path, engine="memory"),
+                                                            [ClippedSum("age")])[0]
+
+
+def test_csv_and_jsonl_on_duckdb_match_memory(tmp_path: Path) -> None:
+    frame = census(800)
+    csv = tmp_path / "c.csv"
+    frame.to_csv(csv, index=False)
+    jsonl = tmp_path / "c.jsonl"
+    frame.to_json(jsonl, orient="records", lines=True)
+    batch = [RangeCount("age", 20, 40), Count(Condition("sex", "=", "Male")), ClippedSum("capital_gain", 0, 500)]
+    for path in (csv, jsonl):
+        assert_same(evaluate(open_dataset(path, engine="memory"), batch),
+                    evaluate(open_dataset(path, engine="duckdb"), batch), batch)
+
+
+def test_a_copy_for_the_run_process_reconnects(tmp_path: Path) -> None:
+    ds = open_dataset(write(census(500), tmp_path), engine="duckdb")
+    batch = [RangeCount("age", 20, 40)]
+    expected = evaluate(ds, batch)
+    copy = pickle.loads(pickle.dumps(ds))
+    assert copy.table._con is None or copy.table._con is not ds.table._con
+    np.testing.assert_array_equal(evaluate(copy, batch), expected)
+
+
+def test_universe_histogram_of_a_large_universe_matches(tmp_path: Path) -> None:
+    path = write(census(3000), tmp_path)
+    specs = ["sex", "age@17,30,45,60,91"]
+    duck, memory = open_dataset(path, engine="duckdb"), open_dataset(path, engine="memory")
+    assert universe_cells(duck, specs) == universe_cells(memory, specs)
+    assert Universe.of(duck, ["sex"]).axes[0].levels == Universe.of(memory, ["sex"]).axes[0].levels
+
+
+# -- choosing an engine ------------------------------------------------------------------------------
+
+
+def test_automatic_choice_by_size_and_rows(tmp_path: Path, monkeypatch) -> None:
+    path = write(census(100), tmp_path)
+    assert choose_engine(path).engine == "memory"
+    assert choose_engine(path, large_file_bytes=10).engine == "duckdb"
+    assert "rows" in choose_engine(path, large_file_bytes=10).reason or "file is" in choose_engine(
+        path, large_file_bytes=10).reason
+    monkeypatch.setattr("svtgui.data.engines.open.LARGE_PARQUET_ROWS", 50)
+    choice = choose_engine(path)
+    assert choice.engine == "duckdb" and "100 rows" in choice.reason
+    assert choose_engine(path, "memory").reason == "chosen by you"
+    assert choose_engine("table:people").engine == "spark"
+    with pytest.raises(EngineRefused, match="Spark catalogue"):
+        choose_engine("table:people", "duckdb")
+    assert HISTOGRAM_LIMIT > 10**5
+
+
+# -- failures ------------------------------------------------------------------------------------------
+
+
+def test_missing_file_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(EngineError.__mro__[1], match="no such file"):
+        open_dataset(tmp_path / "gone.parquet", engine="duckdb")
+
+
+def test_unreadable_parquet_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(EngineError, match="bad.parquet.*DuckDB cannot read"):
+        open_dataset(bad, engine="duckdb")
+
+
+def test_unsupported_column_type_names_the_column(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"ok": [1, 2], "nested": [{"k": 1}, {"k": 2}]}), path)
+    with pytest.raises(EngineError, match="column 'nested'.*STRUCT.*not supported"):
+        open_dataset(path, engine="duckdb")
+
+
+def test_excel_and_fimi_are_refused_by_duckdb(tmp_path: Path) -> None:
+    fimi = tmp_path / "baskets.dat"
+    fimi.write_text("1 2 3\n2 3\n", encoding="utf-8")
+    with pytest.raises(EngineRefused, match="fimi files are read by the memory engine only, not by duckdb"):
+        open_dataset(fimi, engine="duckdb")
+    assert choose_engine(fimi).engine == "memory"
