@@ -9,13 +9,12 @@ integer lattice and the released value depends on the data only through the exac
 
 Sampler (Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
 Algorithm 3): with t = ⌊σ⌋ + 1, draw Y from the discrete Laplace law P[Y = y] ∝ exp(−|y|/t) and
-accept it with probability exp(−(|Y| − σ²/t)² / (2σ²)); the accepted Y has
-P[Y = y] ∝ exp(−y²/(2σ²)) exactly. Both steps draw from the project's word source: the discrete
-Laplace from :meth:`NoiseSource.discrete_laplace`, the acceptance from a 53-bit uniform. The
-acceptance probability is computed in floating point, so each trial deviates from the ideal by
-at most 2^-52 (absolute), which with the discrete Laplace's own < 2^-50 gives a total-variation
-distance below 2^-48 per sample. The output is an integer, so this deviation is a tiny δ-like
-slack, not a Mironov-style channel; we document it rather than hide it (as ``noise.py`` does).
+accept it with probability exp(−(|Y| − σ²/t)²/(2σ²)); the accepted Y has
+P[Y = y] ∝ exp(−y²/(2σ²)) exactly. Both steps are exact (:mod:`svtgui.core.sampling`): the
+discrete Laplace by exact inversion, the acceptance by CKS's Bernoulli(exp(−γ)) on the rational γ
+computed from the exact rational σ (the float σ, rounded up by 2^-40 relative as every scale is,
+see :mod:`svtgui.core.noise`). No floating-point probability is involved, so there is no slack
+to account for.
 
 Privacy (CKS20, Theorem 14): adding independent discrete Gaussians of parameter σ to an
 integer-valued vector whose L2 sensitivity is Δ₂ is ρ-zCDP with ρ = Δ₂²/(2σ²). Bun & Steinke
@@ -33,21 +32,10 @@ from svtgui.core.noise import NoiseSource
 
 
 def discrete_gaussian(rng: NoiseSource, sigma: float, size: int) -> np.ndarray:
-    """``size`` independent draws with P[Y = y] ∝ exp(−y²/(2σ²)) on the integers (int64)."""
+    """``size`` independent draws with P[Y = y] ∝ exp(−y²/(2σ²)) on the integers (int64), exactly."""
     s = validation.positive("sigma", sigma)
     n = validation.count("size", size, minimum=0)
-    t = math.floor(s) + 1
-    out = np.empty(n, dtype=np.int64)
-    filled = 0
-    while filled < n:
-        want = n - filled
-        batch = max(16, int(want * 1.6))  # acceptance rate is at least ~0.6 for σ ≥ 1
-        y = rng.discrete_laplace(float(t), batch)
-        accept = rng.uniform(batch) <= np.exp(-((np.abs(y) - s * s / t) ** 2) / (2 * s * s))
-        got = y[accept][:want]
-        out[filled:filled + got.size] = got
-        filled += got.size
-    return out
+    return rng.discrete_gaussian(s, n)
 
 
 def rho_for(epsilon: float, delta: float) -> float:

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     a = inner.add_parser("answer", help="answer count queries from a release file (no dataset needed)",
                          description="Answer count queries from a release alone.")
-    a.add_argument("--release", required=True, metavar="RELEASE.npz")
+    _add_release_option(a)
     a.add_argument("--query", action="append", default=[], metavar="JSON",
                    help='a count query, e.g. \'{"kind": "count", "where": {"column": "sex", "op": "=", '
                         '"value": "Female"}}\' (repeatable)')
@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     i = inner.add_parser("info", help="print a release's public header",
                          description="Show a release's header.")
-    i.add_argument("--release", required=True, metavar="RELEASE.npz")
+    _add_release_option(i)
     i.set_defaults(handler=info)
 
 
@@ -111,13 +111,20 @@ def build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(path: str) -> ProjectionRelease:
+def _load(path: str, expect_sha256: str | None = None) -> ProjectionRelease:
+    """The release, its checksum verified (and its SHA-256 against the published one when given)."""
     from svtgui.cli import CliError
 
     try:
-        return ProjectionRelease.load(path)
+        return ProjectionRelease.load(path, expect_sha256=expect_sha256)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+
+
+def _add_release_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--release", required=True, metavar="RELEASE.npz")
+    p.add_argument("--expect-sha256", metavar="HEX",
+                   help="the release's SHA-256 as the curator published it; any other file is refused")
 
 
 def _print_theory(release: ProjectionRelease) -> None:
@@ -136,8 +143,9 @@ def _print_theory(release: ProjectionRelease) -> None:
 
 
 def info(args: argparse.Namespace) -> int:
-    release = _load(args.release)
+    release = _load(args.release, args.expect_sha256)
     _print_theory(release)
+    print(f"file SHA-256 {release.sha256} (compare it with the one the curator published)")
     universe = release.header.get("metadata", {}).get("universe", {})
     for axis in universe.get("axes", []):
         print(f"  {axis['column']}: {', '.join(axis['levels'])}")
@@ -150,7 +158,7 @@ def answer(args: argparse.Namespace) -> int:
     from svtgui.data.queries import query_from_json, read_queries
     from svtgui.data.universe import Universe
 
-    release = _load(args.release)
+    release = _load(args.release, args.expect_sha256)
     try:
         universe = Universe.from_json(release.header.get("metadata", {}).get("universe"))
     except ValueError as exc:

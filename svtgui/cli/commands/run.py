@@ -291,7 +291,7 @@ def _print_release(facts: dict[str, Any]) -> None:
     from svtgui.cli.commands.release import _load, _print_theory
 
     path = facts.get("release_file")
-    _print_theory(_load(path))
+    _print_theory(_load(path, facts.get("release_sha256") or None))
     print(f"wrote {path} (sha256 {facts.get('release_sha256', '')[:16]}…); answer queries from it, without "
           f"the data: svtgui-cli sparse-project answer --release {path} --query JSON")
 

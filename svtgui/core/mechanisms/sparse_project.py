@@ -18,8 +18,12 @@ on the L2 sensitivity is ~2.8× less noisy than either).
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import math
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +49,10 @@ from svtgui.core.mechanisms.base import (
 )
 
 FORMAT = "svtgui-sparse-project"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the header carries CHECKSUM, checked on every load
+CHECKSUM = "content_sha256"
 MAX_PROJECTION = 1 << 22  # T beyond this is hours of hashing; the paper's T is shown, not used
+_MAX_RELEASE_BYTES = 16 * MAX_PROJECTION + (1 << 24)  # T values at 8 bytes (×2 slack) + header
 _CELL_BLOCK = 256  # cells hashed per block when projecting (T × block signs in memory)
 
 CITATION = ("A. Blum and A. Roth, Fast Private Data Release Algorithms for Sparse Queries, "
@@ -68,6 +74,7 @@ class ProjectionRelease:
     n: int
     header: dict[str, Any]
     _columns: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    sha256: str = ""  # of the file it was loaded from (what the ledger records as release_sha256)
 
     def signs(self, cells: np.ndarray) -> np.ndarray:
         """Sign block s(i, x) (T × len(cells), int8) of the public matrix √T·A."""
@@ -107,40 +114,91 @@ class ProjectionRelease:
         return np.array([self.answer(q) for q in qs], dtype=np.float64)
 
     def save(self, path: str | Path) -> Path:
-        """Write ``.npz``: integer arrays plus the JSON header (no pickles)."""
+        """Write ``.npz``: integer arrays plus the JSON header (no pickles), sealed by a checksum."""
         p = Path(path)
         header = dict(self.header, format=FORMAT, version=FORMAT_VERSION, bits=self.hash.bits,
                       projection_size=self.projection_size, universe_size=self.universe_size, n=self.n)
+        header.pop(CHECKSUM, None)
+        noisy = self.noisy.astype(np.int64)
+        coefficients = np.array(self.hash.coefficients, dtype=np.uint64)
+        header[CHECKSUM] = _content_digest(json.loads(json.dumps(header)), noisy, coefficients)
         with p.open("wb") as fh:
-            np.savez_compressed(fh, noisy=self.noisy.astype(np.int64),
-                                coefficients=np.array(self.hash.coefficients, dtype=np.uint64),
+            np.savez_compressed(fh, noisy=noisy, coefficients=coefficients,
                                 header=np.array(json.dumps(header, ensure_ascii=False)))
         return p
 
     @classmethod
-    def load(cls, path: str | Path) -> ProjectionRelease:
-        """Read a release written by :meth:`save`; ``ValueError`` naming the file on anything wrong."""
+    def load(cls, path: str | Path, expect_sha256: str | None = None) -> ProjectionRelease:
+        """Read a release written by :meth:`save`; ``ValueError`` naming the file on anything wrong.
+
+        The header's checksum must match the arrays and the header (an edited ε, n or value, a
+        flipped byte, a truncated file are all refused). A checksum sealed into the file stops
+        accidents and naive edits, not a forger who recomputes it: against that, the analyst
+        compares the file's SHA-256 with the one the curator published (``expect_sha256``; the
+        ledger records it as ``release_sha256``).
+        """
         p = Path(path)
+        data = _read_release_bytes(p)
+        digest = hashlib.sha256(data).hexdigest()
+        if expect_sha256 is not None and digest != expect_sha256.strip().lower():
+            raise ValueError(f"{p}: SHA-256 {digest[:16]}… is not the expected {expect_sha256[:16]}…: "
+                             "this is not the published release (changed or replaced)")
         try:
-            with np.load(p, allow_pickle=False) as z:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 header = json.loads(str(z["header"]))
                 noisy = np.asarray(z["noisy"], dtype=np.int64)
-                coefficients = tuple(int(c) for c in np.asarray(z["coefficients"], dtype=np.uint64))
-        except FileNotFoundError:
-            raise ValueError(f"{p}: no such release file") from None
-        except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{p}: not a SparseProject release ({exc})") from None
-        if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
-            raise ValueError(f"{p}: not a SparseProject release (format {header.get('format')!r}, "
-                             f"version {header.get('version')!r})")
+                coefficients_array = np.asarray(z["coefficients"], dtype=np.uint64)
+                coefficients = tuple(int(c) for c in coefficients_array)
+        except Exception as exc:  # noqa: BLE001 - zip/zlib/npy/JSON errors of a damaged file, all alike
+            raise ValueError(f"{p}: not a SparseProject release, or a damaged one "
+                             f"({type(exc).__name__}: {exc})") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            found = header.get("format") if isinstance(header, dict) else None
+            raise ValueError(f"{p}: not a SparseProject release (format {found!r})")
+        if header.get("version") != FORMAT_VERSION:
+            raise ValueError(f"{p}: SparseProject release format version {header.get('version')!r}; this "
+                             f"SVT Studio reads version {FORMAT_VERSION} (checksummed releases)")
+        sealed = header.pop(CHECKSUM, None)
+        if sealed != _content_digest(header, noisy, coefficients_array):
+            raise ValueError(f"{p}: the release's checksum does not match its content: the file was "
+                             "changed after it was written (an edited header, ε, n or value, or damage); "
+                             "refused")
+        header[CHECKSUM] = sealed
         try:
             T, size, n = int(header["projection_size"]), int(header["universe_size"]), int(header["n"])
             h = PolynomialHash(int(header["bits"]), coefficients)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{p}: damaged release header ({exc})") from None
         if noisy.shape != (T,):
             raise ValueError(f"{p}: damaged release: {noisy.size} projected values for T = {T}")
-        return cls(h, T, size, noisy, n, header)
+        return cls(h, T, size, noisy, n, header, sha256=digest)
+
+
+def _content_digest(header: dict[str, Any], noisy: np.ndarray, coefficients: np.ndarray) -> str:
+    """SHA-256 over the canonical header (without its checksum) and both arrays' bytes."""
+    h = hashlib.sha256(json.dumps(header, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    h.update(np.ascontiguousarray(noisy, dtype="<i8").tobytes())
+    h.update(np.ascontiguousarray(coefficients, dtype="<u8").tobytes())
+    return h.hexdigest()
+
+
+def _read_release_bytes(p: Path) -> bytes:
+    """The file's bytes: a regular file of plausible size only (a FIFO would block, /dev/zero never end)."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such release file") from None
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read the release ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{p}: not a regular file (a folder, pipe or device); give a release .npz file")
+    if st.st_size > _MAX_RELEASE_BYTES:
+        raise ValueError(f"{p}: {st.st_size} bytes is too large for a SparseProject release")
+    try:
+        with p.open("rb") as fh:
+            return fh.read(_MAX_RELEASE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read the release ({exc.strerror})") from None
 
 
 class SparseProject(Mechanism):
