@@ -23,7 +23,8 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from svtgui.data import LoadCancelled, Progress, load_dataset  # noqa: E402
+from svtgui.app.tasks import TaskState  # noqa: E402
+from svtgui.data import LoadCancelled, load_dataset  # noqa: E402
 
 
 def make(path: Path, n: int) -> None:
@@ -43,6 +44,20 @@ def make(path: Path, n: int) -> None:
     frame.to_csv(path, index=False, sep=",")
 
 
+class Counting(TaskState):
+    """The window's task state, counting reports and cancelling itself at ``cancel_at``."""
+
+    def __init__(self, cancel_at: float = 2.0) -> None:
+        super().__init__()
+        self.calls, self.cancel_at = 0, cancel_at
+
+    def set_progress(self, fraction: float | None, text: str = "") -> None:
+        self.calls += 1
+        super().set_progress(fraction, text)
+        if fraction is not None and fraction >= self.cancel_at:
+            self.cancel()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -54,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         pd.read_csv(path, na_values=["?"])
         t_pandas = time.perf_counter() - t0
-        calls: list[float] = []
+        progress = Counting()
         t0 = time.perf_counter()
-        load_dataset(path, progress=Progress(calls.append))
+        load_dataset(path, progress=progress)
         t_ours = time.perf_counter() - t0
         tracemalloc.start()
         ds = load_dataset(path)
@@ -66,14 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pandas.read_csv (baseline)  : {t_pandas:6.2f} s")
         print(
             f"load_dataset                : {t_ours:6.2f} s  ({t_ours / t_pandas:.2f}x the baseline: chunked,"
-            f" hashed, checked, text as categoricals), {len(calls)} progress callbacks"
+            f" hashed, checked, text as categoricals), {progress.calls} progress reports"
         )
         ratio = peak / 1e6 / frame_mb
         print(
             f"frame {frame_mb:.1f} MB, traced peak while loading {peak / 1e6:.1f} MB = {ratio:.2f}x the frame"
         )
-        progress = Progress()
-        progress.callback = lambda f: progress.cancel() if f >= 0.3 else None
+        progress = Counting(cancel_at=0.3)
         t0 = time.perf_counter()
         try:
             load_dataset(path, progress=progress)

@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Runs stream in a spawned child process (svtgui.ui.run.run_worker); in a frozen bundle that child
+    # Runs stream in a spawned child process (svtgui.app.runs.worker); in a frozen bundle that child
     # is this executable again, and freeze_support() turns it into the child before any parsing.
     multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)

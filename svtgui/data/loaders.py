@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from svtgui.core.progress import ProgressState
 from svtgui.data import textio
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, LoadCancelled
 from svtgui.data.frames import Chunk, combine_chunks, split_chunk, tidy_frame
 from svtgui.data.schema import Schema, SchemaError, infer_schema
-from svtgui.data.textio import Progress
 
 FORMATS = ("csv", "tsv", "parquet", "excel", "jsonl", "fimi")
 _SUFFIXES = {
@@ -82,7 +82,7 @@ class _Loaded:
 
 
 def load_dataset(
-    path: str | Path, options: LoadOptions | None = None, progress: Progress | None = None
+    path: str | Path, options: LoadOptions | None = None, progress: ProgressState | None = None
 ) -> Dataset:
     """Load ``path`` into a :class:`Dataset` (see the module docstring for the guarantees)."""
     options = options or LoadOptions()
@@ -105,8 +105,7 @@ def load_dataset(
     except OSError as e:
         raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
     schema = _schema_for(path, loaded.frame, options)
-    if progress is not None:
-        progress.report(1.0)
+    textio.report(progress, 1.0)
     return Dataset(path.stem, path, loaded.fingerprint, loaded.frame, schema, loaded.format)
 
 
@@ -156,7 +155,7 @@ def _encoding(path: Path, options: LoadOptions, sample: bytes) -> str:
     return textio.detect_encoding(sample, path)
 
 
-def _read_delimited(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+def _read_delimited(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     if (
@@ -184,7 +183,7 @@ def _read_delimited(path: Path, options: LoadOptions, progress: Progress | None)
 
 
 def _parse_delimited(
-    path: Path, options: LoadOptions, progress: Progress | None, encoding: str, delimiter: str
+    path: Path, options: LoadOptions, progress: ProgressState | None, encoding: str, delimiter: str
 ) -> _Loaded:
     chunks: list[Chunk] = []
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
@@ -257,7 +256,7 @@ def _parser_error(path: Path, message: str) -> DatasetError:
 # -- JSON Lines -------------------------------------------------------------------------------------
 
 
-def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     import io
@@ -297,7 +296,7 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: Progress | None) -> 
 # -- FIMI transactions ------------------------------------------------------------------------------
 
 
-def _read_fimi(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     import io
@@ -323,7 +322,7 @@ def _read_fimi(path: Path, options: LoadOptions, progress: Progress | None) -> _
 # -- Parquet and Excel (their parsers open the file themselves; hash first, then parse) -------------
 
 
-def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -333,8 +332,7 @@ def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -
         tables = []
         for i in range(pf.num_row_groups):
             tables.append(pf.read_row_group(i))
-            if progress is not None:
-                progress.report(0.3 + 0.6 * (i + 1) / max(pf.num_row_groups, 1))
+            textio.report(progress, 0.3 + 0.6 * (i + 1) / max(pf.num_row_groups, 1))
         table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
         raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
@@ -351,7 +349,7 @@ def _read_parquet(path: Path, options: LoadOptions, progress: Progress | None) -
     return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
 
 
-def _read_excel(path: Path, options: LoadOptions, progress: Progress | None) -> _Loaded:
+def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     import zipfile
 
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))

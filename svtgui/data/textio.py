@@ -2,7 +2,7 @@
 
 Every loader reads through a :class:`StreamingReader`. While the parser pulls bytes, the reader
 feeds them to SHA-256 (the dataset fingerprint: a content hash, so a renamed or reloaded file keeps
-its budget), reports the fraction read, honours ``Progress.cancel()``, and, for delimited text,
+its budget), reports the fraction read, honours the caller's cancellation, and, for delimited text,
 checks two things the parser reports badly or not at all:
 
 * **encoding**: bytes are run through a strict incremental decoder, so an undecodable byte is
@@ -26,12 +26,11 @@ import io
 import json
 import os
 import stat
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from svtgui.core.progress import ProgressState
 from svtgui.data.errors import DatasetError, InputFileError, LoadCancelled
 
 SAMPLE_BYTES = 1 << 16
@@ -212,34 +211,17 @@ def decode_text(data: bytes, path: Path) -> str:
     return text
 
 
-class Progress:
-    """Progress reporting and cancellation for a load (the GUI's worker thread passes one in).
+def report(progress: ProgressState | None, fraction: float) -> None:
+    """Tell the caller ``fraction`` of the file is read; raise :class:`LoadCancelled` if it cancelled.
 
-    ``callback(fraction)`` is called with a number in [0, 1] as bytes are read (at most about a
-    hundred times per load). ``cancel()`` may be called from any thread; the loader then raises
-    :class:`LoadCancelled` at its next read.
+    ``progress`` is the caller's state (the window's load task, :class:`svtgui.app.tasks.TaskState`):
+    it keeps only the latest value, so reporting after every read costs nothing.
     """
-
-    def __init__(self, callback: Callable[[float], None] | None = None) -> None:
-        self.callback = callback
-        self._cancel = threading.Event()
-        self._last = -1.0
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def report(self, fraction: float) -> None:
-        """Forward ``fraction`` (rate-limited to 1% steps); raise ``LoadCancelled`` if cancelled."""
-        if self._cancel.is_set():
-            raise LoadCancelled("loading was cancelled")
-        fraction = min(max(fraction, 0.0), 1.0)
-        if self.callback is not None and (fraction - self._last >= 0.01 or fraction == 1.0):
-            self._last = fraction
-            self.callback(fraction)
+    if progress is None:
+        return
+    if progress.is_cancelled():
+        raise LoadCancelled("loading was cancelled")
+    progress.set_progress(fraction, "reading")
 
 
 class FieldCounter:
@@ -374,7 +356,7 @@ class StreamingReader(io.RawIOBase):
     def __init__(
         self,
         path: Path,
-        progress: Progress | None,
+        progress: ProgressState | None,
         *,
         encoding: str | None = None,
         delimiter: str | None = None,
@@ -411,7 +393,7 @@ class StreamingReader(io.RawIOBase):
         self._check(data, final)
         if self.progress is not None:
             lo, hi = self.span
-            self.progress.report(lo + (hi - lo) * self.bytes_read / self.size)
+            report(self.progress, lo + (hi - lo) * self.bytes_read / self.size)
         return len(data)
 
     def _check(self, data: bytes, final: bool) -> None:
@@ -452,7 +434,7 @@ _WIDE_ENCODINGS = {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "u
 
 def open_stream(
     path: Path,
-    progress: Progress | None,
+    progress: ProgressState | None,
     *,
     encoding: str | None = None,
     delimiter: str | None = None,
@@ -461,7 +443,8 @@ def open_stream(
     return StreamingReader(path, progress, encoding=encoding, delimiter=delimiter, span=span)
 
 
-def hash_file(path: Path, progress: Progress | None = None, span: tuple[float, float] = (0.0, 1.0)) -> str:
+def hash_file(path: Path, progress: ProgressState | None = None,
+              span: tuple[float, float] = (0.0, 1.0)) -> str:
     """SHA-256 of a file, streamed (for formats whose parser opens the file itself)."""
     with open_stream(path, progress, span=span) as r:
         while r.read(1 << 20):
@@ -533,6 +516,7 @@ def detect_delimiter(text: str, path: Path) -> str:
         if score > best_score:
             best, best_score = cand, score
     return best
+
 
 def loads_json(text: str | bytes, error: type[Exception], what: str = "not valid JSON") -> object:
     """``json.loads`` with every failure as ``error(message)``: syntax (line, column), nesting too

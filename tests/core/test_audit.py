@@ -81,10 +81,34 @@ def test_result_serialises_to_json():
     assert len(d["witness"]["d1"]) == len(d["witness"]["d2"])
 
 
+class Watching:
+    """A progress state (:class:`svtgui.core.progress.ProgressState`) that records every report and
+    says cancelled from the ``cancel_after``-th report on."""
+
+    def __init__(self, cancel_after: int | None = None) -> None:
+        self.seen: list[tuple[float, str]] = []
+        self.cancel_after = cancel_after
+
+    def set_progress(self, fraction, text=""):
+        self.seen.append((fraction, text))
+
+    def is_cancelled(self):
+        return self.cancel_after is not None and len(self.seen) >= self.cancel_after
+
+
 def test_progress_is_reported_and_reaches_the_end():
-    seen = []
-    audit("sparse", 1.0, seed=1, progress=lambda msg, frac: seen.append(frac), **SIZES)
-    assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+    state = Watching()
+    audit("sparse", 1.0, seed=1, progress=state, **SIZES)
+    fractions = [f for f, _ in state.seen]
+    assert fractions[-1] == 1.0 and all(0 <= f <= 1 for f in fractions)
+    assert any(text.startswith("searching") for _, text in state.seen)
+
+
+def test_cancel_tests_the_runs_made_so_far():
+    planned = 300_000  # more than one chunk of the final test
+    cut = audit("sparse", 1.0, seed=1, progress=Watching(cancel_after=1), search_runs=10_000,
+                final_runs=planned)
+    assert 0 < cut.runs < planned  # the final test stopped after its first chunk
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

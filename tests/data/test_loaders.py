@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svtgui.data import DatasetError, LoadCancelled, LoadOptions, Progress, load_dataset
+from svtgui.data import DatasetError, LoadCancelled, LoadOptions, load_dataset
 from svtgui.data.schema import ColumnKind
 
 
@@ -37,7 +37,7 @@ def test_adult_loads_with_types_and_missing_values(shared_data):
     assert ds.frame["workclass"].isna().sum() == 1836
     assert set(ds.frame["sex"].cat.categories) == {"Female", "Male"}
     assert all(c.lower is None for c in ds.schema.columns)  # no bounds taken from the data
-    assert ds.fingerprint == hashlib.sha256((shared_data / "adult.csv").read_bytes()).hexdigest()
+    assert ds.legacy_file_sha256 == hashlib.sha256((shared_data / "adult.csv").read_bytes()).hexdigest()
 
 
 def test_retail_loads_as_baskets(shared_data):
@@ -66,7 +66,7 @@ def test_parquet(tmp_path):
     FRAME.to_parquet(path)
     ds = load_dataset(path)
     _check_frame(ds)
-    assert ds.format == "parquet" and ds.fingerprint == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert ds.format == "parquet" and ds.legacy_file_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_excel(tmp_path):
@@ -169,17 +169,16 @@ def test_header_option(tmp_path):
 # -- fingerprint, progress, cancel -------------------------------------------------------------------
 
 
-def test_fingerprint_is_the_content_hash_and_survives_renaming(tmp_path):
+def test_fingerprint_is_of_the_rows_and_survives_renaming(tmp_path):
     a = write(tmp_path / "a.csv", "x,y\n1,2\n")
     b = tmp_path / "renamed.csv"
     shutil.copy(a, b)
     c = write(tmp_path / "c.csv", "x,y\n1,3\n")
-    assert (
-        load_dataset(a).fingerprint
-        == load_dataset(b).fingerprint
-        == hashlib.sha256(a.read_bytes()).hexdigest()
-    )
-    assert load_dataset(c).fingerprint != load_dataset(a).fingerprint
+    key = bytes(range(32))
+    assert load_dataset(a).content_fingerprint(key) == load_dataset(b).content_fingerprint(key)
+    assert load_dataset(c).content_fingerprint(key) != load_dataset(a).content_fingerprint(key)
+    # the old file hash is kept only for migrated 0.1 ledgers, never as the identity
+    assert load_dataset(a).legacy_file_sha256 == hashlib.sha256(a.read_bytes()).hexdigest()
 
 
 def _big_csv(tmp_path: Path, n: int) -> Path:
@@ -192,21 +191,36 @@ def _big_csv(tmp_path: Path, n: int) -> Path:
     return path
 
 
+class Recorder:
+    """A progress state (:class:`svtgui.core.progress.ProgressState`) that keeps every report and
+    cancels once the fraction passes ``cancel_at``."""
+
+    def __init__(self, cancel_at: float = 2.0) -> None:
+        self.seen: list[float] = []
+        self.cancel_at = cancel_at
+
+    def set_progress(self, fraction: float | None, text: str = "") -> None:
+        self.seen.append(fraction)
+
+    def is_cancelled(self) -> bool:
+        return bool(self.seen) and self.seen[-1] > self.cancel_at
+
+
 def test_progress_reports_increasing_fractions_up_to_one(tmp_path):
     path = _big_csv(tmp_path, 150_000)  # ~3 MB: a dozen 256 KiB reads
-    seen: list[float] = []
-    ds = load_dataset(path, LoadOptions(chunk_rows=5_000), Progress(seen.append))
+    progress = Recorder()
+    ds = load_dataset(path, LoadOptions(chunk_rows=5_000), progress)
+    seen = progress.seen
     assert ds.n_rows == 150_000
     assert len(seen) >= 5 and seen == sorted(seen) and seen[-1] == 1.0 and 0 <= seen[0] < 0.5
 
 
 def test_cancel_stops_the_load(tmp_path):
     path = _big_csv(tmp_path, 60_000)
-    progress = Progress()
-    progress.callback = lambda f: progress.cancel() if f > 0.2 else None
+    progress = Recorder(cancel_at=0.2)
     with pytest.raises(LoadCancelled):
         load_dataset(path, LoadOptions(chunk_rows=5_000), progress)
-    assert progress.cancelled
+    assert progress.is_cancelled() and progress.seen[-1] < 1.0
 
 
 @pytest.mark.slow

@@ -1,12 +1,12 @@
-"""Writing a release report in a child process (Qt-free until the child imports the report code).
+"""Writing a release report in a child process, as a task (:mod:`svtgui.app.tasks`).
 
-Why a process: the report of a long run is seconds of work, and two of its steps hold the
-interpreter lock for their whole length — ``QTextDocument.setHtml`` (measured 190 ms for a
-200,000-row run) and ``json.dumps`` — while pyqtgraph, which draws the chart, must run on a GUI
-thread. On a worker thread of the window either stalls the window; in a ``spawn``ed child neither
-can. The child opens its own ledger connection, draws the chart on its own offscreen
-QApplication and writes the file atomically (:func:`svtgui.app.reports.export`); the window's
-worker thread (:mod:`svtgui.ui.common.background`) only waits for it.
+Why a process: the report of a long run is seconds of work, and some of its steps hold the
+interpreter lock for their whole length — ``json.dumps``, and for a PDF ``QTextDocument.setHtml``
+(measured 190 ms for a 200,000-row run). On a worker thread of the window any of them stalls the
+window; in a ``spawn``ed child none can. The child opens its own ledger connection and writes the
+file atomically (:func:`svtgui.app.reports.export`); the task's thread only waits for it, and a
+cancel ends the child (the atomic write leaves nothing behind). Only the PDF renderer imports Qt,
+in the child, which then runs offscreen.
 """
 
 from __future__ import annotations
@@ -16,13 +16,17 @@ import os
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from svtgui.app.tasks import TaskCancelled, TaskState
+
+POLL_SECONDS = 0.05  # how soon a cancel reaches the waiting task
+
 
 class ReportFailed(ValueError):
     """The child could not write the report; the message says why (file, reason)."""
 
 
 def _child(out: Connection, ledger_path: str, run_id: int, path: str) -> None:
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never a window, never a display connection
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PDF: never a window, never a display connection
     try:
         from svtgui.app.reports import export
         from svtgui.ledger import Ledger, LedgerError
@@ -41,10 +45,11 @@ def _child(out: Connection, ledger_path: str, run_id: int, path: str) -> None:
         out.close()
 
 
-def write_in_child(ledger_path: Path, run_id: int, path: Path) -> Path:
-    """Write the report of ``run_id`` to ``path`` in a child process; blocks (call it off the GUI thread).
+def export_in_child(state: TaskState, ledger_path: Path, run_id: int, path: Path) -> Path:
+    """Task: write the report of ``run_id`` to ``path`` in a child process and wait for it.
 
-    Raises :class:`ReportFailed` naming the reason; nothing is written then.
+    Raises :class:`ReportFailed` naming the reason, or :class:`TaskCancelled` when cancelled (the
+    child is ended); nothing is written then.
     """
     ctx = multiprocessing.get_context("spawn")  # never fork a process that runs Qt threads
     receive, send = ctx.Pipe(duplex=False)
@@ -52,7 +57,13 @@ def write_in_child(ledger_path: Path, run_id: int, path: Path) -> Path:
                        name="svtgui-report", daemon=True)
     proc.start()
     send.close()
+    state.set_progress(None, f"writing {path.name}")
     try:
+        while not receive.poll(POLL_SECONDS):
+            if state.is_cancelled():
+                proc.terminate()
+                proc.join()
+                raise TaskCancelled(f"the export of run {run_id} was cancelled; {path} was not written")
         kind, payload = receive.recv()
     except EOFError:
         proc.join()

@@ -240,7 +240,7 @@ class StreamLoop:
 def child_main(ctrl: Connection, out: Connection) -> None:
     """Entry point of the run process: receive the job, charge, stream until the run ends.
 
-    The process may be started ahead of the job (:func:`svtgui.ui.run.run_worker.prepare`): it
+    The process may be started ahead of the job (:func:`svtgui.app.runs.worker.prepare`): it
     imports the runner and the data layer first, then waits, so a confirmed run starts at once.
     """
     from svtgui.app.runs.runner import start_run

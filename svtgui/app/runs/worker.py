@@ -1,18 +1,19 @@
-"""The window's handle on a run that streams in a child process (:mod:`svtgui.app.runs.process`).
+"""The window's handle on a run that streams in a child process, as a task (:mod:`svtgui.app.tasks`).
 
 Why it is built this way
 ------------------------
 * The run (validation, charge, evaluation, mechanism, ledger commits) executes in a ``spawn``ed
-  child process, so the GUI thread never competes with it for the interpreter lock; see
-  :mod:`svtgui.app.runs.process` for the measurements and the write-ahead rule.
-* Nothing here blocks the GUI thread: messages to the child go through a queue that a sender
-  thread drains (it first streams the job and the planned queries in chunks, so pickling a
-  million queries never freezes the window); messages from the child are read by the window's
-  timer with a non-blocking ``poll`` (:meth:`RunWorker.events`).
-* No Qt signal is emitted off the GUI thread: PySide6 6.12.0's ``Signal.emit()`` leaks a
-  reference to ``True`` per call (see ``svtgui.ui.run.run_controller``).
+  child process (:mod:`svtgui.app.runs.process`), so the GUI thread never competes with it for
+  the interpreter lock; see that module for the measurements and the write-ahead rule.
+* Between the window and the child sits one task, :func:`relay`, on its own thread: it streams the
+  job and the planned queries in chunks (pickling a million queries never freezes the window),
+  then forwards the window's control messages to the child and hands every message of the child
+  to the window as a *partial result*. The window drains them with :meth:`RunWorker.events` from
+  its timer (never blocking); no Qt object is touched off the GUI thread. Cancelling the task
+  asks the child to stop the run.
 * Back-pressure: the child sends at most ``MAX_IN_FLIGHT`` batches the window has not
-  acknowledged, so memory stays bounded on both sides whatever the stream's length.
+  acknowledged (:meth:`RunWorker.acknowledge`), so memory stays bounded on both sides whatever
+  the stream's length.
 """
 
 from __future__ import annotations
@@ -21,29 +22,32 @@ import contextlib
 import multiprocessing
 import os
 import queue
-import threading
 from typing import Any, NamedTuple
 
 from svtgui.app.runs.process import ReleasedBatch, RunJob, RunView, child_main
+from svtgui.app.tasks import Task, TaskState, submit
 
-__all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare"]
+__all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare", "relay"]
 
 CHUNK = 5_000  # planned queries per message: each pickling holds the GIL for a few ms at most
 MAX_EVENTS_PER_POLL = 32  # bounded work per timer tick
 TERMINAL = ("refused", "ended", "failed")
 NICENESS = 5  # the run process yields the CPU to the window when both want it
+RELAY_POLL_SECONDS = 0.01  # how long the relay waits for the child before forwarding control again
 
 
-class _Spawned(NamedTuple):
+class Spawned(NamedTuple):
+    """A run process and its two pipes, seen from the window's side."""
+
     process: Any
     to_child: Any  # Connection: window → child
     from_child: Any  # Connection: child → window
 
 
-_prepared: _Spawned | None = None
+_prepared: Spawned | None = None
 
 
-def _spawn() -> _Spawned:
+def _spawn() -> Spawned:
     ctx = multiprocessing.get_context("spawn")  # never fork a process that runs Qt threads
     ctrl_child, ctrl = ctx.Pipe(duplex=False)
     from_child, out_child = ctx.Pipe(duplex=False)
@@ -54,7 +58,7 @@ def _spawn() -> _Spawned:
         os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
     ctrl_child.close()
     out_child.close()
-    return _Spawned(proc, ctrl, from_child)
+    return Spawned(proc, ctrl, from_child)
 
 
 def prepare() -> None:
@@ -74,7 +78,7 @@ def discard_prepared() -> None:
         _prepared = None
 
 
-def _take() -> _Spawned:
+def _take() -> Spawned:
     global _prepared
     spawned, _prepared = _prepared, None
     if spawned is not None and spawned.process.is_alive():
@@ -82,47 +86,87 @@ def _take() -> _Spawned:
     return _spawn()
 
 
+def relay(state: TaskState, spawned: Spawned, job: RunJob, queries: list[Any],
+          outbox: queue.SimpleQueue) -> str:
+    """Task: hand ``job`` and ``queries`` to the run process, then relay until the run's last message.
+
+    Every message of the child becomes a partial result ``(kind, payload)``; messages put on
+    ``outbox`` go to the child (``None``: stop forwarding). Cancelling asks the child to stop.
+    Returns the kind of the child's last message (``refused``, ``ended`` or ``failed``).
+    """
+    ctrl, from_child = spawned.to_child, spawned.from_child
+    try:
+        try:
+            ctrl.send(job)
+            for i in range(0, len(queries), CHUNK):
+                ctrl.send(queries[i:i + CHUNK])
+            ctrl.send(None)
+        except OSError:
+            pass  # the child has ended already: what it said (if anything) is read below
+        except Exception as exc:  # noqa: BLE001 - e.g. a query that cannot be pickled: say so
+            state.set_partial_result(("refused", f"the run could not be handed to its process "
+                                      f"({type(exc).__name__}: {exc}); nothing was charged"))
+            return "refused"
+        forwarding, stop_sent = True, False
+        while True:
+            while forwarding:
+                try:
+                    message = outbox.get_nowait()
+                except queue.Empty:
+                    break
+                forwarding = _forward(ctrl, message)
+            if forwarding and state.is_cancelled() and not stop_sent:
+                stop_sent = True
+                forwarding = _forward(ctrl, ("stop", None))
+            if not forwarding:
+                ctrl.close()  # the child sees the window gone: it ends the run (budget stays spent)
+            try:
+                if not from_child.poll(RELAY_POLL_SECONDS):
+                    continue
+                kind, payload = from_child.recv()
+            except (EOFError, OSError):
+                code = spawned.process.exitcode if spawned.process is not None else None
+                state.set_partial_result(("failed", f"the run process exited unexpectedly "
+                                                    f"(exit code {code})"))
+                return "failed"
+            state.set_partial_result((kind, payload))
+            if kind in TERMINAL:
+                return kind
+    finally:
+        ctrl.close()
+        from_child.close()
+
+
+def _forward(ctrl: Any, message: tuple[str, Any] | None) -> bool:
+    """Send one control message; False once forwarding has ended (closed by the window, or the child)."""
+    if message is None:
+        return False
+    try:
+        ctrl.send(message)
+    except OSError:
+        return False  # the child has ended; whatever it did is in the ledger and in its last messages
+    return True
+
+
 class RunWorker:
-    """Starts the run process, forwards requests to it, hands its outcomes to the window's timer."""
+    """Starts the run process and its relay task, forwards requests, hands outcomes to the window's timer."""
 
     def __init__(self, job: RunJob, queries: list[Any]) -> None:
         self._job = job
         self._queries = queries
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._local: queue.SimpleQueue = queue.SimpleQueue()  # the sender thread's own failures
-        self._job_sent = threading.Event()
         self._proc: Any = None
-        self._from_child: Any = None
-        self._sender: threading.Thread | None = None
+        self.task: Task | None = None
         self._paused = False
         self._done = False
         self.run_: RunView | None = None
 
     # -- lifetime ----------------------------------------------------------------------------------
     def start(self) -> None:
-        self._proc, ctrl, self._from_child = _take()
-        self._sender = threading.Thread(target=self._send_all, args=(ctrl,), name="svtgui-run-feed",
-                                        daemon=True)
-        self._sender.start()
-
-    def _send_all(self, ctrl: Any) -> None:
-        """Sender thread: the job, the queries in chunks, then control messages until closed."""
-        try:
-            ctrl.send(self._job)
-            for i in range(0, len(self._queries), CHUNK):
-                ctrl.send(self._queries[i:i + CHUNK])
-            ctrl.send(None)
-            self._job_sent.set()
-            while (message := self._outbox.get()) is not None:
-                ctrl.send(message)
-        except OSError:
-            pass  # the child has ended; whatever it did is in the ledger and in its last messages
-        except Exception as exc:  # noqa: BLE001 - e.g. a query that cannot be pickled: say so
-            if not self._job_sent.is_set():
-                self._local.put(("refused", f"the run could not be handed to its process "
-                                 f"({type(exc).__name__}: {exc}); nothing was charged"))
-        finally:
-            ctrl.close()
+        spawned = _take()
+        self._proc = spawned.process
+        self.task = submit(relay, spawned, self._job, self._queries, self._outbox, name="run-relay")
+        self._queries = []  # the relay holds them until they are sent
 
     def wait(self, ms: int) -> bool:
         """Wait up to ``ms`` for the child to exit; True when it has."""
@@ -149,18 +193,15 @@ class RunWorker:
     # -- outcomes ----------------------------------------------------------------------------------
     def events(self) -> list[tuple[str, Any]]:
         """What the child reported since the last call (GUI thread; never blocks)."""
+        if self._done or self.task is None:
+            return []
         out: list[tuple[str, Any]] = []
-        if self._done or self._from_child is None:
-            return out
-        while not self._local.empty():
-            out.append(self._local.get())
-        try:
-            while len(out) < MAX_EVENTS_PER_POLL and self._from_child.poll():
-                out.append(self._from_child.recv())
-        except (EOFError, OSError):
-            if not any(kind in TERMINAL for kind, _ in out):
-                code = self._proc.exitcode if self._proc is not None else None
-                out.append(("failed", f"the run process exited unexpectedly (exit code {code})"))
+        for event in self.task.events(MAX_EVENTS_PER_POLL):
+            if event.kind == "partial":
+                out.append(event.payload)
+            elif event.kind == "failed" and not any(kind in TERMINAL for kind, _ in out):
+                exc = event.payload
+                out.append(("failed", f"the run's relay failed ({type(exc).__name__}: {exc})"))
         for kind, payload in out:
             if kind == "started_run":
                 self.run_ = payload

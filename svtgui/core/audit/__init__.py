@@ -50,6 +50,7 @@ from svtgui.core.audit.linear import HistogramPair, pmw_candidates, sparse_proje
 from svtgui.core.audit.linear_sim import PMWSim, SparseProjectSim
 from svtgui.core.audit.sim import Outputs, Simulator, audit_params, on_histograms, simulator_for
 from svtgui.core.audit.stats import ratio_test
+from svtgui.core.progress import NO_PROGRESS, ProgressState
 
 VIOLATION = "violation"
 NO_VIOLATION = "no violation found"
@@ -100,7 +101,7 @@ class AuditResult:
         return head
 
 
-Progress = Callable[[str, float], None]
+Progress = Callable[[str, float], None]  # the search's report(message, fraction)
 
 
 def auditable(mechanism_id: str) -> bool:
@@ -128,15 +129,16 @@ def candidate_pairs(sim: Simulator, params: Mapping[str, Any], queries: int,
 def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int | None = None,
           alpha: float = 0.01, params: Mapping[str, Any] | None = None, queries: int = 10,
           long_run: int = 30, search_runs: int | None = None, final_runs: int | None = None,
-          progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+          progress: ProgressState | None = None,
           simulator: Simulator | None = None) -> AuditResult:
     """Audit ``mechanism_id`` at its claimed ``epsilon`` within about ``seconds`` (see module docs).
 
     ``params`` overrides the audit's public parameters (T = 0, c = 1, Δ = 1, integer answers).
     ``search_runs``/``final_runs`` fix the sample sizes instead of deriving them from ``seconds``
     (with a seed, the result is then reproducible on any machine: what the tests use).
-    ``progress(message, fraction)`` is called along the way; ``should_stop()`` returning True
-    ends the search and then the final test early, which tests the runs made so far (GUI cancel).
+    ``progress`` (a :class:`~svtgui.core.progress.ProgressState`: the window's audit task) hears
+    what is being done; once it says cancelled, the search and then the final test end early, and
+    the runs made so far are tested (GUI cancel).
     ``simulator`` audits that model instead of the catalogue's (tests audit deliberately broken
     variants this way: a simulator built from a tampered mechanism object).
     """
@@ -154,8 +156,12 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
         "seed", seed, minimum=0)
     search_gen, final_gen = (np.random.Generator(np.random.SFC64(s))
                              for s in np.random.SeedSequence(seed).spawn(2))
-    report = progress or (lambda _m, _f: None)
-    stop = should_stop or (lambda: False)
+    state = progress or NO_PROGRESS
+    stop = state.is_cancelled
+
+    def report(message: str, fraction: float) -> None:
+        state.set_progress(fraction, message)
+
     start = time.perf_counter()
 
     pairs = candidate_pairs(sim, full, queries, long_run)

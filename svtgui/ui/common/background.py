@@ -1,124 +1,100 @@
-"""Slow reads and writes (History's rows, release reports) on a worker thread, results on the GUI thread.
+"""The one Qt adapter of :mod:`svtgui.app.tasks`: a timer drains a task's events on the GUI thread.
 
-The same pattern as :mod:`svtgui.ui.setup.loader`: the job runs on a plain Python thread and never
-touches a widget; what it returns (or raises) is put on a queue that a QTimer drains on the GUI
-thread, where the callback runs. No Qt signal is emitted from the worker (PySide6 6.12.0's
-``Signal.emit`` mis-counts references; see :mod:`svtgui.ui.run.run_controller`).
-
-A newer :meth:`Background.start` supersedes the running job: its result is dropped.
-
-The interpreter lock: the worker is Python too, and the GUI thread needs the lock for every Python
-callback of an event (a model's ``data()``, a timer slot). With CPython's default 5 ms switch
-interval each hand-over can cost the GUI thread up to 5 ms (the "convoy effect": measured, a 10 ms
-heartbeat waited 120-150 ms while History read 200,000 rows). While a job runs the interval is
-lowered to :data:`SWITCH_SECONDS` and restored after the last job ends.
-
-The cyclic garbage collector: a full collection holds the lock while it walks every object, and a
-job that builds 200,000 records triggers several (measured: 90-170 ms each). So the automatic
-collector is paused while jobs run, and when the last one ends the survivors are frozen
-(``gc.freeze``: they are records without reference cycles, freed by reference counting when
-dropped) so later collections do not walk them again — as the run controller does during a run.
+Every background job of the window (a dataset load, History's rows, a release report, an audit,
+a run's stream) is a task function ``fn(state, *args)`` started by :func:`svtgui.app.tasks.submit`;
+the worker never touches a widget nor emits a signal. A :class:`Background` owns one task at a
+time: a QTimer polls it every :data:`POLL_MS` and calls the callbacks here, on the GUI thread.
+A newer :meth:`Background.start` supersedes the running task: it is cancelled and whatever it
+still says is dropped.
 """
 
 from __future__ import annotations
 
-import gc
-import queue
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QProgressBar
 
+from svtgui.app.tasks import Task, TaskEvent, submit
 from svtgui.ui.common.theme import named
 
 POLL_MS = 30
-SWITCH_SECONDS = 0.0005  # the interpreter's switch interval while a job runs (default 0.005)
-_running = 0  # jobs running in this process (all Background objects)
-_default_switch = sys.getswitchinterval()
+
 
 class Background(QObject):
-    """One job at a time; ``done(result)`` or ``failed(exception)`` is called on the GUI thread."""
+    """One task at a time; its outcome is handed to ``done(result)`` / ``failed(exception)`` on the
+    GUI thread, as are its progress (``progress(fraction, text)``), partial results
+    (``partial(value)``, at most ``partial_limit`` per tick) and a cancellation (``cancelled()``)."""
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, name: str, parent: QObject | None = None, *, interval_ms: int = POLL_MS,
+                 yield_to_gui: bool = True, partial_limit: int | None = None) -> None:
         super().__init__(parent)
         self.name = name
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._token: object | None = None
-        self._handlers: tuple[Callable[[Any], None], Callable[[BaseException], None]] | None = None
-        self._timer = QTimer(self, interval=POLL_MS)
+        self.yield_to_gui = yield_to_gui
+        self.partial_limit = partial_limit
+        self.task: Task | None = None
+        self._handlers: dict[str, Callable[..., None] | None] = {}
+        self._timer = QTimer(self, interval=interval_ms)
         self._timer.timeout.connect(self.poll)
 
     @property
     def busy(self) -> bool:
-        return self._token is not None
+        return self.task is not None
 
-    def start(self, job: Callable[[], Any], done: Callable[[Any], None],
-              failed: Callable[[BaseException], None]) -> None:
-        """Run ``job()`` on a new thread (superseding any job still running)."""
-        token = object()
-        self._token, self._handlers = token, (done, failed)
-        events = self._events
+    def start(self, fn: Callable[..., Any], done: Callable[[Any], None],
+              failed: Callable[[BaseException], None], *args: Any,
+              progress: Callable[[float | None, str], None] | None = None,
+              partial: Callable[[Any], None] | None = None,
+              cancelled: Callable[[], None] | None = None) -> Task:
+        """Start ``fn(state, *args)`` off the GUI thread (cancelling and superseding any task still running).
 
-        def work() -> None:
-            try:
-                events.put(("done", token, job()))
-            except BaseException as exc:  # noqa: BLE001 - every failure is reported on the GUI thread
-                events.put(("failed", token, exc))
-            finally:
-                _job_ended()
-
-        _job_started()
-        threading.Thread(target=work, name=f"svtgui-{self.name}", daemon=True).start()
+        Without a ``cancelled`` callback, a cancelled task is reported to ``failed``.
+        """
+        self.cancel()
+        self._handlers = {"done": done, "failed": failed, "progress": progress, "partial": partial,
+                          "cancelled": cancelled}
+        self.task = submit(fn, *args, name=self.name, yield_to_gui=self.yield_to_gui)
         self._timer.start()
+        return self.task
 
     def cancel(self) -> None:
-        """Forget the running job: its result will be dropped (the thread ends by itself)."""
-        self._token = self._handlers = None
+        """Ask the running task to stop and forget it: nothing more it says is handed over."""
+        if self.task is not None:
+            self.task.cancel()
+        self.task = None
+        self._handlers = {}
+        self._timer.stop()
 
     def poll(self) -> None:
-        """Drain the queue (timer): hand the current job's outcome to its callback."""
-        while True:
-            try:
-                kind, token, payload = self._events.get_nowait()
-            except queue.Empty:
-                if self._token is None:
-                    self._timer.stop()
-                return
-            if token is not self._token or self._handlers is None:
-                continue  # a superseded job finishing in the background
-            done, failed = self._handlers
-            self._token = self._handlers = None
-            (done if kind == "done" else failed)(payload)
+        """Hand the current task's events to their callbacks (the timer; also callable directly)."""
+        task = self.task
+        if task is None:
+            self._timer.stop()
+            return
+        for event in task.events(self.partial_limit):
+            if task is not self.task:
+                return  # a callback started or cancelled a task: the rest is stale
+            self._hand_over(event)
 
-
-_count_lock = threading.Lock()
-
-
-_gc_was_enabled = True
-
-
-def _job_started() -> None:
-    global _running, _gc_was_enabled
-    with _count_lock:
-        if _running == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-            sys.setswitchinterval(SWITCH_SECONDS)
-        _running += 1
-
-
-def _job_ended() -> None:
-    global _running
-    with _count_lock:
-        _running -= 1
-        if _running == 0:
-            sys.setswitchinterval(_default_switch)
-            gc.freeze()
-            if _gc_was_enabled:
-                gc.enable()
+    def _hand_over(self, event: TaskEvent) -> None:
+        handlers = self._handlers
+        if event.final:
+            self.task = None
+            self._handlers = {}
+            self._timer.stop()
+        if event.kind == "progress":
+            if (on_progress := handlers.get("progress")) is not None:
+                on_progress(*event.payload)
+        elif event.kind == "partial":
+            if (on_partial := handlers.get("partial")) is not None:
+                on_partial(event.payload)
+        elif event.kind == "cancelled" and handlers.get("cancelled") is not None:
+            handlers["cancelled"]()
+        elif event.kind == "done":
+            handlers["done"](event.payload)
+        else:  # failed, or cancelled without its own callback
+            handlers["failed"](event.payload)
 
 
 def busy_bar(name: str, tip: str) -> QProgressBar:

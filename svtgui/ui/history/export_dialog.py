@@ -12,6 +12,7 @@ file and offers to open its folder.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -21,9 +22,10 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QMessageBox, QSizePolicy, QSpacerItem, QWidget
 
 from svtgui.app.reports import FORMATS
+from svtgui.app.reports.process import export_in_child
+from svtgui.app.tasks import TaskState
 from svtgui.ledger import RUNNING, Ledger, LedgerError, RunRecord
 from svtgui.ui.common.theme import named
-from svtgui.ui.history.report_process import write_in_child
 
 # One filter per format; the selected filter supplies the suffix when the typed name has none.
 REPORT_FILTERS = {
@@ -85,9 +87,9 @@ class Notice(QMessageBox):
         return self
 
 
-def exportable_runs(ledger: Ledger, fingerprint: str) -> list[RunRecord]:
+def exportable_runs(ledger: Ledger, dataset_id: str) -> list[RunRecord]:
     """Runs of one dataset a report can be made from (every status but running), newest first."""
-    return [r for r in reversed(ledger.runs(fingerprint)) if r.status != RUNNING]
+    return [r for r in reversed(ledger.runs(dataset_id)) if r.status != RUNNING]
 
 
 def default_name(dataset_name: str, run_id: int, suffix: str = ".html") -> str:
@@ -118,15 +120,11 @@ def reason_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def export_job(ledger_path: Path, run_id: int, path: Path) -> Callable[[], Path]:
-    """The export of ``run_id`` as a :class:`~svtgui.ui.common.background.Background` job: the worker
+def export_job(ledger_path: Path, run_id: int, path: Path) -> Callable[[TaskState], Path]:
+    """The export of ``run_id`` as a task for :class:`~svtgui.ui.common.background.Background`: its
     thread waits while a child process reads the ledger and writes the file
-    (:mod:`svtgui.ui.history.report_process`)."""
-
-    def job() -> Path:
-        return write_in_child(ledger_path, run_id, path)
-
-    return job
+    (:func:`svtgui.app.reports.process.export_in_child`)."""
+    return functools.partial(export_in_child, ledger_path=ledger_path, run_id=run_id, path=path)
 
 
 def report_notice(parent: QWidget, run_id: int, outcome: Path | BaseException) -> Notice:

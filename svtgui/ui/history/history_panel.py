@@ -36,6 +36,7 @@ from svtgui.app.reports.content import value_text
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
+from svtgui.app.tasks import TaskState
 from svtgui.ui.common.background import Background, busy_bar
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
 
@@ -380,7 +381,7 @@ class HistoryPanel(QDialog):
                                 "ledger …")
         self.loading.show()
 
-        def read(run_id: int = run.id) -> list[ResponseRecord]:
+        def read(_state: TaskState, run_id: int = run.id) -> list[ResponseRecord]:
             with Ledger.open(path) as led:
                 return led.responses(run_id, only_above=only)
 

@@ -28,11 +28,11 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from svtgui.app.runs.runner import plan_run
+from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 from svtgui.core.budget import fmt
 from svtgui.ledger import BudgetExceeded, Ledger, LedgerError
 from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.run.run_page import ICONS, RunPage
-from svtgui.ui.run.run_worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 from svtgui.ui.setup.linear_panel import is_release
 from svtgui.ui.setup.param_form import LABELS
 

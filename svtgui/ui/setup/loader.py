@@ -1,21 +1,27 @@
-"""Loading a dataset off the GUI thread, with progress and Cancel.
+"""Loading a dataset off the GUI thread, with progress and Cancel (a task of :mod:`svtgui.app.tasks`).
 
-``load_dataset`` runs on a plain Python thread. Progress and the result travel back through a
-queue that a 50 ms QTimer drains on the GUI thread — no Qt signal is emitted from the loading
-thread (PySide6 6.12 mis-counts references on ``emit``; see :mod:`svtgui.ui.run.run_controller`).
-Cancel calls ``Progress.cancel()``, which the loader honours at its next read.
+``load_dataset`` runs as a task; its state is the loader's progress object (the data layer sees it
+as a :class:`svtgui.core.progress.ProgressState`), so Cancel is the task's cancel, which the loader
+honours at its next read. A :class:`Background` hands progress and the outcome to the GUI thread.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from svtgui.data import DatasetError, LoadCancelled, LoadOptions, Progress, load_dataset
+from svtgui.app.tasks import TaskCancelled, TaskState
+from svtgui.data import Dataset, DatasetError, LoadCancelled, LoadOptions, load_dataset
+from svtgui.ui.common.background import Background
+
+
+def load_task(state: TaskState, path: Path, options: LoadOptions) -> Dataset:
+    """The load as a task function: a cancelled load ends ``cancelled``, not ``failed``."""
+    try:
+        return load_dataset(path, options=options, progress=state)
+    except LoadCancelled as exc:
+        raise TaskCancelled(str(exc)) from exc
 
 
 class DatasetLoader(QObject):
@@ -28,60 +34,27 @@ class DatasetLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._progress: Progress | None = None
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._timer = QTimer(self, interval=50)
-        self._timer.timeout.connect(self._poll)
+        self._job = Background("load", self, interval_ms=50, yield_to_gui=False)
         self.path: Path | None = None
 
     @property
     def busy(self) -> bool:
-        return self._progress is not None
+        return self._job.busy
 
     def load(self, path: str | Path, options: LoadOptions | None = None) -> None:
-        if self.busy:
-            self.cancel()
+        """Start loading ``path`` (a load still running is cancelled and its outcome dropped)."""
         self.path = Path(path)
-        events = self._events
-        progress = Progress(callback=lambda f: events.put(("progress", progress, f)))
-        self._progress = progress
-
-        def work(p: Path = self.path) -> None:
-            try:
-                events.put(
-                    ("loaded", progress, load_dataset(p, options=options or LoadOptions(), progress=progress))
-                )
-            except BaseException as exc:  # noqa: BLE001 - every failure is reported to the window
-                events.put(("error", progress, exc))
-
-        threading.Thread(target=work, name="svtgui-load", daemon=True).start()
-        self._timer.start()
+        self._job.start(load_task, self.loaded.emit, self._failed, self.path, options or LoadOptions(),
+                        progress=lambda fraction, _text: self.progress.emit(fraction or 0.0),
+                        cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
-        if self._progress is not None:
-            self._progress.cancel()
+        """Ask the running load to stop; ``cancelled`` follows once it has."""
+        if self._job.task is not None:
+            self._job.task.cancel()
 
-    def _poll(self) -> None:
-        while True:
-            try:
-                kind, progress, payload = self._events.get_nowait()
-            except queue.Empty:
-                return
-            if progress is not self._progress:
-                continue  # a superseded (cancelled) load finishing in the background
-            if kind == "progress":
-                self.progress.emit(payload)
-                continue
-            self._progress = None
-            self._timer.stop()
-            self._finish(kind, payload)
-
-    def _finish(self, kind: str, payload: Any) -> None:
-        if kind == "loaded":
-            self.loaded.emit(payload)
-        elif isinstance(payload, LoadCancelled):
-            self.cancelled.emit()
-        elif isinstance(payload, DatasetError | OSError | ValueError):
-            self.failed.emit(str(payload))
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, DatasetError | OSError | ValueError):
+            self.failed.emit(str(exc))
         else:
-            self.failed.emit(f"{self.path}: could not be loaded ({type(payload).__name__}: {payload})")
+            self.failed.emit(f"{self.path}: could not be loaded ({type(exc).__name__}: {exc})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -19,9 +20,10 @@ from PySide6.QtWidgets import (
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import AuditResult
+from svtgui.ui.common.background import Background
 from svtgui.ui.common.theme import ABOVE_COLOR, WARNING_COLOR, named
 from svtgui.ui.teaching.common import banner, glossary_label, term
-from svtgui.ui.teaching.worker import AuditThread
+from svtgui.ui.teaching.worker import audit_task, failure_text
 
 BROKEN = ["lecture_sparse_2011", "lyu_alg4_lee_clifton", "lyu_alg5_stoddard", "lyu_alg6_chen"]
 CLAIMED_EPSILON = 1.0
@@ -152,11 +154,11 @@ class GalleryPage(QWidget):
         lay.addLayout(grid)
         lay.addStretch(1)
         self.queue: list[str] = []
-        self.thread: AuditThread | None = None
+        self.job = Background("audit", self, yield_to_gui=False)  # one audit at a time, off the GUI thread
 
     @property
     def busy(self) -> bool:
-        return self.thread is not None or bool(self.queue)
+        return self.job.busy or bool(self.queue)
 
     def enqueue_one(self, mechanism_id: str) -> None:
         self.enqueue([mechanism_id])
@@ -173,28 +175,24 @@ class GalleryPage(QWidget):
         self._next()
 
     def _next(self) -> None:
-        if self.thread is not None or not self.queue:
+        if self.job.busy or not self.queue:
             return
         mid = self.queue.pop(0)
         card = self.cards[mid]
         card.started()
-        thread = AuditThread(mid, CLAIMED_EPSILON, self, **self.audit_kwargs)
-        thread.progress.connect(card.show_progress)
-        thread.done.connect(card.show_result)
-        thread.failed.connect(card.show_failure)
-        thread.finished.connect(self._finished)
-        self.thread = thread
-        thread.start()
+        self.job.start(audit_task, lambda result: self._ended(card.show_result, result),
+                       lambda exc: self._ended(card.show_failure, failure_text(exc)),
+                       mid, CLAIMED_EPSILON, self.audit_kwargs,
+                       progress=lambda fraction, text: card.show_progress(text, fraction or 0.0))
 
-    def _finished(self) -> None:
-        if self.thread is not None:
-            self.thread.deleteLater()
-        self.thread = None
+    def _ended(self, show: Callable[[Any], None], outcome: Any) -> None:
+        show(outcome)
         self._next()
 
     def stop(self) -> None:
         """Cancel queued audits and wait for the running one (window closing)."""
         self.queue.clear()
-        if self.thread is not None:
-            self.thread.cancel()
-            self.thread.wait()
+        task = self.job.task
+        self.job.cancel()
+        if task is not None:
+            task.wait()

@@ -1,40 +1,24 @@
-"""Runs the auditor off the GUI thread (the teaching pages must never freeze)."""
+"""The auditor as a task (:mod:`svtgui.app.tasks`): the teaching pages must never freeze.
+
+The audit runs on the task's thread and sees the task's state as its progress: it reports what it
+is searching, and a cancel ends its search and final test early. Nothing here touches a widget; a
+:class:`~svtgui.ui.common.background.Background` hands progress and the result to the cards.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from svtgui.app.tasks import TaskState
+from svtgui.core.audit import AuditResult, audit
 
-from svtgui.core.audit import audit
+
+def audit_task(state: TaskState, mechanism_id: str, epsilon: float, kwargs: Mapping[str, Any]) -> AuditResult:
+    """One :func:`svtgui.core.audit.audit` call; ``kwargs`` are its sizes and seed (tests fix them)."""
+    return audit(mechanism_id, epsilon, progress=state, **kwargs)
 
 
-class AuditThread(QThread):
-    """One :func:`svtgui.core.audit.audit` call in a worker thread.
-
-    Signals are delivered to the GUI thread (queued connections); widgets are touched only there.
-    ``cancel()`` asks the audit to stop searching early.
-    """
-
-    progress = Signal(str, float)
-    done = Signal(object)  # AuditResult
-    failed = Signal(str)
-
-    def __init__(self, mechanism_id: str, epsilon: float, parent=None, **kwargs: Any) -> None:
-        super().__init__(parent)
-        self.mechanism_id = mechanism_id
-        self.epsilon = epsilon
-        self.kwargs = kwargs
-        self._cancelled = False
-
-    def cancel(self) -> None:
-        self._cancelled = True
-
-    def run(self) -> None:  # noqa: D401 - QThread entry point
-        try:
-            result = audit(self.mechanism_id, self.epsilon, progress=lambda m, f: self.progress.emit(m, f),
-                           should_stop=lambda: self._cancelled, **self.kwargs)
-        except Exception as exc:  # report any failure in the card instead of losing it in a thread
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        self.done.emit(result)
+def failure_text(exc: BaseException) -> str:
+    """A failed audit as the one line its card shows."""
+    return f"{type(exc).__name__}: {exc}"
