@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app.reports.content import value_text
+from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
-from svtgui.app.tasks import TaskState
 from svtgui.ui.common.background import Background, busy_bar
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
 
