@@ -25,10 +25,11 @@ Decisions (documented in ``docs/linear-queries.md``):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from typing import Any
 from svtgui.core.linear import LinearQuery
 from svtgui.core.mechanisms.base import Response
 from svtgui.core.mechanisms.pmw import ROWS
+from svtgui.core.validation import ParamError
 
 PMW, SPARSE_PROJECT = "pmw", "sparse_project"
 LINEAR = (PMW, SPARSE_PROJECT)
@@ -137,24 +139,38 @@ def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
     params = dict(params)
     for key in SET_BY_RUN:
         if key in params:
-            raise ValueError(f"parameter {key!r} cannot be set for a run: "
+            raise ParamError(key, f"parameter {key!r} cannot be set for a run: "
                              + ("it is the schema's neighbouring notion" if key == "neighbouring"
                                 else "a PMW run's threshold is in rows"))
     extra = {k: params.pop(k) for k in RUN_PARAMS[mechanism_id] if k in params}
     if "universe" not in extra:
-        raise ValueError(f"{mechanism_id} needs a universe: the run parameter 'universe' lists its columns, "
-                         "e.g. [\"sex\", \"education\", \"age@17,25,35,45,55,65,91\"]")
-    universe = universe_of(dataset, extra["universe"])
+        raise ParamError("universe", f"{mechanism_id} needs a universe: the run parameter 'universe' lists "
+                         "its columns, e.g. [\"sex\", \"education\", \"age@17,25,35,45,55,65,91\"]")
+    with _field("universe"):
+        universe = universe_of(dataset, extra["universe"])
     specs = tuple([extra["universe"]] if isinstance(extra["universe"], str) else extra["universe"])
     out = None
     if mechanism_id == SPARSE_PROJECT:
-        out = release_path(extra.get("release_out"))
+        with _field("release_out"):
+            out = release_path(extra.get("release_out"))
     else:
-        for i, q in enumerate(queries):
-            linear_query(universe, q, f"query {i + 1}")
+        with _field("queries"):
+            for i, q in enumerate(queries):
+                linear_query(universe, q, f"query {i + 1}")
         params["threshold_unit"] = ROWS
     params["neighbouring"] = _neighbouring(dataset)
     return params, LinearPlan(specs, universe, out)
+
+
+@contextlib.contextmanager
+def _field(name: str) -> Iterator[None]:
+    """Tie a refusal to the run parameter it belongs to (:class:`ParamError`), for the plan."""
+    try:
+        yield
+    except ParamError:
+        raise
+    except ValueError as exc:
+        raise ParamError(name, str(exc)) from None
 
 
 def _neighbouring(dataset: Any) -> str:

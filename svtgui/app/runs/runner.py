@@ -18,23 +18,17 @@ a :class:`Row` carries only what is released.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
+from svtgui.app.plan import Plan, build, describe_query, validate_query
 from svtgui.app.runs import linear
-from svtgui.core import mechanisms, validation
+from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, Batch, Mechanism, SelectionMechanism, StreamingMechanism
 from svtgui.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseRecord, RunRecord
-
-# Parameters the runner derives itself: the user never types them (and cannot lie about them).
-DERIVED = ("integer", "monotonic")
-# Keywords of ``mechanisms.create`` that are not catalogue parameters: never accepted from users.
-_FORBIDDEN = ("rng", "trace", "allow_non_private")
 
 
 class QueryLike(Protocol):
@@ -61,94 +55,23 @@ def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
     return evaluate(dataset, list(queries))
 
 
-@dataclass(frozen=True)
-class Plan:
-    """A validated run, before anything is charged: what :func:`plan_run` derived."""
-
-    mechanism_id: str
-    params: dict[str, Any]  # every public parameter, derived ones included
-    sensitivity: float
-    interactive: bool
-    linear: linear.LinearPlan | None = None  # pmw / sparse_project: the universe (and release file)
-
-
 def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
-             *, monotonic: bool = False) -> Plan:
-    """Validate a run without charging anything (the GUI calls this to enable its Run button).
+             *, monotonic: bool = False, adaptive: bool = True) -> Plan:
+    """Validate a run without charging anything: :func:`svtgui.app.plan.build`, raising its first
+    problem as a :class:`~svtgui.app.plan.PlanError` (a ``ValueError`` whose ``param`` names the field).
 
     * ``params`` holds the catalogue parameters the user chose (epsilon, delta, threshold, cutoff, …);
       ``sensitivity`` may be given to leave room for adaptive queries, but never below what the
       planned queries need.
     * ``integer`` is set when every planned query is integer-valued; ``monotonic`` only when the
-      user asked *and* every query is monotonic.
+      user asked *and* every query is monotonic (and neighbours are add/remove-one).
     * ``pmw`` and ``sparse_project`` also take the run parameters of :mod:`svtgui.app.runs.linear`
       (``universe``; ``release_out`` for SparseProject); their neighbouring notion is the schema's.
+    * ``adaptive=False`` (the CLI) refuses an empty query list: there would be nothing to answer.
     """
-    info = mechanisms.info(mechanism_id)
-    if info.status != PRIVATE:
-        raise ValueError(f"{mechanism_id} is known not to be differentially private "
-                         f"({info.why_not_private}); it is available only in the teaching mode")
-    params = dict(params)
-    for key in _FORBIDDEN + DERIVED:
-        if key in params:
-            raise ValueError(f"parameter {key!r} cannot be set for a release: "
-                             + ("it is derived from the queries" if key in DERIVED else "it is internal"))
-    linear_plan = None
-    if linear.is_linear(mechanism_id):
-        params, linear_plan = linear.prepare(dataset, queries, mechanism_id, params)
-    names = {p.name for p in info.params}
-    unknown = sorted(set(params) - names)
-    if unknown:
-        raise ValueError(f"{mechanism_id} has no parameter {unknown[0]!r}; "
-                         f"its parameters: {', '.join(sorted(names))}")
-    queries = list(queries)
-    if not info.interactive and not queries and mechanism_id != linear.SPARSE_PROJECT:
-        raise ValueError(f"{mechanism_id} is non-interactive: it needs the whole query list up front")
-    schema = dataset.schema
-    needed = 0.0
-    for i, q in enumerate(queries):
-        try:
-            _validate(q, schema)
-            s = float(q.sensitivity(schema))
-        except ValueError as exc:
-            raise ValueError(f"query {i + 1} ({_describe(q)}): {exc}") from None
-        if not math.isfinite(s) or s <= 0:
-            raise ValueError(f"query {i + 1} ({_describe(q)}): sensitivity must be a positive number, "
-                             f"got {s!r}")
-        needed = max(needed, s)
-    given = params.pop("sensitivity", None)
-    if given is None:
-        if not queries and linear_plan is None:
-            raise ValueError("an adaptive run with no planned queries needs an explicit sensitivity Δ")
-        sensitivity = needed or 1.0  # linear queries over a universe: Δ = 1 by construction
-    else:
-        sensitivity = validation.positive("sensitivity", given)
-        if sensitivity < needed:
-            raise ValueError(f"sensitivity Δ = {sensitivity:g} is below what the queries need ({needed:g})")
-    if "sensitivity" in names:
-        params["sensitivity"] = sensitivity
-    if "integer" in names:
-        params["integer"] = bool(queries) and all(bool(q.integer) for q in queries)
-    if "monotonic" in names:
-        params["monotonic"] = (bool(monotonic) and bool(queries) and _add_remove(schema)
-                               and all(bool(q.monotonic) for q in queries))
-    elif monotonic:
-        raise ValueError(f"{mechanism_id} has no monotonic variant")
-    # Building a throw-away mechanism runs the catalogue's own parameter checks; it releases nothing.
-    _create(mechanism_id, params, None)
-    return Plan(mechanism_id, params, sensitivity, info.interactive, linear_plan)
-
-
-def _validate(q: QueryLike, schema: Any) -> None:
-    """The query's own schema check (unknown column, wrong kind) when it has one."""
-    check = getattr(q, "validate", None)
-    if callable(check):
-        check(schema)
-
-
-def _add_remove(schema: Any) -> bool:
-    """Monotonicity holds only under add/remove-one neighbours (under replace-one nothing is monotonic)."""
-    return getattr(schema, "neighbouring", "add_remove") == "add_remove"
+    plan = build(dataset, queries, mechanism_id, params, monotonic=monotonic, adaptive=adaptive)
+    plan.raise_if_invalid()
+    return plan
 
 
 def _create(mechanism_id: str, params: dict[str, Any], seed: int | None) -> Mechanism:
@@ -172,23 +95,20 @@ def release_grade(m: Mechanism) -> None:
         raise ValueError(f"{m.info.id} is known not to be differentially private")
 
 
-def _describe(q: QueryLike) -> str:
-    try:
-        return str(q.describe())
-    except Exception:  # a broken description must not hide the real error
-        return type(q).__name__
-
-
 def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechanism_id: str,
               params: dict[str, Any], *, seed: int | None = None, monotonic: bool = False,
-              evaluate: Evaluator | None = None) -> Run:
+              evaluate: Evaluator | None = None, plan: Plan | None = None) -> Run:
     """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
 
     ``dataset`` must be registered in ``ledger`` (by fingerprint). ``seed`` makes the noise
     reproducible and *not secure* (recorded as such). ``evaluate`` defaults to
-    ``svtgui.data.evaluate.evaluate``.
+    ``svtgui.data.evaluate.evaluate``. ``plan`` is the caller's :func:`svtgui.app.plan.build` of
+    exactly these inputs (the CLI checks its output files and the budget in it).
     """
-    plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic)
+    if plan is None:  # the caller's plan of exactly these inputs, else built here: once per run
+        plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic)
+    else:
+        plan.raise_if_invalid()
     if seed is not None:
         _seed(seed)
     if ledger.dataset(dataset.fingerprint) is None:
@@ -250,7 +170,7 @@ def _batch_rows(out: Batch, queries: Sequence[QueryLike]) -> list[tuple]:
         g = out.gaps[:k]
         for i in np.flatnonzero(~np.isnan(g)).tolist():
             gaps[i] = float(g[i])
-    descriptions = [_describe(q) for q in queries[:k]]
+    descriptions = [describe_query(q) for q in queries[:k]]
     return list(zip(range(out.start_index, out.start_index + k), descriptions, above, values, gaps,
                     strict=True))
 
@@ -403,8 +323,8 @@ class Run:
 
     def _row(self, r: Any, q: QueryLike) -> tuple:
         if self._feed:
-            return self._feed.row(r, _describe(q))
-        return (r.index, _describe(q), r.above, r.value, r.gap)
+            return self._feed.row(r, describe_query(q))
+        return (r.index, describe_query(q), r.above, r.value, r.gap)
 
     def _answers(self, queries: Sequence[QueryLike]) -> np.ndarray:
         answers = np.asarray(self._evaluate(self._dataset, queries), dtype=np.float64).reshape(-1)
@@ -412,24 +332,25 @@ class Run:
             raise RuntimeError(f"evaluation returned {answers.shape[0]} answers for {len(queries)} queries")
         if not np.all(np.isfinite(answers)):
             bad = int(np.flatnonzero(~np.isfinite(answers))[0])
-            raise ValueError(f"query {_describe(queries[bad])!r} has no finite answer on this dataset "
+            raise ValueError(f"query {describe_query(queries[bad])!r} has no finite answer on this dataset "
                              "(e.g. a mean over no rows); nothing was released for this batch")
         return answers
 
     def _check_adaptive(self, q: QueryLike) -> None:
         params = self.__mechanism.params
         try:
-            _validate(q, self._dataset.schema)
+            validate_query(q, self._dataset.schema)
             s = float(q.sensitivity(self._dataset.schema))
         except ValueError as exc:
-            raise ValueError(f"query {_describe(q)}: {exc}") from None
+            raise ValueError(f"query {describe_query(q)}: {exc}") from None
         delta = float(params.get("sensitivity", self.__mechanism.sensitivity))
+        what = f"query {describe_query(q)}"
         if not s <= delta:
-            raise ValueError(f"query {_describe(q)} has sensitivity {s:g}, above this run's Δ = {delta:g}")
+            raise ValueError(f"{what} has sensitivity {s:g}, above this run's Δ = {delta:g}")
         if params.get("integer") and not q.integer:
-            raise ValueError(f"query {_describe(q)} is not integer-valued, but this run releases integers")
+            raise ValueError(f"{what} is not integer-valued, but this run releases integers")
         if params.get("monotonic") and not q.monotonic:
-            raise ValueError(f"query {_describe(q)} is not monotonic, but this run assumes monotonic queries")
+            raise ValueError(f"{what} is not monotonic, but this run assumes monotonic queries")
 
     def _select_all(self) -> list[Row]:
         if not isinstance(self.__mechanism, SelectionMechanism):  # a release, made at start: done
@@ -439,7 +360,7 @@ class Run:
         answers = self._answers(self._queries)
         sel = self.__mechanism.select(answers)
         chosen = {i: (None if sel.values is None else sel.values[k]) for k, i in enumerate(sel.indices)}
-        rows = [(i, _describe(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
+        rows = [(i, describe_query(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
         committed = self._commit(rows)
         self._position = len(self._queries)
         self._end(FINISHED)

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.plan import Plan, PlanError, build, declared_budget
 from svtgui.app.reports.content import value_text
 from svtgui.app.runs.linear import LINEAR, SPARSE_PROJECT
 from svtgui.app.runs.runner import Row, start_run
@@ -195,6 +196,37 @@ def load_inputs(s: dict[str, Any]):
     return load_data(s["data"], s.get("schema")), queries
 
 
+def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: list[Path]) -> Plan:
+    """The one validation (:mod:`svtgui.app.plan`) of the whole run — queries and their value types,
+    parameters, every output file (a temporary file is created and removed in its folder, so a
+    read-only folder or a full disk is found now), the budget — before anything is registered or
+    charged. Exit 2 (3 when only the budget is short), nothing changed."""
+    from svtgui.cli import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
+
+    if led.dataset(ds.fingerprint) is not None:
+        budget = led.budget(ds.fingerprint)
+    elif s.get("budget_epsilon") is None:
+        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
+                       "give its total budget with --budget-epsilon (and --budget-delta)")
+    else:
+        try:
+            budget = declared_budget(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
+        except PlanError as exc:
+            raise CliError(f"--budget-epsilon/--budget-delta: {exc}") from None
+    params = _mechanism_params(s)
+    outputs = [*reports, *([params["release_out"]] if params.get("release_out") else [])]
+    plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
+                 outputs=outputs)
+    if plan.ok:
+        return plan
+    first = plan.problems[0]
+    option = {"report": "--report", "queries": "--queries", "release_out": "--release-out",
+              "universe": "--universe"}.get(first.field)
+    message = f"{option}: {first.message}" if option else first.message
+    code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else EXIT_BAD_INPUT
+    raise CliError(f"{message} (nothing was charged)", code)
+
+
 def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:
     from svtgui.cli import CliError
 
@@ -223,11 +255,12 @@ def run(args: argparse.Namespace) -> int:
     check_report_paths(reports, "--report")
     ds, queries = _session_inputs(s) if s.get("session") else load_inputs(s)
     with open_ledger(s.get("ledger")) as led:
+        plan = _plan(led, ds, queries, s, reports)  # the whole run, checked before the first charge
+        _register(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         try:
-            _register(led, ds, s)
             run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("seed"),
-                             monotonic=bool(s.get("monotonic")))
-        except BudgetExceeded as exc:
+                             monotonic=bool(s.get("monotonic")), plan=plan)
+        except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
             raise CliError(str(exc), EXIT_BUDGET) from None
         if not run_.record.secure:
             print("svtgui-cli run: warning: seeded noise is reproducible, NOT secure; never publish this "

@@ -1,0 +1,370 @@
+"""The plan of a run: the one validation of a set-up, before anything is spent (Qt-free).
+
+The window, the CLI and the run itself ask the same question — *may this run be charged, and
+what exactly would it be?* — and get the same answer from :func:`build`: a :class:`Plan` with
+
+* ``problems``: every reason the run may not start, each tied to the field at fault
+  (``Problem.field`` is a parameter name such as ``"epsilon"``, or ``"dataset"``, ``"queries"``,
+  ``"budget"``, ``"mechanism"``, ``"universe"``, ``"release_out"``, ``"report"``), taken from
+  ``ParamError.param`` where the core raised one, never guessed from the message's text;
+* the parameters a mechanism is built with, the derived ones included: Δ (from the query
+  definitions and the declared bounds, never from the data), ``integer`` and ``monotonic``
+  (only under add/remove neighbours, and only when asked for and every query is monotonic);
+* ``warnings`` that do not block a run but change what it means (one wide query setting Δ for
+  every query in the queue);
+* the cost (ε, δ) and whether it fits what remains of the dataset's budget (or, for a dataset new
+  to the ledger, the total the curator declared).
+
+Nothing is charged unless the whole plan is valid: value types of every query, writability of
+every output file, the budget, the parameters. The queue's facts (:func:`queue_facts`) are
+computed once per queue change and reused for every parameter edit, so a plan over a million
+queries is cheap to rebuild while typing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from svtgui.app.runs import linear
+from svtgui.core import mechanisms
+from svtgui.core.budget import Budget, BudgetExceeded, fmt
+from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
+from svtgui.core.validation import ParamError
+
+# Parameters a run derives itself: the user never types them (and cannot lie about them).
+DERIVED = ("integer", "monotonic")
+# Keywords of ``mechanisms.create`` that are not catalogue parameters: never accepted from users.
+FORBIDDEN = ("rng", "trace", "allow_non_private")
+NOT_MONOTONIC_RELATION = "monotonicity needs the 'add or remove one row' relation"
+
+
+class PlanError(ParamError):
+    """A plan with a problem, raised where a caller needs an exception (``param`` is the field)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a run may not start, and the field it belongs to."""
+
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class QueueFacts:
+    """What the query list determines, computed once per change of the list or the schema."""
+
+    count: int = 0
+    sensitivity: float = 0.0  # the largest Δ a query needs (0 for an empty list)
+    widest: str = ""  # the query that sets it
+    narrowest: float = 0.0  # the smallest Δ in the list
+    integer: bool = False  # every answer is an integer (counts)
+    monotonic: bool = False  # every query is monotonic under the schema's relation
+    monotonic_reason: str = "there are no queries yet"
+    problem: Problem | None = None  # the first query that does not fit the schema
+
+    @property
+    def mixed(self) -> bool:
+        """Queries of very different Δ: every one gets the noise of the widest."""
+        return self.count > 1 and self.narrowest > 0 and self.sensitivity > self.narrowest
+
+    def summary(self) -> str:
+        """One line for the queue: how many, Δ, integer-valued, monotonic."""
+        if not self.count:
+            return "No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I)."
+        if self.problem is not None:
+            return f"{self.count:,} {'query' if self.count == 1 else 'queries'}"
+        return (f"{self.count:,} {'query' if self.count == 1 else 'queries'} · Δ = {self.sensitivity:g} · "
+                f"{'integer-valued' if self.integer else 'real-valued'} · "
+                f"{'all monotonic' if self.monotonic else 'not all monotonic'}")
+
+
+def queue_facts(queries: Sequence[Any], schema: Any) -> QueueFacts:
+    """Validate every query against ``schema`` (kinds, columns, value types) and derive Δ, integer,
+    monotonic — one pass; a repeated query object is checked once."""
+    if not queries:
+        return QueueFacts()
+    widest, top, low = "", 0.0, math.inf
+    integer, monotonic_queries, first_non_monotonic = True, True, None
+    checked: dict[int, float] = {}
+    for i, q in enumerate(queries):
+        s = checked.get(id(q))
+        if s is None:
+            try:
+                validate_query(q, schema)
+                s = float(q.sensitivity(schema))
+            except ValueError as exc:
+                return _refused(queries, i, str(exc))
+            if not math.isfinite(s) or s <= 0:
+                return _refused(queries, i, f"sensitivity must be a positive number, got {s!r}")
+            checked[id(q)] = s
+        if s > top:
+            top, widest = s, describe_query(q)
+        low = min(low, s)
+        integer = integer and bool(q.integer)
+        if monotonic_queries and not q.monotonic:
+            monotonic_queries, first_non_monotonic = False, q
+    add_remove = _add_remove(schema)
+    if not add_remove:
+        reason = NOT_MONOTONIC_RELATION
+    elif first_non_monotonic is not None:
+        reason = f"'{describe_query(first_non_monotonic)}' is not monotonic"
+    else:
+        reason = "every query only grows when a row is added."
+    return QueueFacts(len(queries), top, widest, low, integer, add_remove and monotonic_queries, reason)
+
+
+def _refused(queries: Sequence[Any], i: int, why: str) -> QueueFacts:
+    where = f"query {i + 1} ({describe_query(queries[i])})"
+    return QueueFacts(len(queries), problem=Problem("queries", f"{where}: {why}"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run as it would be charged, or the problems that keep it from starting."""
+
+    mechanism_id: str
+    params: dict[str, Any] = field(default_factory=dict)  # what the mechanism is built with (derived too)
+    run_params: dict[str, Any] = field(default_factory=dict)  # PMW/SparseProject: universe, release_out
+    queue: QueueFacts = QueueFacts()
+    problems: tuple[Problem, ...] = ()
+    warnings: tuple[str, ...] = ()
+    cost: Guarantee | None = None  # (ε, δ) charged in full before the first answer
+    fits: bool | None = None  # None when the budget is unknown (no ledger, or not declared yet)
+    linear: linear.LinearPlan | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def info(self) -> MechanismInfo | None:
+        try:
+            return mechanisms.info(self.mechanism_id)
+        except ValueError:
+            return None
+
+    @property
+    def sensitivity(self) -> float:
+        return float(self.params.get("sensitivity", self.queue.sensitivity or 1.0))
+
+    @property
+    def monotonic(self) -> bool:
+        return bool(self.params.get("monotonic", False))
+
+    def by_field(self) -> dict[str, str]:
+        """The first problem of each field, in the order found."""
+        out: dict[str, str] = {}
+        for p in self.problems:
+            out.setdefault(p.field, p.message)
+        return out
+
+    def raise_if_invalid(self) -> None:
+        """:class:`PlanError` naming the first problem (for callers that stop at the first)."""
+        if self.problems:
+            p = self.problems[0]
+            raise PlanError(p.field, p.message)
+
+
+def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
+          monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
+          outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False) -> Plan:
+    """Validate a run as a whole without charging anything.
+
+    ``params`` are what the user chose (ε, δ, T, c, …, and PMW/SparseProject's ``universe`` and
+    ``release_out``); ``sensitivity`` may be given to leave room for adaptive queries, never below
+    what the planned queries need. ``facts`` are :func:`queue_facts` of ``queries`` when the caller
+    already has them. ``budget`` is what the dataset may still spend (the ledger's, or the declared
+    total of a new dataset); ``outputs`` are files the run will write (checked for writability).
+    ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
+    """
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    params = dict(params)
+    try:
+        info = mechanisms.info(mechanism_id)
+    except ValueError as exc:
+        return Plan(mechanism_id, problems=(Problem("mechanism", str(exc)),))
+    if info.status != PRIVATE:
+        return Plan(mechanism_id, problems=(Problem("mechanism", (
+            f"{mechanism_id} is known not to be differentially private ({info.why_not_private}); "
+            "it is available only in the teaching mode")),))
+    for key in FORBIDDEN + DERIVED:
+        if key in params:
+            problems.append(Problem(key if key in DERIVED else "mechanism", (
+                f"parameter {key!r} cannot be set for a release: "
+                + ("it is derived from the queries" if key in DERIVED else "it is internal"))))
+            params.pop(key)
+    if dataset is None:
+        problems.append(Problem("dataset", "open a dataset first"))
+    schema = getattr(dataset, "schema", None)
+    queries = [] if info.input == mechanisms.RELEASE else list(queries)  # a release answers no query
+    facts = facts if facts is not None and info.input != mechanisms.RELEASE else queue_facts(queries, schema)
+    if facts.problem is not None and dataset is not None:
+        problems.append(facts.problem)
+    run_params: dict[str, Any] = {}
+    linear_plan = None
+    if info.linear:
+        run_params = {k: params[k] for k in linear.RUN_PARAMS[mechanism_id] if k in params}
+        if dataset is not None:
+            try:  # the universe (and release file) split off, neighbouring and PMW's unit set
+                params, linear_plan = linear.prepare(dataset, queries, mechanism_id, params)
+            except ParamError as exc:
+                problems.append(Problem(exc.param, str(exc)))
+        for key in run_params:
+            params.pop(key, None)
+    names = {p.name for p in info.params}
+    for key in sorted(set(params) - names):
+        problems.append(Problem("mechanism", f"{mechanism_id} has no parameter {key!r}; "
+                                             f"its parameters: {', '.join(sorted(names))}"))
+        params.pop(key)
+    if not queries and info.needs_queries:
+        problems.append(Problem("queries", f"{info.name} is non-interactive: it needs the whole query list "
+                                           "up front; add queries first"))
+    elif not queries and info.input != mechanisms.RELEASE and not adaptive:
+        problems.append(Problem("queries", "the query list is empty: there is nothing to answer"))
+    _derive(params, names, info, facts, monotonic, problems, warnings, adaptive=adaptive)
+    cost = None
+    if not any(p.field in names or p.field in ("mechanism", *linear.RUN_PARAMS.get(mechanism_id, ()))
+               for p in problems):
+        try:
+            cost = _throwaway(mechanism_id, params).guarantee
+        except ParamError as exc:
+            problems.append(Problem(exc.param if exc.param in names else "mechanism", str(exc)))
+        except ValueError as exc:
+            problems.append(Problem("mechanism", str(exc)))
+    fits = None
+    if cost is not None and budget is not None:
+        fits = _fits(budget, cost, problems)
+    for out in outputs:
+        try:
+            check_writable(out)
+        except ValueError as exc:
+            problems.append(Problem("report", str(exc)))
+    return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
+                linear_plan)
+
+
+def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,
+            problems: list[Problem], warnings: list[str], *, adaptive: bool) -> None:
+    """Δ, integer and monotonic from the queue (and the declared bounds), into ``params``."""
+    given = params.pop("sensitivity", None)
+    needed = facts.sensitivity if facts.problem is None else 0.0
+    if given is None:
+        if not facts.count and adaptive and "sensitivity" in names and not any(
+                p.field == "queries" for p in problems):
+            problems.append(Problem("sensitivity", "an adaptive run with no planned queries needs an "
+                                                   "explicit sensitivity Δ"))
+        sensitivity = needed or 1.0  # linear queries over a universe: Δ = 1 by construction
+    else:
+        try:
+            sensitivity = float(given)
+            if not math.isfinite(sensitivity) or sensitivity <= 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(Problem("sensitivity", f"sensitivity must be a number > 0, got {given!r}"))
+            sensitivity = needed or 1.0
+        if sensitivity < needed:
+            problems.append(Problem("sensitivity", f"sensitivity Δ = {sensitivity:g} is below what the "
+                                                   f"queries need ({needed:g})"))
+    if "sensitivity" in names:
+        params["sensitivity"] = sensitivity
+        if facts.mixed and facts.problem is None:
+            warnings.append(
+                f"Δ = {facts.sensitivity:g} is set by '{facts.widest}'; every query of the queue gets noise "
+                f"for Δ = {facts.sensitivity:g}, also those that need only Δ = {facts.narrowest:g}: "
+                "split the queue into runs of alike queries for less noise")
+    if "integer" in names:
+        params["integer"] = facts.count > 0 and facts.problem is None and facts.integer
+    if "monotonic" in names:
+        params["monotonic"] = bool(monotonic) and facts.count > 0 and facts.monotonic
+    elif monotonic:
+        problems.append(Problem("monotonic", f"{info.id} has no monotonic variant"))
+
+
+def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanism:
+    """Build the mechanism (the catalogue's own parameter checks) with a seeded source that never
+    sees data: it is only read for its guarantee, never run."""
+    return mechanisms.create(mechanism_id, rng=mechanisms.seeded(0), **params)
+
+
+def _fits(budget: Budget, cost: Guarantee, problems: list[Problem]) -> bool:
+    try:
+        budget.check(repr(cost.epsilon), repr(cost.delta))
+    except BudgetExceeded as exc:
+        amounts = str(exc).split(". ", 1)[-1]  # total, spent and requested ε and δ, exactly
+        problems.append(Problem("epsilon", (
+            f"ε = {cost.epsilon:g}{f', δ = {cost.delta:g}' if cost.delta else ''} does not fit what remains "
+            f"of this dataset's budget: ε = {fmt(budget.remaining_epsilon)}, "
+            f"δ = {fmt(budget.remaining_delta)} ({amounts})")))
+        return False
+    except ValueError as exc:  # the parameters themselves are refused (and named) elsewhere
+        problems.append(Problem("epsilon", str(exc)))
+        return False
+    return True
+
+
+def declared_budget(epsilon: str | None, delta: str | None) -> Budget:
+    """The total budget a curator declares for a dataset new to the ledger (``PlanError`` on
+    ``budget`` when it is missing or not a number > 0 with δ in [0, 1))."""
+    text = (epsilon or "").strip()
+    if not text:
+        raise PlanError("budget", "this dataset is new to the ledger: declare its total budget first")
+    try:
+        eps, dlt = Fraction(text), Fraction((delta or "").strip() or "0")
+    except (ValueError, ZeroDivisionError):
+        raise PlanError("budget", "the dataset's total ε must be a number > 0 and δ in [0, 1)") from None
+    if eps <= 0 or not 0 <= dlt < 1:
+        raise PlanError("budget", "the dataset's total ε must be a number > 0 and δ in [0, 1)")
+    return Budget(eps, dlt)
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """An output file the run will write, checked before anything is charged: not a directory, in
+    an existing folder where a file can really be created (a temporary one, removed at once) —
+    which also catches a read-only folder and a full disk."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise ValueError(f"{p} is a directory; give a file name")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"{p}: directory {folder} does not exist")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ValueError(f"{p}: the file exists and is not writable")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=folder)
+        try:
+            os.write(fd, b"\0" * 4096)  # a full disk refuses even this much
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot write in {folder}: {exc.strerror or exc}") from None
+    return p
+
+
+def validate_query(q: Any, schema: Any) -> None:
+    """The query's own schema check (unknown column, wrong kind, value types) when it has one."""
+    check = getattr(q, "validate", None)
+    if callable(check):
+        check(schema)
+
+
+def _add_remove(schema: Any) -> bool:
+    """Monotonicity holds only under add/remove-one neighbours (under replace-one nothing is monotonic)."""
+    relation = getattr(schema, "neighbouring", "add_remove")
+    return getattr(relation, "value", relation) == "add_remove"
+
+
+def describe_query(q: Any) -> str:
+    try:
+        return str(q.describe())
+    except Exception:  # a broken description must not hide the real error
+        return type(q).__name__
