@@ -33,12 +33,13 @@ READING_SECONDS = 1.0
 
 
 def headless(ds, queries, params) -> float:
+    from svtgui.app.dataset_identity import register
     from svtgui.app.runs.runner import start_run
     from svtgui.ledger import Ledger
 
     with tempfile.TemporaryDirectory() as d:
         led = Ledger.open(Path(d) / "ledger.sqlite")
-        led.register_dataset(ds.fingerprint, ds.name, 100)
+        register(led, ds, 100)
         t0 = time.perf_counter()
         run = start_run(led, ds, queries, "sparse", dict(params))
         n = sum(len(rows) for rows in run.stream(batch_size=65_536))

@@ -1,14 +1,18 @@
 """``.svtsession`` files: a curator's set-up, saved and re-opened (JSON, versioned).
 
-A session holds *where* the data is and *what* was declared and planned — dataset path and
-content fingerprint, the declared schema (kinds, public bounds, neighbouring relation), the
-mechanism and its public parameters, the query list and, for PMW and SparseProject, the run
-parameters of :mod:`svtgui.app.runs.linear` (the universe's column specs and the release
-file). It never holds data, answers, noise, seeds or budget figures: the history of what was
-spent comes from the ledger, keyed by the fingerprint, so copying or editing a session file
+A session holds *where* the data is and *what* was declared and planned — dataset path, the
+dataset's random public id in the ledger (if it had one when saved), the declared schema (kinds,
+public bounds, neighbouring relation), the mechanism and its public parameters, the query list
+and, for PMW and SparseProject, the run parameters of :mod:`svtgui.app.runs.linear` (the
+universe's column specs and the release file). It never holds data, answers, noise, seeds,
+budget figures, nor any hash of the data (a session file may be shared; a hash would let anyone
+who knows all rows but one test the last one).
+On opening, the dataset is checked *through the ledger*: its rows must be the ones the ledger
+knows by the saved id (:mod:`svtgui.app.dataset_identity`), so copying or editing a session file
 cannot change a budget.
 
-Versions: 1 had no ``linear`` section; 2 adds it. A version-1 file is read through
+Versions: 1 had no ``linear`` section; 2 adds it; 3 replaces ``dataset.fingerprint`` (the file's
+plain SHA-256) by ``dataset.dataset_id`` (the ledger's random id). An older file is read through
 :data:`MIGRATIONS` (one step per version), so old sessions keep opening; a newer file than this
 build understands is refused rather than half-read.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +33,7 @@ from svtgui.core import mechanisms
 LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
 
 SESSION_FORMAT = "svtgui-session"
-SESSION_VERSION = 2
+SESSION_VERSION = 3
 SUFFIX = ".svtsession"
 _FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear"}
 _NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
@@ -41,8 +46,18 @@ def _from_v1(doc: dict[str, Any], where: str) -> dict[str, Any]:
     return {**doc, "version": 2}
 
 
+def _from_v2(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    """Version 2 → 3: drop the plain SHA-256 of the data; the dataset is then checked by the ledger
+    (a version 2 file names no ledger id, so the rows it opens get whatever budget they have)."""
+    dataset = doc.get("dataset")
+    if isinstance(dataset, dict):
+        dataset = {k: v for k, v in dataset.items() if k != "fingerprint"}
+    return {**doc, "dataset": dataset, "version": 3}
+
+
 # MIGRATIONS[v] turns a version-v document into a version-(v + 1) one.
-MIGRATIONS = {1: _from_v1}
+MIGRATIONS = {1: _from_v1, 2: _from_v2}
+_DATASET_ID = re.compile(r"ds-[0-9a-f]{16}")
 
 
 class SessionError(ValueError):
@@ -54,7 +69,7 @@ class Session:
     """What a ``.svtsession`` file holds (public set-up only)."""
 
     dataset_path: str
-    fingerprint: str
+    dataset_id: str | None  # the ledger's random public id; None if the rows were new to it
     schema: dict[str, Any]
     mechanism_id: str
     params: dict[str, Any]
@@ -80,7 +95,7 @@ class Session:
             linear["universe"] = [linear["universe"]]
         if isinstance(linear.get("release_out"), str | os.PathLike):
             linear["release_out"] = str(Path(linear["release_out"]).expanduser().resolve())
-        session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.fingerprint,
+        session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.dataset_id,
                       dataset.schema.to_json(), mechanism_id, params, [q.to_json() for q in queries],
                       bool(monotonic), dataset.name, linear)
         session.check()
@@ -95,8 +110,10 @@ class Session:
         from svtgui.data.queries import queries_from_json
         from svtgui.data.schema import Schema
 
-        if not isinstance(self.fingerprint, str) or len(self.fingerprint) < 16:
-            raise SessionError(f"{where}: field 'dataset.fingerprint' must be the dataset's content hash")
+        if self.dataset_id is not None and not (isinstance(self.dataset_id, str)
+                                                and _DATASET_ID.fullmatch(self.dataset_id)):
+            raise SessionError(f"{where}: field 'dataset.dataset_id' must be a ledger dataset id "
+                               f"(ds- and 16 hex digits), got {self.dataset_id!r}")
         try:
             info = mechanisms.info(self.mechanism_id)
         except ValueError as exc:
@@ -141,8 +158,8 @@ class Session:
         from svtgui import __version__
 
         doc = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
-               "dataset": {"path": self.dataset_path, "name": self.dataset_name,
-                           "fingerprint": self.fingerprint, "schema": self.schema},
+               "dataset": {"path": self.dataset_path, "name": self.dataset_name, "schema": self.schema,
+                           **({"dataset_id": self.dataset_id} if self.dataset_id else {})},
                "mechanism": {"id": self.mechanism_id, "params": self.params},
                "monotonic": self.monotonic, "queries": self.queries}
         if self.linear:
@@ -159,15 +176,15 @@ class Session:
 
         return Schema.from_json(self.schema)
 
-    def open_dataset(self, session_path: str | os.PathLike[str] | None = None) -> Any:
-        """Load the dataset and check it is the same content the session was saved with.
+    def open_dataset(self, ledger: Any, session_path: str | os.PathLike[str] | None = None) -> Any:
+        """Load the dataset and check, through ``ledger``, that its rows are the dataset saved.
 
         A missing absolute path is also tried next to the session file (a moved project folder).
         The saved schema (declared bounds and relation) replaces the inferred one.
         """
         from svtgui.data import load_dataset
 
-        return self.adopt(load_dataset(self.dataset_location(session_path)))
+        return self.adopt(load_dataset(self.dataset_location(session_path)), ledger)
 
     def dataset_location(self, session_path: str | os.PathLike[str] | None = None) -> Path:
         """Where the dataset is: its saved path, or a file of that name beside the session file.
@@ -181,14 +198,20 @@ class Session:
                 path = beside
         return path
 
-    def adopt(self, ds: Any) -> Any:
-        """``ds`` with the saved schema, or ``SessionError`` if its content is not the saved one."""
+    def adopt(self, ds: Any, ledger: Any) -> Any:
+        """``ds`` with the saved schema, or ``SessionError`` if the ledger does not know its rows as
+        the saved dataset id (the file has changed, or another ledger is in use)."""
+        from svtgui.app.dataset_identity import identify
+
         path = ds.path or self.dataset_path
-        if ds.fingerprint != self.fingerprint:
-            raise SessionError(
-                f"{path} is not the dataset this session was saved with: its content fingerprint is "
-                f"{ds.fingerprint[:16]}…, the session expects {self.fingerprint[:16]}…. The file has changed "
-                "(its privacy budget is tracked separately); open the original file or start a new session.")
+        found = identify(ledger, ds).record
+        if self.dataset_id is not None:
+            if found is None or found.dataset_id != self.dataset_id:
+                now = f"they are dataset {found.dataset_id}" if found else "the ledger does not know them"
+                raise SessionError(
+                    f"{path} is not the dataset this session was saved with ({self.dataset_id} in the ledger "
+                    f"{ledger.path}): {now}. The file has changed, or another ledger is in use; open the "
+                    "original file or start a new session.")
         try:
             return ds.with_schema(self.schema_object())
         except ValueError as exc:
@@ -244,7 +267,7 @@ def load(path: str | os.PathLike[str]) -> Session:
         if value is not None and not isinstance(value, kind):
             raise SessionError(f"{p}: field '{section}' must be {_KIND_NAMES[kind]}, "
                                f"got {type(value).__name__}")
-    session = Session(ds["path"], ds["fingerprint"], ds["schema"], mech["id"], mech.get("params", {}),
+    session = Session(ds["path"], ds.get("dataset_id"), ds["schema"], mech["id"], mech.get("params", {}),
                       doc.get("queries", []), doc.get("monotonic", False), ds.get("name", ""),
                       doc.get("linear", {}))
     try:
@@ -262,11 +285,11 @@ def _section(doc: dict[str, Any], name: str, p: Path) -> dict[str, Any]:
     return value
 
 
-_REQUIRED = ("path", "fingerprint", "schema", "id")
+_REQUIRED = ("path", "schema", "id")
 # (section or None for the top level, dotted name, key, the JSON type it must have)
 _SHAPES: tuple[tuple[str | None, str, str, type], ...] = (
     ("dataset", "dataset.path", "path", str),
-    ("dataset", "dataset.fingerprint", "fingerprint", str),
+    ("dataset", "dataset.dataset_id", "dataset_id", str),
     ("dataset", "dataset.schema", "schema", dict),
     ("dataset", "dataset.name", "name", str),
     ("mechanism", "mechanism.id", "id", str),

@@ -2,7 +2,7 @@
 
 >>> from svtgui.data import load_dataset, LoadOptions
 >>> ds = load_dataset("adult.csv", LoadOptions(missing=("?",)))                     # doctest: +SKIP
->>> ds.fingerprint, ds.n_rows, ds.schema.column("age").kind                          # doctest: +SKIP
+>>> ds.name, ds.n_rows, ds.schema.column("age").kind                          # doctest: +SKIP
 
 True answers are secrets: evaluation results go to a mechanism (or a test), never to a view.
 """

@@ -1,17 +1,19 @@
 """True answers of many queries at once, without a Python loop over rows or (mostly) over queries.
 
 * range counts: the column is sorted once; each query is two ``searchsorted`` lookups.
-* clipped sums and clip differences: sorted values plus prefix sums, so Σclip(x, l, u) =
-  l·#{x < l} + Σ_{l ≤ x ≤ u} x + u·#{x > u} is O(log n) per query, all queries vectorised
-  (O((n + k) log n) in total). Clip differences are computed as Σ_{b < x ≤ b+s} (x − b) + s·#{x > b+s}
-  directly, which avoids subtracting two large sums.
+* clipped sums and clip differences: computed EXACTLY by the rule of :mod:`svtgui.data.exact_sums`
+  (values snapped to a power-of-two grid fixed by the public bounds, summed as integers), so no
+  order of floating-point additions can move neighbouring answers apart by more than Δ. Sorted
+  snapped values plus exact integer prefix sums make each query O(log n) (the rows clipped to L
+  are a prefix, those clipped to U a suffix).
 * item supports: one pass builds item → sorted basket-id postings; single items are one vectorised
   lookup, itemsets intersect postings.
 * predicates: one vectorised mask per distinct condition (cached within the call); conjunctions of
   equalities (marginal cells) are answered from one ``groupby`` per column combination.
 
 Missing values never match a comparison (see ``predicates``); sums skip them, as pandas does.
-Results equal the naive per-query pandas evaluation (property-tested in ``tests/data``).
+Results equal the naive per-query pandas evaluation (property-tested in ``tests/data``; clipped sums to
+within n·2^-59 of their bounds, the price of exactness).
 The returned answers are secrets: hand them to a mechanism, never to a view.
 """
 
@@ -26,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from svtgui.data.dataset import Dataset
+from svtgui.data.exact_sums import SortedColumn
 from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema
@@ -83,11 +86,11 @@ def sorted_values(ds: Dataset, column: str) -> np.ndarray:
     return ds._cache[key]
 
 
-def _prefix(ds: Dataset, column: str) -> tuple[np.ndarray, np.ndarray]:
-    key = ("prefix", column)
+def _exact(ds: Dataset, column: str) -> SortedColumn:
+    """The column's exact clipped-sum evaluator (integer prefix sums; see ``exact_sums``)."""
+    key = ("exact", column)
     if key not in ds._cache:
-        xs = sorted_values(ds, column)
-        ds._cache[key] = (xs, np.concatenate(([0.0], np.cumsum(xs))))
+        ds._cache[key] = SortedColumn(sorted_values(ds, column))
     return ds._cache[key]
 
 
@@ -106,30 +109,14 @@ def _ranges(ds: Dataset, column: str, batch: list[RangeCount]) -> np.ndarray:
     return np.maximum(upto_high - below_low, 0)
 
 
-def clipped_sum(xs: np.ndarray, prefix: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """Σclip(x, l, u) for sorted ``xs`` with prefix sums, vectorised over (l, u) pairs."""
-    n = len(xs)
-    i = np.searchsorted(xs, lower, "left")  # x < l
-    j = np.searchsorted(xs, upper, "right")  # x <= u
-    j = np.maximum(i, j)
-    return lower * i + (prefix[j] - prefix[i]) + upper * (n - j)
-
-
 def _clipped_sums(ds: Dataset, column: str, batch: list[ClippedSum]) -> np.ndarray:
-    xs, prefix = _prefix(ds, column)
     bounds = np.array([q.bounds(ds.schema) for q in batch], dtype=np.float64)
-    return clipped_sum(xs, prefix, bounds[:, 0], bounds[:, 1])
+    return _exact(ds, column).clipped_sums(bounds[:, 0], bounds[:, 1])
 
 
 def _clip_diffs(ds: Dataset, column: str, batch: list[ClipDiff]) -> np.ndarray:
-    xs, prefix = _prefix(ds, column)
-    b, s = _floats(batch, "bound"), _floats(batch, "step")
-    n = len(xs)
-    i = np.searchsorted(xs, b, "right")  # x <= b
-    j = np.searchsorted(xs, b + s, "right")  # x <= b + s
-    diff = (prefix[j] - prefix[i]) - b * (j - i) + s * (n - j)
     norm = np.fromiter(map(attrgetter("normalised"), batch), dtype=bool, count=len(batch))
-    return np.where(norm, diff / s, diff)
+    return _exact(ds, column).clip_diffs(_floats(batch, "bound"), _floats(batch, "step"), norm)
 
 
 # -- item sets ---------------------------------------------------------------------------------------

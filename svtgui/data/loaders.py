@@ -12,6 +12,7 @@ chunk (the final ``concat`` needs the chunks and the result at once).
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,8 +188,6 @@ def _parse_delimited(
 ) -> _Loaded:
     chunks: list[Chunk] = []
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
-        import io
-
         buffered = io.BufferedReader(raw, buffer_size=1 << 18)
         try:
             reader = pd.read_csv(
@@ -209,6 +208,8 @@ def _parse_delimited(
         except pd.errors.EmptyDataError:
             raise DatasetError("the file has no columns (it is empty or blank)", path=path) from None
         except pd.errors.ParserError as e:
+            if raw.failure is not None:  # Ctrl-C, a cancel or an I/O error inside a read, not the file
+                raise raw.failure from None
             raise _parser_error(path, str(e)) from None
         except UnicodeDecodeError as e:
             raise DatasetError(f"cannot be decoded as {encoding} ({e.reason})", path=path) from None
@@ -219,23 +220,32 @@ def _parse_delimited(
     frame = combine_chunks(chunks)
     if not options.header:
         frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
-    _check_header(frame, path)
+    else:
+        _check_header(_raw_header(path, encoding, delimiter), path)
     return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
 
 
-def _check_header(frame: pd.DataFrame, path: Path) -> None:
-    for i, name in enumerate(frame.columns):
-        if str(name).startswith("Unnamed: "):
-            raise DatasetError("the header has an empty column name", path=path, line=1, column=i + 1)
-    dupes = [
-        c
-        for c in frame.columns
-        if "." in str(c) and str(c).rsplit(".", 1)[0] in frame.columns and str(c).rsplit(".", 1)[1].isdigit()
-    ]
-    if dupes:
-        raise DatasetError(
-            "the header repeats a column name", path=path, line=1, column=dupes[0].rsplit(".", 1)[0]
-        )
+def _raw_header(path: Path, encoding: str, delimiter: str) -> list[str]:
+    """The header's names as written (pandas renames a repeated ``age`` to ``age.1``, so its
+    columns cannot tell a repeat from a real ``age.1``)."""
+    import csv
+
+    text = textio.read_sample(path).decode(encoding, errors="replace")
+    rows = csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter, skipinitialspace=True)
+    first = next(rows, [])
+    return [name.strip() for name in first]
+
+
+def _check_header(names: list[object], path: Path, line: int | None = 1) -> None:
+    """Refuse an empty or repeated column name in the header (``names`` as written in the file)."""
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        text = "" if name is None or (isinstance(name, float) and name != name) else str(name).strip()
+        if not text:
+            raise DatasetError("the header has an empty column name", path=path, line=line, column=i + 1)
+        if text in seen:
+            raise DatasetError("the header repeats a column name", path=path, line=line, column=text)
+        seen.add(text)
 
 
 def _parser_error(path: Path, message: str) -> DatasetError:
@@ -259,8 +269,6 @@ def _parser_error(path: Path, message: str) -> DatasetError:
 def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
-    import io
-
     chunks: list[Chunk] = []
     records: list[dict] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
@@ -274,11 +282,15 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
                 raise DatasetError(
                     f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
                 ) from None
+            except RecursionError:
+                raise DatasetError("JSON nested too deeply", path=path, line=lineno) from None
+            except ValueError as e:  # e.g. an integer too long to convert
+                raise DatasetError(f"not usable JSON: {e}", path=path, line=lineno) from None
             if not isinstance(rec, dict):
                 raise DatasetError(
                     f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
                 )
-            records.append({k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()})
+            records.append(_flat_record(rec, path, lineno))
             if len(records) >= options.chunk_rows:
                 chunks.append(split_chunk(pd.DataFrame.from_records(records)))
                 records = []
@@ -287,10 +299,35 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
         chunks.append(split_chunk(pd.DataFrame.from_records(records)))
     if not chunks:
         raise DatasetError("the file holds no JSON records", path=path)
+    if not any(chunk for chunk in chunks):
+        raise DatasetError("the records have no fields (every line is {}): nothing to query", path=path)
     frame = combine_chunks(chunks)
     if options.missing:
         frame = tidy_frame(frame.replace(list(options.missing), pd.NA), categorical=True)
     return _Loaded(frame, fingerprint, "jsonl")
+
+
+def _flat_record(rec: dict, path: Path, line: int) -> dict:
+    """A record's fields: scalars, or a flat list of scalars (an item set, kept as a tuple).
+
+    An object or a list of lists has no column meaning; it is refused, never stringified.
+    """
+    out = {}
+    for key, value in rec.items():
+        if isinstance(value, dict):
+            raise DatasetError(
+                f"field {key!r} is a JSON object; nested objects are not supported (flatten them into "
+                "their own fields)", path=path, line=line,
+            )
+        if isinstance(value, list):
+            if any(isinstance(v, list | dict) for v in value):
+                raise DatasetError(
+                    f"field {key!r} is a list holding lists or objects; a list field must hold items "
+                    "(numbers or texts)", path=path, line=line,
+                )
+            value = tuple(value)
+        out[key] = value
+    return out
 
 
 # -- FIMI transactions ------------------------------------------------------------------------------
@@ -299,14 +336,13 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
 def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
-    import io
-
     baskets: list[list[str]] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.9)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
-        for line in text:
+        for lineno, line in enumerate(text, start=1):
             items = line.split()
             if items:
+                _check_basket(line, path, lineno)
                 baskets.append(items)
         fingerprint = raw.fingerprint
     if not baskets:
@@ -317,6 +353,18 @@ def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None)
         converted = [tuple(sorted(set(b))) for b in baskets]
     column = pd.Series(converted, dtype=object, name=options.item_column)
     return _Loaded(column.to_frame(), fingerprint, "fimi")
+
+
+def _check_basket(line: str, path: Path, lineno: int) -> None:
+    """FIMI items are separated by blanks; a comma or semicolon means another format (one item
+    "1,2,3" would silently stand for three)."""
+    for sep in (",", ";", "|"):
+        if sep in line:
+            raise DatasetError(
+                f"items of a FIMI .dat file are separated by spaces, but this line holds {sep!r} "
+                "(is it a CSV file? load it as CSV, or replace the separators by spaces)",
+                path=path, line=lineno,
+            )
 
 
 # -- Parquet and Excel (their parsers open the file themselves; hash first, then parse) -------------
@@ -336,6 +384,8 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
         table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
         raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
+    _check_header(table.column_names, path, line=None)
+    table = _plain_columns(table, path)
     frame = table.to_pandas()
     if frame.empty:
         raise DatasetError("the file holds no rows", path=path)
@@ -349,10 +399,47 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
     return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
 
 
+def _plain_columns(table, path: Path):  # noqa: ANN001, ANN202 - pyarrow types, imported lazily
+    """Columns SVT Studio can query: numbers, booleans, texts, dates, categories, and lists of
+    numbers or texts (item sets). Decimals become float64 (said in docs/data.md); structs, maps,
+    binary data and nested lists are refused, naming the column, rather than turned into tuples of
+    keys or sets of byte values."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as t
+
+    def scalar(typ) -> bool:  # noqa: ANN001
+        if t.is_dictionary(typ):
+            return scalar(typ.value_type)
+        return (t.is_integer(typ) or t.is_floating(typ) or t.is_boolean(typ) or t.is_string(typ)
+                or t.is_large_string(typ) or t.is_temporal(typ) or t.is_null(typ) or t.is_decimal(typ))
+
+    for i, f in enumerate(table.schema):
+        typ = f.type
+        if t.is_decimal(typ):
+            table = table.set_column(i, f.name, pc.cast(table.column(i), pa.float64()))
+        elif t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
+            if not scalar(typ.value_type) or t.is_decimal(typ.value_type):
+                raise DatasetError(
+                    f"a list column of {typ.value_type}; a list column must hold numbers or texts "
+                    "(an item set)", path=path, column=f.name,
+                )
+        elif not scalar(typ):
+            kind = ("binary data" if t.is_binary(typ) or t.is_large_binary(typ) or t.is_fixed_size_binary(typ)
+                    else "a struct (nested fields)" if t.is_struct(typ) else "a map" if t.is_map(typ)
+                    else str(typ))
+            raise DatasetError(
+                f"the column holds {kind}, which has no meaning for a query; drop it or flatten it "
+                "into plain columns before loading", path=path, column=f.name,
+            )
+    return table
+
+
 def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     import zipfile
 
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
+    _check_workbook_container(path)
     try:
         frame = pd.read_excel(
             path,
@@ -372,6 +459,76 @@ def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None
         raise DatasetError(f"sheet {options.sheet!r} holds no rows", path=path)
     if not options.header:
         frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+    else:
+        _check_header(_excel_row(path, options.sheet, 1), path)
     frame.columns = [str(c) for c in frame.columns]
-    _check_header(frame, path)
+    if frame.isna().to_numpy().any():
+        _check_cached_formulas(path, options.sheet)
     return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "excel")
+
+
+_CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # OLE compound file: encrypted .xlsx or old .xls
+
+
+def _check_workbook_container(path: Path) -> None:
+    """Name the two non-zip workbooks a curator meets: password-protected ones and Excel 97-2003."""
+    with textio.open_regular(path) as f:
+        head = f.read(1 << 20)
+    if not head.startswith(_CFB_MAGIC):
+        return
+    if "EncryptedPackage".encode("utf-16-le") in head:
+        raise DatasetError(
+            "this workbook is password-protected (encrypted); open it in Excel or LibreOffice, remove "
+            "the password, save it, and load it again", path=path,
+        )
+    raise DatasetError(
+        "this is an Excel 97-2003 (.xls) workbook or another OLE file, not .xlsx; save it as .xlsx or "
+        "CSV", path=path,
+    )
+
+
+def _worksheet(path: Path, sheet: str | int, data_only: bool):  # noqa: ANN202 - openpyxl objects
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+    return wb, (wb[sheet] if isinstance(sheet, str) else wb.worksheets[sheet])
+
+
+def _excel_row(path: Path, sheet: str | int, row: int) -> list[object]:
+    """Row ``row`` of the sheet as written (the header, before pandas renames repeats)."""
+    wb, ws = _worksheet(path, sheet, True)
+    try:
+        values = next(ws.iter_rows(min_row=row, max_row=row, values_only=True), ())
+        while values and values[-1] is None:  # trailing empty cells are not columns
+            values = values[:-1]
+        return list(values)
+    finally:
+        wb.close()
+
+
+def _check_cached_formulas(path: Path, sheet: str | int) -> None:
+    """Refuse formula cells with no saved value (a workbook written by a program that does not
+    calculate): they would load as missing values, silently."""
+    from openpyxl.utils import get_column_letter
+
+    wb_values, values = _worksheet(path, sheet, True)
+    wb_formulas, formulas = _worksheet(path, sheet, False)
+    try:
+        rows = zip(values.iter_rows(values_only=True), formulas.iter_rows(values_only=True), strict=False)
+        uncached = [
+            (r, c)
+            for r, (vrow, frow) in enumerate(rows, start=1)
+            for c, (v, f) in enumerate(zip(vrow, frow, strict=False), start=1)
+            if v is None and isinstance(f, str) and f.startswith("=")
+        ]
+    finally:
+        wb_values.close()
+        wb_formulas.close()
+    if uncached:
+        r, c = uncached[0]
+        more = f" and {len(uncached) - 1} more" if len(uncached) > 1 else ""
+        raise DatasetError(
+            f"cell {get_column_letter(c)}{r}{more}: formulas with no saved value (the workbook was "
+            "written by a program that does not calculate them); open and save it in Excel or "
+            "LibreOffice, or export the sheet as CSV", path=path,
+        )

@@ -373,6 +373,7 @@ class StreamingReader(io.RawIOBase):
         self.encoding = encoding
         self.decoder = codecs.getincrementaldecoder(encoding)("strict") if encoding else None
         self.lines_done = 0  # for locating decoding errors
+        self.failure: BaseException | None = None  # what a read raised (Ctrl-C, cancel, bad row)
         ascii_compatible = encoding is None or codecs.lookup(encoding).name not in _WIDE_ENCODINGS
         self.fields = (
             FieldCounter(path, delimiter)
@@ -384,6 +385,14 @@ class StreamingReader(io.RawIOBase):
         return True
 
     def readinto(self, b) -> int:  # type: ignore[override]
+        try:
+            return self._readinto(b)
+        except BaseException as exc:
+            # kept for the caller: a parser may replace it by its own "cannot read" error
+            self.failure = exc
+            raise
+
+    def _readinto(self, b) -> int:  # noqa: ANN001 - a writable buffer
         data = self._f.read(len(b))
         final = not data
         if data:

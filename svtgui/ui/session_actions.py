@@ -5,8 +5,8 @@ the actions, the session's own dataset loader and the History window, and works 
 the window's public panels and its ``_loaded`` hand-over (the same path an ordinary open takes).
 
 Restoring a session follows the privacy rules of the rest of the app: the dataset is loaded off
-the GUI thread, its content fingerprint must equal the saved one (a changed file is refused with a
-warning, and nothing in the window changes), and the history shown afterwards is read from the
+the GUI thread, the ledger must know its rows as the saved dataset id (a changed file is refused
+with a warning, and nothing in the window changes), and the history shown afterwards is read from the
 ledger — a session file holds no budget figures, so editing one cannot change what was spent.
 """
 
@@ -132,7 +132,12 @@ class SessionActions(QObject):
     def _dataset_opened(self, _ds: Any) -> None:
         self.update_actions()
         if self.history is not None:
-            self.history.set_dataset(self.win.ds.fingerprint, self.win.ds.name)
+            self.history.set_dataset(self._dataset_id(), self.win.ds.name)
+
+    def _dataset_id(self) -> str | None:
+        """The open dataset's public ledger id (None: no dataset, or rows new to the ledger)."""
+        record = self.win.controller.dataset_record() if self.win.ds is not None else None
+        return record.dataset_id if record is not None else None
 
     # -- export -------------------------------------------------------------------------------------
     def export_candidate(self) -> int | None:
@@ -140,9 +145,10 @@ class SessionActions(QObject):
         c, ds = self.win.controller, self.win.ds
         if ds is None:
             return None
-        if c.run is not None and c.state not in LIVE and c.run.record.fingerprint == ds.fingerprint:
+        dataset_id = self._dataset_id()
+        if c.run is not None and c.state not in LIVE and c.run.record.dataset_id == dataset_id:
             return c.run.id
-        runs = exportable_runs(c.ledger, ds.fingerprint)
+        runs = exportable_runs(c.ledger, dataset_id) if dataset_id else []
         return runs[0].id if runs else None
 
     def export_unavailable(self) -> str:
@@ -223,7 +229,7 @@ class SessionActions(QObject):
             self.history.export_requested.connect(lambda run_id: self.export_release(run_id=run_id))
             self.win.controller.state_changed.connect(self._refresh_history)
         ds = self.win.ds
-        self.history.set_dataset(ds.fingerprint if ds else None, ds.name if ds else "")
+        self.history.set_dataset(self._dataset_id(), ds.name if ds else "")
         self.history.show()
         self.history.raise_()
         self.history.activateWindow()
@@ -306,9 +312,9 @@ class SessionActions(QObject):
         session, path = self._opening
         self._opening = None
         try:
-            ds = session.adopt(ds)
+            ds = session.adopt(ds, self.win.controller.ledger)  # the rows are checked through the ledger
             queries = session.query_objects()
-        except SessionError as exc:
+        except (SessionError, LedgerError) as exc:
             self.win.dataset_panel.hide_progress()
             self._fail("Session not restored", str(exc))
             return
@@ -320,7 +326,7 @@ class SessionActions(QObject):
         win.controller.validate()
         self.session_path = path
         self._remember(path)
-        runs = len(win.controller.ledger.runs(ds.fingerprint))
+        runs = len(win.controller.ledger.runs(ds.dataset_id)) if ds.dataset_id else 0
         win.setWindowTitle(f"{path.stem} — {ds.name} — SVT Studio")
         win.status_label.setText(
             f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, {len(queries):,} queries. "

@@ -21,7 +21,8 @@ from svtgui.ledger import (
     exact_text,
 )
 
-FP = "f" * 64
+CONTENT, OTHER_CONTENT = "f" * 64, "e" * 64  # keyed content fingerprints (private)
+UNKNOWN = "ds-0000000000000000"
 
 
 @pytest.fixture
@@ -30,8 +31,14 @@ def ledger(tmp_path):
         yield led
 
 
-def _start(led: Ledger, eps="0.1", delta="0", fp=FP):
-    return led.start_run(fp, "sparse", {"epsilon": float(eps)}, eps, delta, secure=True,
+def _only(led: Ledger) -> str:
+    """The id of the one dataset registered (an id no dataset has if none is)."""
+    ids = [d.dataset_id for d in led.datasets()]
+    return ids[0] if ids else UNKNOWN
+
+
+def _start(led: Ledger, eps="0.1", delta="0", fp=None):
+    return led.start_run(fp or _only(led), "sparse", {"epsilon": float(eps)}, eps, delta, secure=True,
                          noise_description="OS CSPRNG")
 
 
@@ -63,7 +70,7 @@ def test_wal_mode_and_schema_version(ledger):
 
 
 def test_run_is_charged_exactly_and_committed_before_start_run_returns(ledger):
-    ledger.register_dataset(FP, "adult", "0.3")
+    fp = ledger.register_dataset(CONTENT, "adult", "0.3")[0].dataset_id
     for _ in range(3):  # 0.1 + 0.1 + 0.1 == 0.3 exactly: the third run fits
         run = _start(ledger)
         # another connection sees the charge at once: it is committed, not pending
@@ -71,12 +78,12 @@ def test_run_is_charged_exactly_and_committed_before_start_run_returns(ledger):
         assert other.execute("SELECT status, epsilon FROM runs WHERE id = ?", (run.id,)).fetchone() == \
             ("running", "0.1")
         other.close()
-    b = ledger.budget(FP)
+    b = ledger.budget(fp)
     assert b.spent_epsilon == Fraction(3, 10) and b.remaining_epsilon == 0
 
 
 def test_refusal_names_total_spent_requested_and_charges_nothing(ledger):
-    ledger.register_dataset(FP, "adult", "1", "0.00001")
+    fp = ledger.register_dataset(CONTENT, "adult", "1", "0.00001")[0].dataset_id
     _start(ledger, "0.75")
     with pytest.raises(BudgetExceeded) as err:
         _start(ledger, "0.5")
@@ -84,57 +91,61 @@ def test_refusal_names_total_spent_requested_and_charges_nothing(ledger):
     assert "total ε = 1" in msg and "spent ε = 0.75" in msg and "requested ε = 0.5" in msg
     with pytest.raises(BudgetExceeded, match="δ"):
         _start(ledger, "0.1", "0.001")
-    assert len(ledger.runs(FP)) == 1
-    assert ledger.budget(FP).spent_epsilon == Fraction(3, 4)
+    assert len(ledger.runs(fp)) == 1
+    assert ledger.budget(fp).spent_epsilon == Fraction(3, 4)
 
 
 def test_re_registering_or_renaming_never_resets_budget(ledger):
-    rec, created = ledger.register_dataset(FP, "adult.csv", 1)
-    assert created
+    rec, created = ledger.register_dataset(CONTENT, "adult.csv", 1)
+    assert created and rec.dataset_id.startswith("ds-") and CONTENT not in repr(rec)
+    fp = rec.dataset_id
     _start(ledger, "0.6")
-    again, created = ledger.register_dataset(FP, "renamed copy.csv", 100)
+    again, created = ledger.register_dataset(CONTENT, "renamed copy.csv", 100)
     assert not created
     assert again.total_epsilon == 1 and again.name == "adult.csv"
-    assert ledger.budget(FP).remaining_epsilon == Fraction(2, 5)
+    assert ledger.budget(fp).remaining_epsilon == Fraction(2, 5)
 
 
 def test_raise_total_is_logged_and_only_raises(ledger):
-    ledger.register_dataset(FP, "adult", 1)
+    fp = ledger.register_dataset(CONTENT, "adult", 1)[0].dataset_id
     _start(ledger, "1")
     with pytest.raises(BudgetExceeded):
         _start(ledger, "0.5")
-    ledger.raise_total(FP, "1.5", note="board approved 2024-05")
+    ledger.raise_total(fp, "1.5", note="board approved 2024-05")
     _start(ledger, "0.5")
-    events = ledger.budget_events(FP)
+    events = ledger.budget_events(fp)
     assert [e.kind for e in events] == ["register", "raise"]
     assert events[1].previous_epsilon == 1 and events[1].epsilon == Fraction(3, 2)
     assert events[1].note == "board approved 2024-05"
     with pytest.raises(ValueError, match="only be raised"):
-        ledger.raise_total(FP, "0.5")
-    assert ledger.dataset(FP).total_epsilon == Fraction(3, 2)
+        ledger.raise_total(fp, "0.5")
+    assert ledger.dataset(fp).total_epsilon == Fraction(3, 2)
 
 
 def test_total_cannot_be_changed_behind_the_ledgers_back(ledger):
-    ledger.register_dataset(FP, "adult", 1)
+    ledger.register_dataset(CONTENT, "adult", 1)
     conn = sqlite3.connect(ledger.path)
     with pytest.raises(sqlite3.IntegrityError, match="logged raise"):
         conn.execute("UPDATE datasets SET total_epsilon = '99'")
 
 
 def test_append_only_rules_are_enforced_by_the_schema(ledger):
-    ledger.register_dataset(FP, "adult", 1)
+    ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
     ledger.record(run.id, [(0, "q0", True, 5.0, None)])
     conn = sqlite3.connect(ledger.path)
     for sql in ["DELETE FROM runs", "DELETE FROM responses", "UPDATE responses SET value = 1",
-                "UPDATE runs SET epsilon = '0'", "DELETE FROM datasets", "DELETE FROM budget_events"]:
+                "UPDATE runs SET epsilon = '0'", "DELETE FROM datasets", "DELETE FROM budget_events",
+                "UPDATE runs SET noise_description = 'seeded (seed 7)'", "UPDATE ledger_key SET key = x'00'",
+                "DELETE FROM ledger_key", "DELETE FROM dataset_contents",
+                "UPDATE dataset_contents SET dataset_id = 'ds-1'", "UPDATE datasets SET dataset_id = 'ds-1'"]:
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute(sql)
     assert ledger.runs()[0].epsilon == Fraction(1, 10)
 
 
 def test_responses_round_trip_and_are_refused_after_the_run_ends(ledger):
-    ledger.register_dataset(FP, "adult", 1)
+    ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
     ledger.record(run.id, [(0, "age in [0, 30)", False, None, None), (1, "count()", True, 12, None),
                            (2, "sum(hours)", True, 3.25, 1.5)])
@@ -158,12 +169,14 @@ def test_responses_round_trip_and_are_refused_after_the_run_ends(ledger):
 def test_unknown_dataset_and_bad_status_are_refused(ledger):
     with pytest.raises(ValueError, match="not in the ledger"):
         _start(ledger)
-    ledger.register_dataset(FP, "adult", 1)
+    ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
     with pytest.raises(ValueError, match="status"):
         ledger.finish_run(run.id, "done")
     with pytest.raises(ValueError, match="total epsilon"):
-        ledger.register_dataset("other", "x", 0)
+        ledger.register_dataset(OTHER_CONTENT, "x", 0)
+    with pytest.raises(ValueError, match="64 lowercase hex"):
+        ledger.register_dataset("other", "x", 1)
 
 
 def _dead_pid() -> int:
@@ -175,7 +188,7 @@ def _dead_pid() -> int:
 def test_runs_of_dead_processes_become_interrupted_and_stay_charged(tmp_path):
     path = tmp_path / "l.sqlite"
     with Ledger.open(path) as led:
-        led.register_dataset(FP, "adult", 1)
+        fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
         crashed = _start(led, "0.4")
         live = _start(led, "0.2")  # owned by this (live) process: must be left alone
         led.record(crashed.id, [(0, "q", True, 1.0, None)])
@@ -187,7 +200,7 @@ def test_runs_of_dead_processes_become_interrupted_and_stay_charged(tmp_path):
         assert led.recovered == [crashed.id]
         assert led.run(crashed.id).status == "interrupted"
         assert led.run(live.id).status == "running"
-        assert led.budget(FP).spent_epsilon == Fraction(3, 5)
+        assert led.budget(fp).spent_epsilon == Fraction(3, 5)
         assert len(led.responses(crashed.id)) == 1
 
 
@@ -201,7 +214,7 @@ def _unchanged_error(path: Path, match: str, **kw) -> None:
 def test_corrupt_file_is_refused_and_left_alone(tmp_path):
     path = tmp_path / "l.sqlite"
     path.write_bytes(b"this is not a database at all, but it is somebody's budget history" * 100)
-    _unchanged_error(path, "corrupt")
+    _unchanged_error(path, "damaged")
 
 
 def test_foreign_database_is_refused(tmp_path):
@@ -226,7 +239,7 @@ def test_newer_schema_is_refused(tmp_path):
 def test_read_only_ledger_is_refused(tmp_path):
     path = tmp_path / "l.sqlite"
     with Ledger.open(path) as led:
-        led.register_dataset(FP, "adult", 1)
+        led.register_dataset(CONTENT, "adult", 1)
     path.chmod(0o444)
     try:
         _unchanged_error(path, "read-only")
@@ -237,7 +250,7 @@ def test_read_only_ledger_is_refused(tmp_path):
 def test_locked_ledger_gives_a_clear_error(tmp_path):
     path = tmp_path / "l.sqlite"
     with Ledger.open(path) as led:
-        led.register_dataset(FP, "adult", 1)
+        led.register_dataset(CONTENT, "adult", 1)
         blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN EXCLUSIVE")
         try:
@@ -257,7 +270,7 @@ def test_directory_path_is_refused(tmp_path):
 
 
 def test_usable_from_a_worker_thread(ledger):
-    ledger.register_dataset(FP, "adult", 1)
+    ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
     errors: list[BaseException] = []
 
@@ -276,12 +289,12 @@ def test_usable_from_a_worker_thread(ledger):
 def test_concurrent_processes_cannot_both_spend_the_last_budget(tmp_path):
     path = tmp_path / "l.sqlite"
     with Ledger.open(path) as led:
-        led.register_dataset(FP, "adult", 1)
+        fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
     script = (
         "from svtgui.ledger import Ledger\nfrom svtgui.core.budget import BudgetExceeded\n"
         f"led = Ledger.open({str(path)!r}, timeout=30)\n"
         "try:\n"
-        f"    led.start_run({FP!r}, 'sparse', {{}}, '0.6', secure=True, noise_description='x')\n"
+        f"    led.start_run({fp!r}, 'sparse', {{}}, '0.6', secure=True, noise_description='x')\n"
         "    print('charged')\n"
         "except BudgetExceeded:\n    print('refused')\n")
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
@@ -289,4 +302,4 @@ def test_concurrent_processes_cannot_both_spend_the_last_budget(tmp_path):
     outcomes = sorted(p.communicate(timeout=60)[0].strip() for p in procs)
     assert outcomes == ["charged", "refused", "refused", "refused"]
     with Ledger.open(path) as led:
-        assert led.budget(FP).spent_epsilon == Fraction(3, 5)
+        assert led.budget(fp).spent_epsilon == Fraction(3, 5)

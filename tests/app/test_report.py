@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import pandas as pd
 import pytest
 
 from svtgui.app import reports as report
+from svtgui.app.dataset_identity import register
 from svtgui.app.reports import export
 from svtgui.app.runs.runner import start_run
 from svtgui.data import Dataset
@@ -39,7 +41,7 @@ def _queries():
     return sums + counts
 
 
-def _run(ledger, ds, mechanism, params, seed=3):
+def _run(ledger, ds, mechanism, params, seed=None):
     queries = _queries()
     with start_run(ledger, ds, queries, mechanism, params, seed=seed) as run:
         for _ in run.stream(batch_size=16):
@@ -50,7 +52,7 @@ def _run(ledger, ds, mechanism, params, seed=3):
 @pytest.fixture
 def ledger(tmp_path, dataset):
     with Ledger.open(tmp_path / "l.sqlite") as led:
-        led.register_dataset(dataset.fingerprint, dataset.name, 100, "0.01", neighbouring="add_remove")
+        register(led, dataset, 100, "0.01")
         yield led
 
 
@@ -121,7 +123,7 @@ def test_html_is_self_contained_and_escapes_user_text(ledger, dataset, tmp_path)
     assert "&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in html
     assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}"', html)
     assert not re.search(r"(src|href)=\"https?:", html)
-    for fact in [dataset.fingerprint, "adding or removing one person", "Dwork and A. Roth",
+    for fact in [dataset.dataset_id, "adding or removing one person", "Dwork and A. Roth",
                  "threshold = 2000000", "secure", "-differentially private", "SVT Studio"]:
         assert fact in html, fact
 
@@ -130,13 +132,16 @@ def test_seeded_run_says_not_secure_in_every_human_format(ledger, dataset, tmp_p
     run_id, _ = _run(ledger, dataset, "sparse", {"epsilon": 0.5, "threshold": 2_000_000, "cutoff": 1}, seed=9)
     texts = _texts(ledger, run_id, tmp_path)
     for suffix in (".html", ".pdf", ".json"):
-        assert "reproducible, NOT secure" in texts[suffix].replace("\n", " "), suffix
+        text = " ".join(unicodedata.normalize("NFKC", texts[suffix]).split())  # the PDF's "ﬀ" ligature
+        assert "NOT differentially private" in text and "-differentially private" not in text, suffix
+        assert "seed 9" not in text and not re.search(r"\bseed\b", text), suffix
 
 
 def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
     run_id, queries = _run(ledger, dataset, "gap_svt", {"epsilon": 2.0, "threshold": 2_000_000, "cutoff": 3})
     data = json.loads(export(ledger, run_id, tmp_path / "r.json").read_text())
-    assert data["format"] == "svtgui-release-report" and data["version"] == 1
+    assert data["format"] == "svtgui-release-report" and data["version"] == 2
+    assert data["dataset"]["id"] == dataset.dataset_id and "fingerprint" not in data["dataset"]
     assert set(data) >= {"software", "dataset", "mechanism", "parameters", "guarantee", "accuracy", "run",
                          "noise", "budget", "rows", "generated_at"}
     assert data["dataset"]["name"] == EVIL_NAME and data["budget"]["spent_epsilon"] == "2"
@@ -201,4 +206,4 @@ def test_pdf_first_page_renders_non_blank(ledger, dataset, tmp_path):
     total = (image.width() // step) * (image.height() // step)
     assert dark / total > 0.02, "the first page is (almost) blank"
     text = _pdf_text(pdf)
-    assert "Release report" in text and XSS in text and dataset.fingerprint[:40] in text.replace("\n", "")
+    assert "Release report" in text and XSS in text and dataset.dataset_id in text.replace("\n", "")

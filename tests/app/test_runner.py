@@ -43,13 +43,19 @@ def evaluate(ds, queries):
     return np.array([q.answer for q in queries], dtype=float)
 
 
-DS = SimpleNamespace(name="toy", fingerprint=FP, schema=object())
+def _rows(content: str, name: str = "toy") -> SimpleNamespace:
+    """A stand-in dataset whose rows have this (private) content fingerprint under any key."""
+    return SimpleNamespace(name=name, columns=[], schema=object(), dataset_id=None,
+                           content_fingerprint=lambda key: content)
+
+
+DS = _rows(FP)
 
 
 @pytest.fixture
 def ledger(tmp_path):
     with Ledger.open(tmp_path / "l.sqlite") as led:
-        led.register_dataset(FP, "toy", 10, "0.001")
+        DS.dataset_id = led.register_dataset(FP, "toy", 10, "0.001")[0].dataset_id
         yield led
 
 
@@ -76,7 +82,7 @@ def test_guarantee_is_committed_before_the_first_answer(ledger):
     row = other.execute("SELECT epsilon, status FROM runs WHERE id = ?", (run.id,)).fetchone()
     assert row == ("0.5", "running")
     assert other.execute("SELECT COUNT(*) FROM responses").fetchone() == (0,)
-    assert ledger.budget(FP).spent_epsilon == Fraction(1, 2)
+    assert ledger.budget(DS.dataset_id).spent_epsilon == Fraction(1, 2)
 
 
 def test_every_returned_row_is_already_in_the_ledger(ledger):
@@ -108,7 +114,7 @@ def test_stop_early_keeps_the_budget_spent(ledger):
     run = _run(ledger, [Q(-1000)] * 20, cutoff=1, epsilon=3.0)
     run.next_batch(5)
     assert run.stop().status == "stopped"
-    assert ledger.budget(FP).spent_epsilon == 3
+    assert ledger.budget(DS.dataset_id).spent_epsilon == 3
     assert len(ledger.responses(run.id)) == 5
 
 
@@ -155,13 +161,13 @@ def test_derived_parameters(ledger):
 def test_bad_input_charges_nothing(ledger, mech, params, queries, match):
     with pytest.raises(ValueError, match=match):
         start_run(ledger, DS, queries, mech, params, evaluate=evaluate)
-    assert ledger.runs() == [] and ledger.budget(FP).spent_epsilon == 0
+    assert ledger.runs() == [] and ledger.budget(DS.dataset_id).spent_epsilon == 0
 
 
 def test_bad_seed_and_unregistered_dataset_charge_nothing(ledger):
     with pytest.raises(ValueError, match="seed"):
         _run(ledger, [Q(1)], seed=-3)
-    other = SimpleNamespace(name="other", fingerprint="e" * 64, schema=None)
+    other = _rows("e" * 64, "other")
     with pytest.raises(ValueError, match="not in the ledger"):
         start_run(ledger, other, [Q(1)], "sparse", {"epsilon": 1, "threshold": 1}, evaluate=evaluate)
     assert ledger.runs() == []

@@ -15,6 +15,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from svtgui.app.dataset_identity import register
 from svtgui.app.runs.runner import plan_run, start_run
 from svtgui.assets import asset
 from svtgui.core.budget import BudgetExceeded
@@ -38,7 +39,7 @@ def census():
 @pytest.fixture
 def ledger(tmp_path, census):
     with Ledger.open(tmp_path / "l.sqlite") as led:
-        led.register_dataset(census.fingerprint, census.name, 10, "0.001")
+        register(led, census, 10, "0.001")
         yield led
 
 
@@ -51,7 +52,7 @@ def _queries(census) -> list:
 
 
 def _spent(ledger, census) -> float:
-    return float(ledger.budget(census.fingerprint).spent_epsilon)
+    return float(ledger.budget(census.dataset_id).spent_epsilon)
 
 
 def test_pmw_run_end_to_end(ledger, census):

@@ -1,4 +1,4 @@
-"""Ledger schema v2: a v1 ledger is migrated in place, its history intact; PMW flags and run facts."""
+"""Ledger schema v2 and later: a v1 ledger migrates in place, its history intact; PMW flags, run facts."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from svtgui import ledger as ledger_module
-from svtgui.ledger import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Ledger, LedgerError
+from svtgui.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, LedgerError
+from svtgui.ledger.migrations import MIGRATIONS
 
 FP = "f" * 64
 
@@ -15,8 +15,7 @@ FP = "f" * 64
 def _v1_ledger(path):
     """A ledger exactly as version 1 wrote it, with one run and one response."""
     conn = sqlite3.connect(path)
-    for statement in ledger_module._statements(MIGRATIONS[1]):
-        conn.execute(statement)
+    MIGRATIONS[1](conn)
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO datasets VALUES (?, 'old', '2', '0', 'add_remove', '{}', 't0')", (FP,))
@@ -34,12 +33,13 @@ def test_v1_ledger_is_migrated_with_its_history(tmp_path):
     path = tmp_path / "old.sqlite"
     _v1_ledger(path)
     with Ledger.open(path) as led:
-        assert SCHEMA_VERSION == 2
-        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        (dataset,) = led.datasets()
+        assert dataset.name == "old" and dataset.dataset_id.startswith("ds-")  # a random id, not FP
         old = led.responses(1)
         assert [(r.value, r.gap, r.answered_from_simulation, r.result) for r in old] == [(42, 3.0, None, "⊤")]
-        assert float(led.budget(FP).spent_epsilon) == 0.5
-        run = led.start_run(FP, "pmw", {}, "0.5", secure=True, noise_description="os")
+        assert float(led.budget(dataset.dataset_id).spent_epsilon) == 0.5
+        run = led.start_run(dataset.dataset_id, "pmw", {}, "0.5", secure=True, noise_description="os")
         led.record(run.id, [(0, "a", False, 10.5, None, True), (1, "b", True, 7, None, False),
                             (2, "c", True, 1.0, 0.5)])
         led.record_fact(run.id, "n_released", 29990)

@@ -87,7 +87,7 @@ def test_sigkill_mid_stream_loses_nothing_that_was_shown(workload):
                 assert r.above and str(r.value) == value
             assert run.status == "interrupted" if proc.returncode == -signal.SIGKILL else "finished"
             assert run.epsilon == Fraction(EPS)
-            b = led.budget(run.fingerprint)
+            b = led.budget(run.dataset_id)
             assert b.spent_epsilon == sum((r.epsilon for r in led.runs()), Fraction(0))
         proc.stdout.close()
         proc.stderr.close()
@@ -95,7 +95,7 @@ def test_sigkill_mid_stream_loses_nothing_that_was_shown(workload):
     with Ledger.open(ledger_path) as led:
         runs = led.runs()
         assert len(runs) == REPETITIONS and all(r.status == "interrupted" for r in runs)
-        assert led.budget(runs[0].fingerprint).spent_epsilon == REPETITIONS * Fraction(EPS)
+        assert led.budget(runs[0].dataset_id).spent_epsilon == REPETITIONS * Fraction(EPS)
 
 
 def test_sigkill_before_any_output_still_leaves_a_consistent_ledger(workload):
@@ -117,8 +117,8 @@ def test_sigkill_before_any_output_still_leaves_a_consistent_ledger(workload):
                 index, _value, query = _parse(line)
                 assert (index, query) in stored
             for d in led.datasets():
-                spent = led.budget(d.fingerprint).spent_epsilon
-                assert spent == sum((r.epsilon for r in led.runs(d.fingerprint)), Fraction(0))
+                spent = led.budget(d.dataset_id).spent_epsilon
+                assert spent == sum((r.epsilon for r in led.runs(d.dataset_id)), Fraction(0))
 
 
 def test_cli_run_uses_the_environment_ledger(workload, monkeypatch):

@@ -77,7 +77,7 @@ def test_pmw_run_prints_free_and_paid_rows_and_reports_them(census, tmp_path, ca
             "3",
             "--budget-delta",
             "1e-5",
-            "--seed",
+            "--test-seed",
             "4",
             "--report",
             str(report),
@@ -124,7 +124,7 @@ def test_universe_via_param_json_is_accepted(census, capsys):
                 str(ledger),
                 "--budget-epsilon",
                 "2",
-                "--seed",
+                "--test-seed",
                 "1",
             ]
         )
@@ -160,7 +160,7 @@ def test_sparse_project_run_then_answer_from_the_file(census, tmp_path, capsys):
                 "2",
                 "--budget-delta",
                 "1e-5",
-                "--seed",
+                "--test-seed",
                 "2",
             ]
         )
@@ -260,7 +260,7 @@ def test_saved_pmw_and_sparse_project_sessions_replay_headlessly(census, tmp_pat
     sp = {"epsilon": 1.0, "delta": 1e-6, "projection_size": 128, "universe": UNIVERSE,
           "release_out": str(out)}
     sp_path = save(Session.from_state(ds, [], "sparse_project", sp), tmp_path / "sp")
-    common = ["--ledger", str(ledger), "--budget-epsilon", "5", "--budget-delta", "1e-5", "--seed", "3"]
+    common = ["--ledger", str(ledger), "--budget-epsilon", "5", "--budget-delta", "1e-5", "--test-seed", "3"]
     assert main(["run", "--session", str(pmw_path), *common]) == 0, capsys.readouterr().err
     assert main(["run", "--session", str(sp_path), *common]) == 0, capsys.readouterr().err
     pmw_run, sp_run = _runs(ledger)

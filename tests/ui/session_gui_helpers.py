@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog
 
+from svtgui.app.dataset_identity import register
 from svtgui.ledger import Ledger
 from svtgui.ui.app import create_app
 from svtgui.ui.main_window import MainWindow
@@ -30,11 +31,11 @@ def answer_dialog(monkeypatch, method: str, path, selected_filter: str = "") -> 
     return asked
 
 
-def ledger_runs(fingerprint: str, name: str) -> tuple[int, int]:
+def ledger_runs(ds) -> tuple[int, int]:
     """Two runs made outside the window (as the CLI or a crashed window would): one interrupted
     after three released rows (ε = 2), one still running (ε = 0.5). Returns their ids."""
     with Ledger.open() as led:
-        led.register_dataset(fingerprint, name, 10, neighbouring="add_remove")
+        fingerprint = register(led, ds, 10).dataset_id
         params = {"epsilon": 2.0, "threshold": 100.0, "cutoff": 2}
         crashed = led.start_run(fingerprint, "numeric_sparse", params, 2, secure=True,
                                 noise_description="OS CSPRNG")

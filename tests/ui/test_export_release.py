@@ -96,7 +96,7 @@ def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_r
         assert len(table) == len(rows)
         assert all(t["released_value"] == "" for t in table if t["result"] == "⊥")
     else:
-        assert win.ds.fingerprint[:12] in text.replace("\n", "")
+        assert win.ds.dataset_id in text.replace("\n", "")
     numbers = {int(n) for n in FIVE_DIGITS.findall(text)}
     assert released & numbers, f"the {suffix} report does not show the released values"
     true_answers = {int(t) for t in truth[: len(rows)]} - released

@@ -21,7 +21,7 @@ def cells(model, row: int) -> list[str]:
 def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, window, act, tmp_path,
                                                                    monkeypatch):
     ds = load_dataset(sample_path("census"))
-    crashed, running = ledger_runs(ds.fingerprint, ds.name)
+    crashed, running = ledger_runs(ds)
     act.load(qtbot, window)
     window.sessions.act_history.trigger()
     panel = window.sessions.history
@@ -97,7 +97,7 @@ def test_reopened_session_shows_its_history_from_the_ledger(qtbot, window, act, 
     """A session file holds no budget: after reopening, the open History window shows the ledger's runs."""
     act.load(qtbot, window)
     saved = window.sessions.save_session(tmp_path / "s.svtsession")
-    crashed, _ = ledger_runs(window.ds.fingerprint, window.ds.name)
+    crashed, _ = ledger_runs(window.ds)
     window.close()
     win = new_window(qtbot)
     panel = win.sessions.show_history()
@@ -116,7 +116,7 @@ def test_a_huge_run_lists_only_its_top_rows(qtbot, window, act, monkeypatch):
 
     monkeypatch.setattr(history_panel, "MAX_ROWS_SHOWN", 2)  # the interrupted run's 3 rows are "too many"
     ds = load_dataset(sample_path("census"))
-    crashed, _ = ledger_runs(ds.fingerprint, ds.name)
+    crashed, _ = ledger_runs(ds)
     act.load(qtbot, window)
     panel = window.sessions.show_history()
     panel.select_run(crashed)

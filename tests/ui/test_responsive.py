@@ -19,6 +19,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from session_gui_helpers import wait_export, wait_rows
 
+from svtgui.app.dataset_identity import register
 from svtgui.ledger import Ledger
 
 N = 200_000
@@ -47,13 +48,12 @@ class Heartbeat:
         return max(self.gaps)
 
 
-def big_run(fingerprint: str, name: str) -> int:
+def big_run(ds) -> int:
     """A finished NumericSparse run of N released rows (one ⊤ with its value in every 500)."""
     with Ledger.open() as led:
-        if led.dataset(fingerprint) is None:
-            led.register_dataset(fingerprint, name, 10, neighbouring="add_remove")
+        dataset_id = register(led, ds, 10).dataset_id
         params = {"epsilon": 1.0, "threshold": 100.0, "cutoff": 400}
-        run = led.start_run(fingerprint, "numeric_sparse", params, 1, secure=True,
+        run = led.start_run(dataset_id, "numeric_sparse", params, 1, secure=True,
                             noise_description="OS CSPRNG")
         for start in range(0, N, 50_000):
             led.record(run.id, [(i, f"count of rows where age ≥ {i % 90}", i % 500 == 0,
@@ -66,7 +66,7 @@ def big_run(fingerprint: str, name: str) -> int:
 @pytest.fixture
 def big(qtbot, window, act):
     act.load(qtbot, window)
-    return window, big_run(window.ds.fingerprint, window.ds.name)
+    return window, big_run(window.ds)
 
 
 def test_history_reads_a_large_run_off_the_gui_thread(qtbot, big):

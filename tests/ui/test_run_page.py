@@ -30,14 +30,14 @@ def test_a_new_dataset_asks_for_its_total_budget_before_the_first_run(qtbot, win
     totals.epsilon.setText("4")
     totals.delta.setText("1e-6")
     assert page.run_button.isEnabled(), page.run_error.text()
-    assert Ledger.open().dataset(win.ds.fingerprint) is None  # typing records nothing
+    assert Ledger.open().datasets() == []  # typing records nothing
     # The confirmation names the total that the first run will record.
     qtbot.mouseClick(page.run_button, LEFT)
     assert "ε = 4, δ = 1e-6" in page.confirm.text.text()
     win.queries.set_queries(win.queries.queries[:3])
     act.set_param(win, "threshold", "1000000")
     act.run_to_end(qtbot, win)
-    rec = Ledger.open().dataset(win.ds.fingerprint)
+    rec = Ledger.open().dataset(win.ds.dataset_id)
     assert rec is not None and (float(rec.total_epsilon), float(rec.total_delta)) == (4.0, 1e-6)
     # Recorded: the total is read-only now and only Raise… changes it.
     assert not totals.declare.isVisible() and totals.epsilon.isReadOnly() and totals.raise_.isVisible()
@@ -51,7 +51,7 @@ def test_raise_is_an_explicit_confirmed_and_logged_step(qtbot, window, act):
     act.run_to_end(qtbot, win)
     totals = win.run_page.totals
     box = totals.raise_box
-    fp = win.ds.fingerprint
+    fp = win.ds.dataset_id
     assert not box.isVisible()
     qtbot.mouseClick(totals.raise_, LEFT)
     assert box.isVisible() and "logged" in box.text.text() and "cannot be undone" in box.text.text()
@@ -152,7 +152,7 @@ def test_a_killed_run_process_ends_the_run_as_interrupted_with_everything_shown_
     # Write-ahead: every row the window shows was committed before it was sent.
     recorded = led.response_counts(c.run.id)[0]
     assert 0 < win.store.n <= recorded < 300_000
-    assert float(led.budget(win.ds.fingerprint).spent_epsilon) > 0  # never refunded
+    assert float(led.budget(win.ds.dataset_id).spent_epsilon) > 0  # never refunded
 
 
 def _same_run_state(win) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from session_gui_helpers import answer_dialog, new_window
 
+from svtgui.app.dataset_identity import register
 from svtgui.app.project_file import load
 from svtgui.ui.main_window import MainWindow, sample_path
 from svtgui.ui.setup.schema_editor import COL_LOWER, COL_UPPER
@@ -71,7 +72,7 @@ def test_save_close_open_restores_the_window(qtbot, window, act, census_copy, tm
     answer_dialog(monkeypatch, "getOpenFileName", saved)
     win.sessions.act_open_session.trigger()
     qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
-    assert win.ds.fingerprint == load(saved).fingerprint
+    assert win.ds.dataset_id == load(saved).dataset_id
     assert win.ds.schema.column("hours_per_week").bounds() == (1, 99)
     table = win.schema_editor.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "hours_per_week")
@@ -129,6 +130,7 @@ def _state(win: MainWindow):
 def test_changed_dataset_is_refused_with_a_warning_and_nothing_changes(qtbot, window, act, census_copy,
                                                                       tmp_path):
     set_up(qtbot, window, act, census_copy)
+    register(window.controller.ledger, window.ds, 10)  # in the ledger: the session names its id
     saved = window.sessions.save_session(tmp_path / "s.svtsession")
     with open(census_copy, "a", encoding="utf-8") as f:
         f.write("41,Male,Bachelors,13,Divorced,Sales,40,0,0,>50K\n")  # the file changed since
@@ -141,7 +143,8 @@ def test_changed_dataset_is_refused_with_a_warning_and_nothing_changes(qtbot, wi
     notice = win.sessions.notice
     assert not notice.ok and notice.windowModality() == Qt.WindowModality.NonModal
     assert "not the dataset this session was saved with" in notice.text()
-    assert "fingerprint" in notice.text() and "Nothing in the window was changed" in notice.informativeText()
+    assert window.ds.dataset_id in notice.text()
+    assert "Nothing in the window was changed" in notice.informativeText()
     assert _state(win) == before
     assert not win.dataset_panel.progress_box.isVisible()
     win.close()
@@ -164,7 +167,7 @@ BAD_SESSIONS = [
     (lambda doc: _edited(doc, format="something else"), "not an SVT Studio session file"),
     (lambda doc: _edited(doc, version=99), "newer than this SVT Studio"),
     (lambda doc: _edited(doc, mechanism__params={"seed": 3}), "no saved parameter 'seed'"),
-    (lambda doc: _edited(doc, dataset__fingerprint="abc"), "dataset.fingerprint"),
+    (lambda doc: _edited(doc, dataset__dataset_id="abc"), "dataset.dataset_id"),
     (lambda doc: _edited(doc, queries=[{"kind": "range", "column": "age"}]), "queries"),
     (lambda doc: _edited(doc, mechanism__id="lyu_alg4_lee_clifton",  # known non-private: teaching only
                          mechanism__params={"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}),

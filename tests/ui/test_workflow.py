@@ -203,7 +203,7 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     assert win.controller.state == "ended"
     assert "does not fit" in win.run_page.run_error.text()
     assert len(Ledger.open().runs()) == 1
-    assert float(Ledger.open().budget(win.ds.fingerprint).spent_epsilon) == 1.0
+    assert float(Ledger.open().budget(win.ds.dataset_id).spent_epsilon) == 1.0
     # A smaller ε that fits is accepted again.
     act.set_param(win, "epsilon", "0.5")
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()

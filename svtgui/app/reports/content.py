@@ -1,6 +1,7 @@
 """What a release report says, gathered once from the ledger and rendered by every format.
 
-Only public facts go in: the dataset's name and fingerprint (never its contents), the public
+Only public facts go in: the dataset's name and random public id (never its contents, nor any hash
+of them: anyone who knows every row but one could test candidate values against a hash), the public
 parameters the mechanism reports about itself, the guarantee charged, the accuracy bound, the
 released rows exactly as the ledger holds them (⊥ rows carry no value), the budget and the noise
 source. The ledger never held a true answer, a noise draw or the noisy threshold, so a report
@@ -16,12 +17,14 @@ from typing import Any
 from svtgui import __version__
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
-from svtgui.ledger import RUNNING, Ledger, RunRecord
+from svtgui.ledger import RUNNING, Ledger
 
 REPORT_FORMAT = "svtgui-release-report"
-REPORT_VERSION = 1
+REPORT_VERSION = 2  # 2: dataset.id (random) replaced dataset.fingerprint (the file's SHA-256)
 ACCURACY_BETA = 0.05
-SEEDED_WARNING = "reproducible, NOT secure"
+SEEDED_SENTENCE = ("This release is NOT differentially private: it was made with seeded test noise, which "
+                   "is reproducible, so the noise (and with it the exact answers) can be recomputed. "
+                   "Never publish it.")
 NEIGHBOURS = {"add_remove": "adding or removing one person's record",
               "replace": "replacing one person's record with another"}
 
@@ -53,10 +56,10 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     run = ledger.run(run_id)
     if run.status == RUNNING:
         raise ValueError(f"run {run_id} is still running; reports are made from finished or interrupted runs")
-    dataset = ledger.dataset(run.fingerprint)
+    dataset = ledger.dataset(run.dataset_id)
     assert dataset is not None  # the schema's foreign key guarantees it
     info = mechanisms.info(run.mechanism_id)
-    b = ledger.budget(run.fingerprint)
+    b = ledger.budget(run.dataset_id)
     rows = ledger.responses(run_id)
     above = sum(r.above for r in rows)
     k = run.queries_planned or len(rows)
@@ -66,18 +69,20 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
         "software": {"name": "SVT Studio (svtgui)", "version": __version__,
                      "run_recorded_by": run.software_version},
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "dataset": {"name": dataset.name, "fingerprint": dataset.fingerprint,
+        "dataset": {"name": dataset.name, "id": dataset.dataset_id,
                     "neighbouring": dataset.neighbouring, "declared_bounds": dataset.bounds},
         "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
                       "guarantee": info.guarantee, "interactive": info.interactive},
         "parameters": run.params,
         "guarantee": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta),
-                      "sentence": guarantee_sentence(run.epsilon, run.delta, dataset.neighbouring)},
+                      "differentially_private": run.secure,
+                      "sentence": guarantee_sentence(run.epsilon, run.delta, dataset.neighbouring)
+                      if run.secure else SEEDED_SENTENCE},
         "accuracy": _accuracy(run.mechanism_id, run.params, k),
         "run": {"id": run.id, "status": run.status, "started_at": run.started_at, "ended_at": run.ended_at,
                 "queries_planned": run.queries_planned, "answered": len(rows), "above": above,
                 "cutoff": run.params.get("cutoff")},
-        "noise": {"source": run.noise, "secure": run.secure, "description": _noise_description(run)},
+        "noise": {"source": run.noise, "secure": run.secure, "description": run.noise_description},
         "budget": {"total_epsilon": fmt(b.total_epsilon), "total_delta": fmt(b.total_delta),
                    "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
@@ -106,14 +111,6 @@ def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return f"{run['status']}: {run['above']} ⊤ of {run['answered']} answered{planned}"
 
 
-def _noise_description(run: RunRecord) -> str:
-    """The noise source in words; a seeded one always says it is reproducible and NOT secure."""
-    text = run.noise_description
-    if not run.secure and SEEDED_WARNING not in text:
-        text = f"{text} (seeded: {SEEDED_WARNING})"
-    return text
-
-
 def noise_line(data: dict[str, Any]) -> str:
     n = data["noise"]
     return f"secure: {n['description']}" if n["secure"] else n["description"]
@@ -125,7 +122,7 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
     acc = data["accuracy"]
     params = ", ".join(f"{k} = {_param(v)}" for k, v in data["parameters"].items())
     return [
-        ("Dataset", f"{ds['name']} (fingerprint {ds['fingerprint']})"),
+        ("Dataset", f"{ds['name']} (dataset id {ds['id']})"),
         ("Neighbouring relation", NEIGHBOURS.get(ds["neighbouring"], ds["neighbouring"])),
         ("Mechanism", f"{mech['name']} ({mech['id']}), {mech['guarantee']}"),
         ("Citation", data["mechanism"]["citation"]),

@@ -56,8 +56,7 @@ def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False
         f"<h1>{escape(title)}</h1>",
     ]
     if not data["noise"]["secure"]:
-        parts.append('<p class="warning">Seeded noise: this release is reproducible, NOT secure. '
-                     "Do not publish it.</p>")
+        parts.append(f'<p class="warning">{escape(data["guarantee"]["sentence"])}</p>')  # NOT DP, in full
     if run["status"] == "interrupted":
         parts.append('<p class="warning">This run was interrupted; the rows below are every response '
                      "that was recorded. Its full budget was charged.</p>")

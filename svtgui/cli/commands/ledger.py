@@ -39,8 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "raise", help="raise a dataset's total budget (an explicit, logged curator action)",
         description="Raise the total privacy budget of a dataset. Totals can only grow; the change is "
                     "logged with the note in the ledger's budget history.",
-        epilog="example: svtgui-cli ledger raise 7974b561 --total-epsilon 2 --note 'approved by the board'")
-    r.add_argument("fingerprint", help="the dataset's fingerprint (a unique prefix is enough)")
+        epilog="example: svtgui-cli ledger raise ds-7974 --total-epsilon 2 --note 'approved by the board'")
+    r.add_argument("dataset_id", metavar="ID",
+                   help="the dataset's id, ds-… as `svtgui-cli ledger` lists it (a unique prefix is enough)")
     r.add_argument("--total-epsilon", required=True, help="new total ε (at least the current one)")
     r.add_argument("--total-delta", help="new total δ (default: unchanged)")
     r.add_argument("--note", required=True, help="why the budget was raised (kept in the ledger)")
@@ -51,18 +52,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
     from svtgui.cli import CliError
 
-    matches = [d for d in led.datasets() if d.fingerprint.startswith(prefix.lower())]
+    matches = [d for d in led.datasets() if d.dataset_id.startswith(prefix.lower())]
     if len(matches) != 1:
         what = "no dataset" if not matches else f"{len(matches)} datasets"
-        raise CliError(f"{what} in the ledger with a fingerprint starting {prefix!r}")
+        raise CliError(f"{what} in the ledger {led.path} with an id starting {prefix!r} "
+                       "(`svtgui-cli ledger` lists the ids)")
     return matches[0]
 
 
 def raise_total(args: argparse.Namespace) -> int:
     with open_ledger(args.ledger) as led:
-        d = find_dataset(led, args.fingerprint)
-        new = led.raise_total(d.fingerprint, args.total_epsilon, args.total_delta, note=args.note)
-        print(f"{new.name} ({new.fingerprint[:12]}): total ε {fmt(d.total_epsilon)} → "
+        d = find_dataset(led, args.dataset_id)
+        new = led.raise_total(d.dataset_id, args.total_epsilon, args.total_delta, note=args.note)
+        print(f"{new.name} ({new.dataset_id}): total ε {fmt(d.total_epsilon)} → "
               f"{fmt(new.total_epsilon)}, δ {fmt(d.total_delta)} → {fmt(new.total_delta)} (logged)")
     return 0
 
@@ -71,16 +73,16 @@ def summary(led: Ledger) -> dict[str, Any]:
     """Everything ``ledger`` shows, as JSON-able data (amounts as exact decimal text)."""
     out: dict[str, Any] = {"ledger": str(led.path), "datasets": []}
     for d in led.datasets():
-        b = led.budget(d.fingerprint)
+        b = led.budget(d.dataset_id)
         out["datasets"].append({
-            "fingerprint": d.fingerprint, "name": d.name, "neighbouring": d.neighbouring,
+            "id": d.dataset_id, "name": d.name, "neighbouring": d.neighbouring,
             "total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
             "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
             "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
             "registered_at": d.registered_at,
             "budget_events": [{"kind": e.kind, "epsilon": fmt(e.epsilon), "delta": fmt(e.delta),
-                               "note": e.note, "at": e.at} for e in led.budget_events(d.fingerprint)],
-            "runs": [_run_json(led, r) for r in led.runs(d.fingerprint)],
+                               "note": e.note, "at": e.at} for e in led.budget_events(d.dataset_id)],
+            "runs": [_run_json(led, r) for r in led.runs(d.dataset_id)],
         })
     return out
 
@@ -102,7 +104,7 @@ def show(args: argparse.Namespace) -> int:
     if not data["datasets"]:
         print("no datasets yet: `svtgui-cli run --budget-epsilon E ...` registers one")
     for d in data["datasets"]:
-        print(f"\n{d['name']}  [{d['fingerprint'][:12]}]  neighbours: {d['neighbouring']}")
+        print(f"\n{d['name']}  [{d['id']}]  neighbours: {d['neighbouring']}")
         print(f"  ε: total {d['total_epsilon']}, spent {d['spent_epsilon']}, "
               f"remaining {d['remaining_epsilon']}")
         print(f"  δ: total {d['total_delta']}, spent {d['spent_delta']}, remaining {d['remaining_delta']}")

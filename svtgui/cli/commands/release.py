@@ -12,6 +12,7 @@ import json
 import sys
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
+from svtgui.cli.commands.run import add_dataset_options
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
@@ -47,9 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="release file to write (same as `svtgui-cli run --mechanism sparse_project "
                         "--release-out`)")
     add_ledger_option(b)
-    b.add_argument("--budget-epsilon", type=str, metavar="E", help="total ε budget of a new dataset")
-    b.add_argument("--budget-delta", type=str, metavar="D", help="total δ budget of a new dataset")
-    b.add_argument("--seed", type=int, help="seeded noise: reproducible and NOT secure (tests, demos only)")
+    add_dataset_options(b)
     b.set_defaults(handler=build)
 
     a = inner.add_parser("answer", help="answer count queries from a release file (no dataset needed)",
@@ -73,7 +72,7 @@ def build(args: argparse.Namespace) -> int:
     from svtgui.app.runs.runner import start_run
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
-    from svtgui.cli.commands.run import _print_release, _register
+    from svtgui.cli.commands.run import TEST_SEED_WARNING, _print_release, _register
 
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
                   queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
@@ -92,19 +91,18 @@ def build(args: argparse.Namespace) -> int:
                            f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
         del params["neighbouring"]
     with open_ledger(args.ledger) as led:
-        _register(led, ds, {"budget_epsilon": args.budget_epsilon, "budget_delta": args.budget_delta})
+        record = _register(led, ds, vars(args))
         try:
-            run = start_run(led, ds, [], "sparse_project", params, seed=args.seed)
+            run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed)
             run.finish()
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
         except ValueError as exc:
             raise CliError(f"--columns/--out: {exc}") from None
         facts = led.facts(run.id)
-        b = led.budget(ds.fingerprint)
+        b = led.budget(record.dataset_id)
     if not run.record.secure:
-        print("svtgui-cli sparse-project: warning: seeded noise is reproducible, NOT secure; never publish "
-              "this release", file=sys.stderr)
+        print(f"svtgui-cli sparse-project: {TEST_SEED_WARNING}", file=sys.stderr)
     _print_release(facts)
     print(f"run {run.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
           f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}")

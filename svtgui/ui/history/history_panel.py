@@ -230,7 +230,7 @@ class HistoryPanel(QDialog):
         self.setWindowModality(Qt.WindowModality.NonModal)
         self.resize(1080, 680)
         self._ledger = ledger
-        self.fingerprint: str | None = None
+        self.dataset_id: str | None = None  # the ledger's random public id (never a hash of the data)
         self.dataset_name = ""
 
         self.title = named(QLabel("No dataset"), "History dataset")
@@ -301,8 +301,9 @@ class HistoryPanel(QDialog):
         self._update_export()
 
     # -- content ------------------------------------------------------------------------------------
-    def set_dataset(self, fingerprint: str | None, name: str = "") -> None:
-        self.fingerprint, self.dataset_name = fingerprint, name
+    def set_dataset(self, dataset_id: str | None, name: str = "") -> None:
+        """Show the history of ledger dataset ``dataset_id`` (None: no dataset, or one new to the ledger)."""
+        self.dataset_id, self.dataset_name = dataset_id, name
         self.refresh()
 
     def selected_run(self) -> RunRecord | None:
@@ -319,18 +320,19 @@ class HistoryPanel(QDialog):
     def refresh(self) -> None:
         """Read the dataset's runs and budget from the ledger again (keeps the selected run)."""
         keep = self.selected_run()
-        if self.fingerprint is None:
-            self.title.setText("No dataset")
-            self.budget.setText("Open a dataset or a session to see its history.")
+        if self.dataset_id is None:
+            self.title.setText(f"History of “{self.dataset_name}”" if self.dataset_name else "No dataset")
+            self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it."
+                                if self.dataset_name else "Open a dataset or a session to see its history.")
             self.runs_model.set_runs([], {})
             self._show_rows()
             return
         try:
             led = self._ledger()
-            record = led.dataset(self.fingerprint)
-            runs = led.runs(self.fingerprint)
+            record = led.dataset(self.dataset_id)
+            runs = led.runs(self.dataset_id)
             counts = {r.id: led.response_counts(r.id) for r in runs}
-            b = led.budget(self.fingerprint) if record is not None else None
+            b = led.budget(self.dataset_id) if record is not None else None
         except (LedgerError, ValueError) as exc:
             self.budget.setText(f"The ledger cannot be read: {exc}")
             self.runs_model.set_runs([], {})
@@ -338,7 +340,7 @@ class HistoryPanel(QDialog):
             return
         self.title.setText(
             f"History of “{self.dataset_name or (record.name if record else '')}” "
-            f"· fingerprint {self.fingerprint[:12]}…"
+            f"· ledger id {self.dataset_id}"
         )
         if b is None:
             self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it.")

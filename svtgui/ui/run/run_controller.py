@@ -27,10 +27,12 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from svtgui.app.dataset_identity import identify
 from svtgui.app.runs.runner import plan_run
 from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 from svtgui.core.budget import fmt
 from svtgui.ledger import BudgetExceeded, Ledger, LedgerError
+from svtgui.ui.run.identity_dialog import register_or_bind
 from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.run.run_page import ICONS, RunPage
 from svtgui.ui.setup.linear_panel import is_release
@@ -109,7 +111,7 @@ class RunController(QObject):
         if self.ds is None:
             return None
         try:
-            return self.ledger.dataset(self.ds.fingerprint)
+            return identify(self.ledger, self.ds).record  # by the rows' private fingerprint
         except LedgerError as exc:
             self.page.totals.error.show_error(str(exc))
             return None
@@ -122,7 +124,7 @@ class RunController(QObject):
             t.state.setText("")
             self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
             return
-        b = self.ledger.budget(self.ds.fingerprint)
+        b = self.ledger.budget(self.ds.dataset_id)
         t.epsilon.setText(fmt(b.total_epsilon))
         t.delta.setText(fmt(b.total_delta))
         runs = len(b.charges)
@@ -153,7 +155,7 @@ class RunController(QObject):
         box = t.raise_box
         try:
             self.ledger.raise_total(
-                self.ds.fingerprint, box.epsilon.text().strip(), box.delta.text().strip() or None,
+                self.ds.dataset_id, box.epsilon.text().strip(), box.delta.text().strip() or None,
                 note="raised in the GUI",
             )
         except ValueError as exc:
@@ -194,7 +196,7 @@ class RunController(QObject):
                 problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
         rec = self.dataset_record()
         if rec is not None and "epsilon" not in problems and "delta" not in problems:
-            b = self.ledger.budget(self.ds.fingerprint)
+            b = self.ledger.budget(self.ds.dataset_id)
             try:
                 b.check(params.get("epsilon", 0), params.get("delta", 0) or 0)
             except BudgetExceeded:
@@ -270,7 +272,7 @@ class RunController(QObject):
                 "raised, never lowered)"
             )
         else:
-            b = self.ledger.budget(self.ds.fingerprint)
+            b = self.ledger.budget(self.ds.dataset_id)
             remaining = (
                 f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
             )
@@ -303,17 +305,12 @@ class RunController(QObject):
             self.validate()
             return False
         try:
-            if self.dataset_record() is None:
-                schema = self.ds.schema
-                bounds = {c.name: [c.lower, c.upper] for c in schema.columns if c.bounded}
-                self.ledger.register_dataset(
-                    self.ds.fingerprint,
-                    self.ds.name,
-                    self.page.totals.epsilon.text().strip(),
-                    self.page.totals.delta.text().strip() or "0",
-                    neighbouring=schema.neighbouring.value,
-                    bounds=bounds,
-                )
+            if self.dataset_record() is None and register_or_bind(
+                    self.page, self.ledger, self.ds, self.page.totals.epsilon.text().strip(),
+                    self.page.totals.delta.text().strip() or "0") is None:
+                self.outcome = "Run cancelled, nothing was charged: the dataset was not confirmed."
+                self.page.run_error.show_error(self.outcome)
+                return False
         except (ValueError, LedgerError) as exc:
             self.outcome = f"Run refused, nothing was charged: {exc}"
             self.page.run_error.show_error(self.outcome)

@@ -96,7 +96,6 @@ class DatasetPanel(QWidget):
         self.title.setText(ds.name)
         where = str(ds.path) if ds.path else "in memory"
         self.details.setText(
-            f"{ds.n_rows:,} rows × {len(ds.schema.columns)} columns · {ds.format} · {where} · "
-            f"fingerprint {ds.fingerprint[:12]}…"
+            f"{ds.n_rows:,} rows × {len(ds.schema.columns)} columns · {ds.format} · {where}"
         )
         self.model.set_frame(ds.frame)

@@ -1,7 +1,9 @@
 """``svtgui --screenshot``: render a state of the window offscreen to a PNG, for docs and tests.
 
 The state is reached exactly as a user would reach it (load the sample, press Run, confirm the
-spend, wait for the end), so a screenshot is also a smoke test of the whole workflow.
+spend, wait for the end), so a screenshot is also a smoke test of the whole workflow. It always
+runs against a throwaway ledger (:func:`svtgui.app.demo.throwaway_ledger`): a picture never spends
+from the curator's budget.
 """
 
 from __future__ import annotations
@@ -41,6 +43,14 @@ def _teaching_widget(page: str) -> QWidget | None:
 
 
 def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None) -> int:
+    """Render ``page`` (after a run of the sample if ``run``) to ``out``; 0 on success."""
+    from svtgui.app.demo import throwaway_ledger
+
+    with throwaway_ledger():
+        return _take(out, sample=sample, run=run, page=page)
+
+
+def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 

@@ -1,0 +1,228 @@
+"""The ledger's schema, one migration per version (never edit a step: add one).
+
+A fresh ledger is built by running every step from version 1, so a new file and a migrated one end
+with exactly the same schema. Steps run inside the write transaction that also reads the schema
+version (see :meth:`svtgui.ledger.store.Ledger._prepare`): two processes opening a fresh path at
+once cannot both migrate it.
+
+Version 3 (SVT Studio 0.2) stopped naming datasets by a plain SHA-256 of the data file: a hash of
+the data in a public report lets anyone who knows every row but one test candidate values for the
+last row. Datasets get a random public id; the budget is found through a *keyed* content
+fingerprint of the parsed rows (:mod:`svtgui.data.fingerprint`) whose key is stored only here.
+Old datasets keep their budget and runs under a new random id; their old file hash is kept only
+as an HMAC under the ledger key, so the first time the same file is opened again its rows are
+bound to the old budget automatically. Seeds are scrubbed from seeded runs' descriptions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import sqlite3
+from collections.abc import Callable
+
+from svtgui.ledger.records import SEEDED_TEXT
+
+SCHEMA_VERSION = 3
+KEY_BYTES = 32
+DATASET_ID_PREFIX = "ds-"
+
+
+def new_dataset_id() -> str:
+    """A random public dataset id (64 bits from the OS CSPRNG): says nothing about the data."""
+    return DATASET_ID_PREFIX + secrets.token_hex(8)
+
+
+def legacy_tag(key: bytes, file_sha256: str) -> str:
+    """The keyed form of a pre-0.2 dataset fingerprint (the SHA-256 of the file's bytes)."""
+    return hmac.new(key, b"legacy-file-sha256:" + file_sha256.lower().encode(), hashlib.sha256).hexdigest()
+
+
+_SCHEMA_V1 = """
+CREATE TABLE datasets (
+    fingerprint   TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    total_epsilon TEXT NOT NULL,
+    total_delta   TEXT NOT NULL,
+    neighbouring  TEXT NOT NULL,
+    bounds_json   TEXT NOT NULL,
+    registered_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    fingerprint      TEXT NOT NULL REFERENCES datasets(fingerprint),
+    mechanism_id     TEXT NOT NULL,
+    params_json      TEXT NOT NULL,
+    epsilon          TEXT NOT NULL,
+    delta            TEXT NOT NULL,
+    noise            TEXT NOT NULL CHECK (noise IN ('secure', 'seeded')),
+    noise_description TEXT NOT NULL,
+    status           TEXT NOT NULL
+                     CHECK (status IN ('running', 'finished', 'halted', 'stopped', 'interrupted')),
+    started_at       TEXT NOT NULL,
+    ended_at         TEXT,
+    queries_planned  INTEGER,
+    software_version TEXT NOT NULL,
+    owner_host       TEXT NOT NULL,
+    owner_pid        INTEGER NOT NULL
+);
+CREATE INDEX runs_by_dataset ON runs(fingerprint);
+CREATE TABLE responses (
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    idx         INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    above       INTEGER NOT NULL CHECK (above IN (0, 1)),
+    value       REAL,
+    gap         REAL,
+    time        TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE budget_events (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    fingerprint       TEXT NOT NULL REFERENCES datasets(fingerprint),
+    kind              TEXT NOT NULL CHECK (kind IN ('register', 'raise')),
+    epsilon           TEXT NOT NULL,
+    delta             TEXT NOT NULL,
+    previous_epsilon  TEXT,
+    previous_delta    TEXT,
+    note              TEXT NOT NULL,
+    at                TEXT NOT NULL
+);
+CREATE TRIGGER datasets_no_delete BEFORE DELETE ON datasets
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: datasets are never deleted'); END;
+CREATE TRIGGER datasets_identity BEFORE UPDATE OF fingerprint, registered_at, neighbouring ON datasets
+BEGIN SELECT RAISE(ABORT, 'a dataset''s identity never changes'); END;
+CREATE TRIGGER datasets_total_logged BEFORE UPDATE OF total_epsilon, total_delta ON datasets
+WHEN NOT EXISTS (SELECT 1 FROM budget_events e WHERE e.fingerprint = NEW.fingerprint AND e.kind = 'raise'
+                 AND e.epsilon = NEW.total_epsilon AND e.delta = NEW.total_delta)
+BEGIN SELECT RAISE(ABORT, 'a total budget changes only by a logged raise'); END;
+CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: runs are never deleted'); END;
+CREATE TRIGGER runs_charge_fixed
+BEFORE UPDATE OF fingerprint, mechanism_id, params_json, epsilon, delta, noise, started_at ON runs
+BEGIN SELECT RAISE(ABORT, 'a run''s charge and parameters never change'); END;
+CREATE TRIGGER runs_end_once BEFORE UPDATE OF status ON runs WHEN OLD.status != 'running'
+BEGIN SELECT RAISE(ABORT, 'a run that has ended cannot change its status'); END;
+CREATE TRIGGER responses_no_update BEFORE UPDATE ON responses
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: responses are never changed'); END;
+CREATE TRIGGER responses_no_delete BEFORE DELETE ON responses
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: responses are never deleted'); END;
+CREATE TRIGGER responses_only_running BEFORE INSERT ON responses
+WHEN (SELECT status FROM runs WHERE id = NEW.run_id) IS NOT 'running'
+BEGIN SELECT RAISE(ABORT, 'responses can only be recorded for a running run'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON budget_events
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: budget events are never deleted'); END;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON budget_events
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: budget events are never changed'); END;
+"""
+
+# v2: PMW responses say whether they were free (answered from the public synthetic histogram) or
+# paid (NULL for every other mechanism, and for every response recorded before v2); run_facts holds
+# the other public values a run releases (PMW's noisy n̂, a SparseProject release file's hash).
+_SCHEMA_V2 = """
+ALTER TABLE responses ADD COLUMN simulated INTEGER CHECK (simulated IN (0, 1));
+CREATE TABLE run_facts (
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TRIGGER facts_no_update BEFORE UPDATE ON run_facts
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: run facts are never changed'); END;
+CREATE TRIGGER facts_no_delete BEFORE DELETE ON run_facts
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: run facts are never deleted'); END;
+"""
+
+
+# v3, part 1 (SQL): public ids instead of file hashes, the private key and content fingerprints.
+_SCHEMA_V3 = """
+ALTER TABLE datasets RENAME COLUMN fingerprint TO dataset_id;
+ALTER TABLE runs RENAME COLUMN fingerprint TO dataset_id;
+ALTER TABLE budget_events RENAME COLUMN fingerprint TO dataset_id;
+ALTER TABLE datasets ADD COLUMN columns_json TEXT;
+DROP TRIGGER datasets_identity;
+DROP TRIGGER runs_charge_fixed;
+DROP TRIGGER events_no_update;
+CREATE TABLE ledger_key (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    key BLOB NOT NULL CHECK (length(key) >= 16)
+);
+CREATE TABLE dataset_contents (
+    content     TEXT PRIMARY KEY,
+    dataset_id  TEXT NOT NULL REFERENCES datasets(dataset_id),
+    how         TEXT NOT NULL CHECK (how IN ('registered', 'bound', 'migrated')),
+    note        TEXT NOT NULL,
+    at          TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX contents_by_dataset ON dataset_contents(dataset_id);
+CREATE TABLE legacy_files (
+    tag         TEXT PRIMARY KEY,
+    dataset_id  TEXT NOT NULL REFERENCES datasets(dataset_id)
+) WITHOUT ROWID;
+"""
+
+# v3, part 2 (SQL, after the ids were replaced): the identity and append-only rules again.
+_SCHEMA_V3_RULES = """
+CREATE TRIGGER datasets_identity BEFORE UPDATE OF dataset_id, registered_at, neighbouring ON datasets
+BEGIN SELECT RAISE(ABORT, 'a dataset''s identity never changes'); END;
+CREATE TRIGGER runs_charge_fixed
+BEFORE UPDATE OF dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_description, started_at
+ON runs
+BEGIN SELECT RAISE(ABORT, 'a run''s charge and parameters never change'); END;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON budget_events
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: budget events are never changed'); END;
+CREATE TRIGGER runs_no_seed BEFORE INSERT ON runs
+WHEN NEW.noise = 'seeded' AND NEW.noise_description != '""" + SEEDED_TEXT + """'
+BEGIN SELECT RAISE(ABORT, 'a seeded run is recorded without its seed'); END;
+CREATE TRIGGER key_fixed BEFORE UPDATE ON ledger_key
+BEGIN SELECT RAISE(ABORT, 'the ledger key never changes'); END;
+CREATE TRIGGER key_no_delete BEFORE DELETE ON ledger_key
+BEGIN SELECT RAISE(ABORT, 'the ledger key is never deleted'); END;
+CREATE TRIGGER contents_no_update BEFORE UPDATE ON dataset_contents
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a content binding never changes'); END;
+CREATE TRIGGER contents_no_delete BEFORE DELETE ON dataset_contents
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a content binding is never deleted'); END;
+CREATE TRIGGER legacy_no_change BEFORE UPDATE ON legacy_files
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: migrated file tags never change'); END;
+CREATE TRIGGER legacy_no_delete BEFORE DELETE ON legacy_files
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: migrated file tags are never deleted'); END;
+"""
+
+
+def _to_v3(c: sqlite3.Connection) -> None:
+    """Random ids for existing datasets (runs and events follow), keyed legacy tags, no seeds."""
+    c.execute("PRAGMA defer_foreign_keys = ON")  # parent and child ids change in one transaction
+    run(c, _SCHEMA_V3)
+    key = secrets.token_bytes(KEY_BYTES)
+    c.execute("INSERT INTO ledger_key VALUES (1, ?)", (key,))
+    for (old,) in c.execute("SELECT dataset_id FROM datasets").fetchall():
+        new = new_dataset_id()
+        for table in ("datasets", "runs", "budget_events"):
+            c.execute(f"UPDATE {table} SET dataset_id = ? WHERE dataset_id = ?", (new, old))
+        c.execute("INSERT INTO legacy_files VALUES (?, ?)", (legacy_tag(key, old), new))
+    c.execute("UPDATE runs SET noise_description = ? WHERE noise = 'seeded'", (SEEDED_TEXT,))
+    run(c, _SCHEMA_V3_RULES)
+
+
+def run(c: sqlite3.Connection, script: str) -> None:
+    """Run a script statement by statement (``executescript`` would commit our transaction)."""
+    buf = ""
+    for line in script.strip().splitlines():
+        buf += line + "\n"
+        if sqlite3.complete_statement(buf):
+            c.execute(buf.strip())
+            buf = ""
+
+
+# MIGRATIONS[v] upgrades a version v - 1 ledger to version v, inside the caller's transaction.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: lambda c: run(c, _SCHEMA_V1),
+    2: lambda c: run(c, _SCHEMA_V2),
+    3: _to_v3,
+}
+_V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
+# tables a ledger of each version must have (a missing one means the file is damaged)
+TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"},
+             3: _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}}

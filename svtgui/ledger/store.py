@@ -1,0 +1,592 @@
+"""The ledger database: opening it safely, budgets, runs and the private dataset identities.
+
+Why a database rather than a JSON file: the ledger is the *write-ahead log of release*. A run's full
+guarantee is committed before its first answer, and every response is committed before anyone sees
+it, so after a crash (kill -9, power loss) the ledger still knows what was spent and what was shown.
+SQLite in WAL mode gives atomic, durable transactions from the standard library.
+
+Rules the schema itself enforces (triggers), so no code path can break them by accident:
+
+* nothing is ever deleted; responses are never changed; a run's charge and dataset never change;
+* a dataset's total budget is only changed through :meth:`Ledger.raise_total`, which logs an event;
+* a seeded run is stored without its seed.
+
+Identity: a dataset is named by a random public id (``ds-`` and 16 hex digits from the OS CSPRNG).
+Its budget is found through private *content fingerprints* — keyed hashes of the parsed rows
+(:mod:`svtgui.data.fingerprint`) under a random key created with the ledger — in the
+``dataset_contents`` table. The key and the fingerprints never leave this file: nothing public
+(report, export, session file, window title, log) is a function of the data.
+
+Opening: the file is created with mode 0600 (SQLite gives its -wal/-shm files the same mode) and an
+older file is tightened to 0600; ``PRAGMA quick_check`` runs before anything is written, so a damaged
+ledger is refused (:class:`LedgerDamaged`) and never written into; the schema version is read again
+inside the write transaction that migrates, so concurrent first opens cannot both create tables.
+Amounts are stored as exact decimal text and summed as :class:`fractions.Fraction`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from svtgui import __version__
+from svtgui.core.budget import Budget, Charge
+from svtgui.ledger.migrations import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    TABLES_AT,
+    legacy_tag,
+    new_dataset_id,
+)
+from svtgui.ledger.records import (
+    END_STATUSES,
+    FREE_TEXT,
+    PAID_TEXT,
+    RUNNING,
+    SEEDED_TEXT,
+    BudgetEvent,
+    DatasetRecord,
+    ResponseRecord,
+    RunRecord,
+    exact_text,
+)
+
+APPLICATION_ID = 0x53565447  # "SVTG": marks the file as ours, so a foreign database is never touched
+ENV_VAR = "SVTGUI_LEDGER"
+FILE_MODE = 0o600  # the ledger holds budgets and every released row: the owner's alone
+SIDE_FILES = ("-wal", "-shm", "-journal")
+_CONTENT = re.compile(r"[0-9a-f]{64}")
+
+__all__ = ["FREE_TEXT", "PAID_TEXT", "Ledger", "LedgerDamaged", "LedgerError", "default_path"]
+
+
+class LedgerError(RuntimeError):
+    """The ledger cannot be used (corrupt, locked, read-only, newer schema, not ours).
+
+    The file is never modified or replaced when this is raised: the budget history it holds is
+    the only record of what was already spent.
+    """
+
+
+class LedgerDamaged(LedgerError):
+    """The ledger file fails SQLite's integrity check (or is not a database at all).
+
+    Nothing is written to it: a damaged ledger may still hold the only record of what was spent,
+    and writing could destroy what a recovery tool would save.
+    """
+
+
+def default_path() -> Path:
+    """``$SVTGUI_LEDGER`` if set, else ``ledger.sqlite`` in the per-user data directory."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs  # imported lazily: only needed when no explicit path is given
+
+    return Path(platformdirs.user_data_dir("svtgui", "SVT Studio")) / "ledger.sqlite"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _frac(text: str | None) -> Fraction | None:
+    return None if text is None else Fraction(text)
+
+
+def damaged_message(path: Path, detail: str) -> str:
+    """What a curator reads when the ledger is damaged: the path, what happened, what to do."""
+    return (f"ledger {path} is damaged ({detail}); nothing was written to it. Close SVT Studio, keep this "
+            "file (it is the only record of the budget already spent), and restore the ledger from a "
+            "backup copy, or repair it with `sqlite3 LEDGER .recover`, before running again.")
+
+
+class Ledger:
+    """A connection to the ledger. Thread-safe (one lock), usable from the GUI's worker thread.
+
+    Open with :meth:`open`; close with :meth:`close` or a ``with`` block.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = threading.RLock()
+        self._key: bytes | None = None
+        self.recovered: list[int] = []  # runs this open marked 'interrupted'
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0) -> Ledger:
+        """Open (creating if absent, mode 0600) the ledger at ``path`` (default: :func:`default_path`).
+
+        Marks runs left ``running`` by a dead process as ``interrupted`` (their budget stays spent).
+        Raises :class:`LedgerDamaged` for a damaged file and :class:`LedgerError` for a locked,
+        read-only, foreign or newer one; the file is not changed in either case.
+        """
+        p = Path(path).expanduser() if path is not None else default_path()
+        if p.exists() and not p.is_file():
+            raise LedgerError(f"ledger {p} is not a file")
+        if p.exists() and _read_only(p):
+            raise LedgerError(f"ledger {p} is read-only (or unreadable); SVT Studio must be able to "
+                              "write it to record what is spent. Fix its permissions or use --ledger.")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LedgerError(f"cannot create the ledger directory {p.parent}: {exc.strerror}") from None
+        if not p.exists() and not os.access(p.parent, os.W_OK):
+            raise LedgerError(f"cannot create ledger {p}: directory {p.parent} is read-only")
+        _create_private(p)
+        try:
+            conn = sqlite3.connect(p, timeout=timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"cannot open ledger {p}: {exc}") from None
+        ledger = cls(conn, p)
+        try:
+            ledger._prepare()
+            _tighten(p)
+            ledger._recover_interrupted()
+        except LedgerError:
+            conn.close()
+            raise
+        except sqlite3.Error as exc:
+            conn.close()
+            raise _translate(exc, p) from None
+        return ledger
+
+    def _prepare(self) -> None:
+        c = self._conn
+        c.execute("PRAGMA foreign_keys = ON")
+        version = c.execute("PRAGMA user_version").fetchone()[0]  # reading first detects a non-database
+        app_id = c.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version > SCHEMA_VERSION:
+            raise LedgerError(f"ledger {self.path} has schema version {version}, newer than this SVT Studio "
+                              f"understands ({SCHEMA_VERSION}); upgrade SVT Studio. "
+                              "The file was not changed.")
+        if (tables - {"sqlite_sequence"}) and app_id != APPLICATION_ID:
+            raise LedgerError(f"{self.path} is an SQLite database but not an SVT Studio ledger; "
+                              "it was not changed. Choose another --ledger path.")
+        self._check_integrity()
+        expected = TABLES_AT[version] if version >= 1 else set()
+        if not expected <= tables:
+            raise LedgerDamaged(damaged_message(self.path, f"missing tables {sorted(expected - tables)}"))
+        mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise LedgerError(f"ledger {self.path}: cannot enable write-ahead logging (mode {mode})")
+        c.execute("PRAGMA synchronous = FULL")  # a commit survives power loss, not only a process crash
+        c.execute("PRAGMA secure_delete = ON")  # replaced 0.1 file hashes leave no trace
+        if version < SCHEMA_VERSION:
+            self._migrate()
+
+    def _check_integrity(self) -> None:
+        """``PRAGMA quick_check`` (every page, index and constraint, not the row contents' order)."""
+        problems = [r[0] for r in self._conn.execute("PRAGMA quick_check(5)").fetchall()]
+        if problems != ["ok"]:
+            raise LedgerDamaged(damaged_message(self.path, "integrity check: " + "; ".join(problems)))
+
+    def _migrate(self) -> None:
+        """Upgrade to :data:`SCHEMA_VERSION`, re-reading the version under the write lock.
+
+        Two processes opening a fresh path at once both see version 0 before either writes; only
+        the one that takes the write lock first migrates, the other then finds it done.
+        """
+        with self._transaction() as c:
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[v](c)
+            if version < SCHEMA_VERSION:
+                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _recover_interrupted(self) -> None:
+        """Mark runs whose owning process is gone as interrupted (their budget stays spent)."""
+        host = socket.gethostname()
+        with self._transaction():
+            rows = self._conn.execute(
+                "SELECT id, owner_host, owner_pid FROM runs WHERE status = 'running'").fetchall()
+            for run_id, owner_host, owner_pid in rows:
+                if owner_host == host and _alive(owner_pid):
+                    continue  # a live process (perhaps this one) is still streaming it
+                self._conn.execute("UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ?",
+                                   (_now(), run_id))
+                self.recovered.append(run_id)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic, durable write: ``BEGIN IMMEDIATE`` takes the write lock up front."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise _translate(exc, self.path) from None
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._conn.execute("ROLLBACK")
+                raise _translate(exc, self.path) from None
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise _translate(exc, self.path) from None
+
+    # ------------------------------------------------------------------ dataset identities (private)
+    def content_key(self) -> bytes:
+        """The ledger's fingerprint key (random, created with the ledger; never stored elsewhere)."""
+        if self._key is None:
+            self._key = bytes(self._read("SELECT key FROM ledger_key WHERE id = 1")[0][0])
+        return self._key
+
+    def dataset_for_content(self, content: str) -> DatasetRecord | None:
+        """The dataset these rows (their keyed content fingerprint) belong to, if any."""
+        rows = self._read(_OWNER, (_content(content),))
+        return self.dataset(rows[0][0]) if rows else None
+
+    def legacy_pending(self) -> bool:
+        """Whether a dataset migrated from a 0.1 ledger has not yet been matched to its rows."""
+        return bool(self._read("SELECT 1 FROM legacy_files l WHERE NOT EXISTS (SELECT 1 FROM "
+                               "dataset_contents c WHERE c.dataset_id = l.dataset_id) LIMIT 1"))
+
+    def adopt_legacy(self, file_sha256: str, content: str) -> DatasetRecord | None:
+        """Bind ``content`` to the migrated dataset whose 0.1 fingerprint was this file's SHA-256.
+
+        The SHA-256 is compared through its keyed tag only; the plain hash is not stored.
+        """
+        content = _content(content)
+        rows = self._read("SELECT dataset_id FROM legacy_files WHERE tag = ?",
+                          (legacy_tag(self.content_key(), file_sha256),))
+        if not rows:
+            return None
+        return self._bind(rows[0][0], content, "migrated", "the same file as before the 0.2 migration")
+
+    def register_dataset(self, content: str, name: str, total_epsilon: float | str | Fraction,
+                         total_delta: float | str | Fraction = 0, *, neighbouring: str = "add_remove",
+                         bounds: dict[str, Any] | None = None,
+                         columns: Sequence[str] | None = None) -> tuple[DatasetRecord, bool]:
+        """Register the rows with content fingerprint ``content`` as a new dataset with a total budget.
+
+        Returns ``(record, created)``. Rows already in the ledger keep their dataset, original total
+        and history whatever is passed here (re-loading or re-saving a file never resets a budget):
+        ``created`` is False. The new dataset gets a random public id.
+        """
+        content = _content(content)
+        total = Budget.of(total_epsilon, total_delta)
+        at, dataset_id = _now(), new_dataset_id()
+        eps, dlt = exact_text(total.total_epsilon), exact_text(total.total_delta)
+        cols = None if columns is None else json.dumps(list(map(str, columns)))
+        with self._transaction() as c:
+            known = c.execute(_OWNER, (content,)).fetchone()
+            if known is None:  # else: registered before (perhaps concurrently by another process)
+                c.execute("INSERT INTO datasets (dataset_id, name, total_epsilon, total_delta, neighbouring, "
+                          "bounds_json, registered_at, columns_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (dataset_id, str(name), eps, dlt, str(neighbouring),
+                           json.dumps(bounds or {}, sort_keys=True, allow_nan=False), at, cols))
+                c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at) "
+                          "VALUES (?, 'register', ?, ?, ?, ?)",
+                          (dataset_id, eps, dlt, f"registered as {name}", at))
+                c.execute("INSERT INTO dataset_contents VALUES (?, ?, 'registered', ?, ?)",
+                          (content, dataset_id, "registered", at))
+        if known is not None:
+            return self._require(known[0]), False
+        return self._require(dataset_id), True
+
+    def bind_content(self, dataset_id: str, content: str, *, note: str) -> DatasetRecord:
+        """The curator's word that these rows are (a version of) a known dataset: they share its budget."""
+        return self._bind(dataset_id, _content(content), "bound", note)
+
+    def _bind(self, dataset_id: str, content: str, how: str, note: str) -> DatasetRecord:
+        self._require(dataset_id)
+        with self._transaction() as c:
+            row = c.execute(_OWNER, (content,)).fetchone()
+            if row is None:
+                c.execute("INSERT INTO dataset_contents VALUES (?, ?, ?, ?, ?)",
+                          (content, dataset_id, how, note, _now()))
+            elif row[0] != dataset_id:
+                raise ValueError(f"these rows already belong to dataset {row[0]}; they cannot be bound "
+                                 f"to {dataset_id}")
+        return self._require(dataset_id)
+
+    def lookalikes(self, name: str, columns: Sequence[str]) -> list[DatasetRecord]:
+        """Known datasets with this name and these columns (or, migrated, no recorded columns).
+
+        Rows that are new to the ledger but look like one of these are never given a budget of
+        their own silently: the curator says whether they are a different dataset.
+        """
+        wanted = sorted(map(str, columns))
+        return [d for d in self.datasets()
+                if d.name == name and (d.columns is None or sorted(d.columns) == wanted)]
+
+    # ------------------------------------------------------------------ datasets and budgets
+    def dataset(self, dataset_id: str) -> DatasetRecord | None:
+        rows = self._read(f"SELECT {_DATASET_COLUMNS} FROM datasets WHERE dataset_id = ?", (dataset_id,))
+        return _dataset(rows[0]) if rows else None
+
+    def datasets(self) -> list[DatasetRecord]:
+        return [_dataset(r) for r in self._read(f"SELECT {_DATASET_COLUMNS} FROM datasets "
+                                                "ORDER BY registered_at")]
+
+    def budget(self, dataset_id: str) -> Budget:
+        """The dataset's total and every run charged against it (whatever the run's status)."""
+        record = self._require(dataset_id)
+        return self._budget(record, self._read(
+            "SELECT id, epsilon, delta FROM runs WHERE dataset_id = ? ORDER BY id", (dataset_id,)))
+
+    @staticmethod
+    def _budget(record: DatasetRecord, charges: Iterable[tuple]) -> Budget:
+        b = Budget(record.total_epsilon, record.total_delta)
+        b.charges.extend(Charge(str(i), Fraction(e), Fraction(d)) for i, e, d in charges)
+        return b
+
+    def raise_total(self, dataset_id: str, epsilon: float | str | Fraction,
+                    delta: float | str | Fraction | None = None, *, note: str = "") -> DatasetRecord:
+        """Raise a dataset's total budget: an explicit curator action, logged as a budget event."""
+        record = self._require(dataset_id)
+        b = Budget(record.total_epsilon, record.total_delta)
+        b.raise_total(epsilon, delta)
+        eps, dlt = exact_text(b.total_epsilon), exact_text(b.total_delta)
+        with self._transaction() as c:
+            current = c.execute("SELECT total_epsilon, total_delta FROM datasets WHERE dataset_id = ?",
+                                (dataset_id,)).fetchone()
+            if Fraction(current[0]) > b.total_epsilon or Fraction(current[1]) > b.total_delta:
+                raise ValueError("the total was raised concurrently above the requested value; "
+                                 "nothing changed")
+            c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, previous_epsilon, "
+                      "previous_delta, note, at) VALUES (?, 'raise', ?, ?, ?, ?, ?, ?)",
+                      (dataset_id, eps, dlt, current[0], current[1], note, _now()))
+            c.execute("UPDATE datasets SET total_epsilon = ?, total_delta = ? WHERE dataset_id = ?",
+                      (eps, dlt, dataset_id))
+        return self._require(dataset_id)
+
+    def budget_events(self, dataset_id: str | None = None) -> list[BudgetEvent]:
+        sql = ("SELECT dataset_id, kind, epsilon, delta, previous_epsilon, previous_delta, note, at "
+               "FROM budget_events")
+        rows = self._read(sql + " WHERE dataset_id = ? ORDER BY id", (dataset_id,)) if dataset_id \
+            else self._read(sql + " ORDER BY id")
+        return [BudgetEvent(f, k, Fraction(e), Fraction(d), _frac(pe), _frac(pd), n, at)
+                for f, k, e, d, pe, pd, n, at in rows]
+
+    def _require(self, dataset_id: str) -> DatasetRecord:
+        record = self.dataset(dataset_id)
+        if record is None:
+            raise ValueError(f"dataset {dataset_id} is not in the ledger {self.path}; "
+                             "register it with a total budget first")
+        return record
+
+    # ------------------------------------------------------------------ runs
+    def start_run(self, dataset_id: str, mechanism_id: str, params: dict[str, Any],
+                  epsilon: float | str | Fraction, delta: float | str | Fraction = 0, *,
+                  secure: bool, noise_description: str, queries_planned: int | None = None) -> RunRecord:
+        """Charge a run its full guarantee, committed before this returns (so before any answer).
+
+        Raises :class:`BudgetExceeded` (nothing charged) when it does not fit the remaining budget.
+        The check and the charge happen in one write transaction, so two processes cannot both
+        spend the last of a budget. A seeded run is stored as :data:`SEEDED_TEXT`, whatever
+        ``noise_description`` says: a seed never enters the ledger.
+        """
+        params_json = json.dumps(params, sort_keys=True, allow_nan=False)
+        description = noise_description if secure else SEEDED_TEXT
+        with self._transaction() as c:
+            record = self._require(dataset_id)
+            charges = c.execute("SELECT id, epsilon, delta FROM runs WHERE dataset_id = ?",
+                                (dataset_id,)).fetchall()
+            eps, dlt = self._budget(record, charges).check(epsilon, delta)
+            cur = c.execute(
+                "INSERT INTO runs (dataset_id, mechanism_id, params_json, epsilon, delta, noise, "
+                "noise_description, status, started_at, queries_planned, software_version, owner_host, "
+                "owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                (dataset_id, mechanism_id, params_json, exact_text(eps), exact_text(dlt),
+                 "secure" if secure else "seeded", description, _now(), queries_planned,
+                 __version__, socket.gethostname(), os.getpid()))
+            run_id = int(cur.lastrowid)
+        return self.run(run_id)
+
+    def record(self, run_id: int, rows: Sequence[tuple]) -> str:
+        """Commit responses ``(index, description, above, value, gap[, answered_from_simulation])``
+        in one transaction (the last field only for PMW: True free, False paid).
+
+        Returns the commit time stamped on them. Call this *before* showing the responses.
+        """
+        at = _now()
+        with self._transaction() as c:
+            try:
+                c.executemany("INSERT INTO responses (run_id, idx, description, above, value, gap, time, "
+                              "simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                              ((run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
+                                None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows))
+            except sqlite3.IntegrityError as exc:
+                raise ValueError(f"run {run_id}: {exc}") from None
+        return at
+
+    def record_fact(self, run_id: int, key: str, value: Any) -> None:
+        """Commit a public value the run released besides its responses (once per key)."""
+        with self._transaction() as c:
+            try:
+                c.execute("INSERT INTO run_facts VALUES (?, ?, ?, ?)",
+                          (int(run_id), str(key), json.dumps(value, sort_keys=True, allow_nan=False), _now()))
+            except sqlite3.IntegrityError as exc:
+                raise ValueError(f"run {run_id}: fact {key!r}: {exc}") from None
+
+    def facts(self, run_id: int) -> dict[str, Any]:
+        """The run's released facts, key → value."""
+        rows = self._read("SELECT key, value_json FROM run_facts WHERE run_id = ? ORDER BY key",
+                          (int(run_id),))
+        return {k: json.loads(v) for k, v in rows}
+
+    def finish_run(self, run_id: int, status: str) -> RunRecord:
+        """End a running run with ``status`` (finished, halted, stopped or interrupted)."""
+        if status not in END_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(END_STATUSES)}, got {status!r}")
+        with self._transaction() as c:
+            row = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise ValueError(f"no run {run_id} in the ledger")
+            if row[0] != RUNNING:
+                raise ValueError(f"run {run_id} already ended ({row[0]})")
+            c.execute("UPDATE runs SET status = ?, ended_at = ? WHERE id = ?", (status, _now(), run_id))
+        return self.run(run_id)
+
+    def run(self, run_id: int) -> RunRecord:
+        rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+        if not rows:
+            raise ValueError(f"no run {run_id} in the ledger {self.path}")
+        return _run(rows[0])
+
+    def runs(self, dataset_id: str | None = None) -> list[RunRecord]:
+        if dataset_id is None:
+            rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
+        else:
+            rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs WHERE dataset_id = ? ORDER BY id",
+                              (dataset_id,))
+        return [_run(r) for r in rows]
+
+    def responses(self, run_id: int, *, only_above: bool = False) -> list[ResponseRecord]:
+        sql = _RESPONSES + (" AND above = 1" if only_above else "") + " ORDER BY idx"
+        return [_response(r) for r in self._read(sql, (int(run_id),))]
+
+    def response(self, run_id: int, index: int) -> ResponseRecord | None:
+        """One committed response (the live table reads PMW's free answers back from here)."""
+        rows = self._read(_RESPONSES + " AND idx = ?", (int(run_id), int(index)))
+        return _response(rows[0]) if rows else None
+
+    def response_counts(self, run_id: int) -> tuple[int, int]:
+        """(responses recorded, of which ⊤) without loading them."""
+        n, above = self._read("SELECT COUNT(*), COALESCE(SUM(above), 0) FROM responses WHERE run_id = ?",
+                              (int(run_id),))[0]
+        return int(n), int(above)
+
+
+_DATASET_COLUMNS = ("dataset_id, name, total_epsilon, total_delta, neighbouring, bounds_json, registered_at, "
+                    "columns_json")
+_RUN_COLUMNS = ("id, dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_description, "
+                "status, started_at, ended_at, queries_planned, software_version")
+_OWNER = "SELECT dataset_id FROM dataset_contents WHERE content = ?"
+_RESPONSES = ("SELECT run_id, idx, description, above, value, gap, time, simulated FROM responses "
+              "WHERE run_id = ?")
+
+
+def _content(content: str) -> str:
+    """A keyed content fingerprint as :mod:`svtgui.data.fingerprint` makes it (64 hex digits)."""
+    if not isinstance(content, str) or not _CONTENT.fullmatch(content):
+        raise ValueError("a content fingerprint is 64 lowercase hex digits (svtgui.data.fingerprint)")
+    return content
+
+
+def _response(row: tuple) -> ResponseRecord:
+    r, i, d, a, v, g, t, sim = row
+    return ResponseRecord(r, i, d, bool(a), _number(v), g, t, None if sim is None else bool(sim))
+
+
+def _run(row: tuple) -> RunRecord:
+    i, f, m, p, e, d, noise, desc, status, start, end, planned, version = row
+    return RunRecord(int(i), f, m, json.loads(p), Fraction(e), Fraction(d), noise, desc, status, start, end,
+                     planned, version)
+
+
+def _dataset(row: tuple) -> DatasetRecord:
+    f, name, e, d, nb, bounds, at, cols = row
+    return DatasetRecord(f, name, Fraction(e), Fraction(d), nb, json.loads(bounds), at,
+                         None if cols is None else tuple(json.loads(cols)))
+
+
+def _number(v: float | None) -> float | int | None:
+    if v is None:
+        return None
+    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+
+
+def _read_only(p: Path) -> bool:
+    """No write permission bit (respected even by root, who could write anyway), or no access."""
+    return not (p.stat().st_mode & stat.S_IWUSR) or not os.access(p, os.R_OK | os.W_OK)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _create_private(p: Path) -> None:
+    """Create an absent ledger file with mode 0600 before SQLite opens it (an empty file is an
+    empty database; SQLite gives the -wal and -shm files the main file's mode)."""
+    try:
+        fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise LedgerError(f"cannot create ledger {p}: {exc.strerror}") from None
+    os.close(fd)
+
+
+def _tighten(p: Path) -> None:
+    """Make an existing ledger (and its side files) readable by its owner only."""
+    for f in (p, *(p.with_name(p.name + s) for s in SIDE_FILES)):
+        try:
+            st = f.stat()
+            if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+                f.chmod(stat.S_IMODE(st.st_mode) & ~0o077)
+        except OSError:
+            continue  # a side file that is absent (or went away) has nothing to tighten
+
+
+def _translate(exc: sqlite3.Error, path: Path) -> LedgerError:
+    """A clear message for the ways a ledger cannot be used."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return LedgerError(f"ledger {path} is locked by another program; close it (or wait) and retry")
+    if "readonly" in text or "read-only" in text:
+        return LedgerError(f"ledger {path} is read-only; SVT Studio must be able to write it")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return LedgerDamaged(damaged_message(path, text))
+    return LedgerError(f"ledger {path}: {text}")
