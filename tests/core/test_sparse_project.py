@@ -13,17 +13,47 @@ from svtgui.core.mechanisms.sparse_project import ProjectionRelease, measured_er
 # ---- calibration -------------------------------------------------------------------------------
 
 
-def test_seed_calibration_is_enough_for_add_remove_but_not_for_replace():
+def test_seed_calibration_advanced_composition_certifies_add_remove_but_not_replace():
     eps, delta, T = 1.0, 1e-6, 4096
     b = math.sqrt(8 * math.log(1 / delta)) / eps  # the seed's 1/σ
     for change in (1, 2):
         eps0 = change / math.sqrt(T) / b  # one coordinate moves by change/√T
         expected = math.sqrt(2 * T * math.log(1 / delta)) * eps0 + T * eps0 * (math.exp(eps0) - 1)
-        got = th.seed_epsilon(eps, delta, T, th.ADD_REMOVE if change == 1 else th.REPLACE)
+        got = th.seed_epsilon_advanced(eps, delta, T, th.ADD_REMOVE if change == 1 else th.REPLACE)
         assert got == pytest.approx(expected, rel=1e-12)
-    assert th.seed_epsilon(eps, delta, T, th.ADD_REMOVE) < 0.52 * eps  # ε/2 + ε²/(8 ln 1/δ)
-    assert th.seed_epsilon(eps, delta, T, th.REPLACE) > eps  # the seed's claim fails here
-    assert "NOT for replace" in mechanisms.info("sparse_project").notes
+    assert th.seed_epsilon_advanced(eps, delta, T, th.ADD_REMOVE) < 0.52 * eps  # ε/2 + ε²/(8 ln 1/δ)
+    assert th.seed_epsilon_advanced(eps, delta, T, th.REPLACE) > eps  # advanced composition does not prove it
+
+
+def test_laplace_renyi_divergence_matches_numerical_integration():
+    # D_α(Lap(0, 1) ‖ Lap(ε₀, 1)) = 1/(α−1)·ln ∫ p^α q^(1−α), integrated on a fine grid (independent of the
+    # closed form); the integrand decays like e^(−|x|), so [−60, 60] leaves < e^-50 out.
+    x = np.linspace(-60, 60, 1_200_001)
+    for alpha, eps0 in [(1.5, 0.3), (4.0, 0.05), (30.0, 0.01), (2.0, 2.0)]:
+        log_p, log_q = -np.abs(x) - math.log(2), -np.abs(x - eps0) - math.log(2)
+        integral = np.trapezoid(np.exp(alpha * log_p + (1 - alpha) * log_q), x)
+        assert th.laplace_rdp(alpha, eps0) == pytest.approx(math.log(integral) / (alpha - 1), rel=1e-6)
+
+
+def test_renyi_bound_certifies_the_seed_under_replace_at_moderate_epsilon():
+    # The issue's figure: ε' ≈ 0.85 at ε = 1, δ = 1e-6. Independent check, large T: T·D_α(ε₀) → α·ρ with
+    # ρ = T·ε₀²/2 = 2/b² (b the seed's scale, Δ_coord = 2/√T), converted by CKS 2020 at the best α.
+    eps, delta = 1.0, 1e-6
+    rho = 2 * eps**2 / (8 * math.log(1 / delta))
+    alphas = np.exp(np.linspace(0.001, 12, 200_000))
+    converted = alphas * rho + np.log1p(-1 / alphas) - (math.log(delta) + np.log(alphas)) / (alphas - 1)
+    limit = float(np.min(converted))
+    assert limit == pytest.approx(0.853, abs=0.002)
+    assert th.seed_epsilon_renyi(eps, delta, 2**20, th.REPLACE) == pytest.approx(limit, abs=2e-3)
+    assert th.seed_epsilon(eps, delta, 4096, th.REPLACE) < 0.86
+    grid = [(e, 1e-6) for e in (0.1, 1.0, 2.0, 5.0)] + [(e, d) for e in (0.1, 1.0, 2.0) for d in (1e-9, 1e-3)]
+    for e, d in grid:  # the cases the module docstring lists as shown
+        for T in (1, 4, 16, 256, 4096, 2**20):
+            assert th.seed_epsilon(e, d, T, th.REPLACE) <= e, (e, d, T)
+    assert th.seed_epsilon(10.0, 1e-6, 4096, th.REPLACE) > 10.0  # not shown at ε = 10 (docstring)
+    assert th.seed_epsilon(5.0, 1e-3, 256, th.REPLACE) <= 5.0 < th.seed_epsilon(5.0, 1e-3, 4096, th.REPLACE)
+    notes = mechanisms.info("sparse_project").notes
+    assert "Rényi" in notes and "NOT" not in notes
 
 
 @pytest.mark.parametrize("neighbouring", [th.ADD_REMOVE, th.REPLACE])

@@ -216,7 +216,7 @@ def test_pmw_and_sparse_project_set_ups_are_saved_and_restored(qtbot, window, ac
     linear.release.path.setText(str(release))
     act.set_param(window, "epsilon", "0.5")
     saved = window.sessions.save_session(tmp_path / "sp")
-    assert saved is not None and json.loads(saved.read_text())["version"] == 2
+    assert saved is not None and json.loads(saved.read_text())["version"] == 3
     assert load(saved).linear == {"universe": universe, "release_out": str(release)}
     window.mechanism.picker.select("pmw")
     linear.universe.set_specs(["age@17,40,91"])
