@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "svtgui.cli.commands.queries",
     "svtgui.cli.commands.release",
     "svtgui.cli.commands.audit",
+    "svtgui.cli.commands.recipe",
 ]
 
 # re-exported: commands import CliError and the exit codes from here

@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from svtgui.core import mechanisms, validation
-from svtgui.core.budget import Budget
 from svtgui.core.laplace import laplace_release
 from svtgui.core.noise import NoiseSource, secure
 from svtgui.data import generators
@@ -43,7 +43,13 @@ from svtgui.data.queries import (
 FREQUENT_ITEM_METHODS = ("standard_svt", "sparse", "em_top_c")
 
 
-def _charge(budget: Budget | None, run_id: str, epsilon: float) -> None:
+class Charger(Protocol):
+    """Whatever a recipe charges before it reads data: a ``core.budget.Budget`` or a ledger run."""
+
+    def charge(self, run_id: str, epsilon: float) -> object: ...
+
+
+def _charge(budget: Charger | None, run_id: str, epsilon: float) -> None:
     if budget is not None:
         budget.charge(run_id, epsilon)
 
@@ -65,6 +71,7 @@ class AutoAvgResult:
     column: str
     bound: float
     found: bool  # False: AboveThreshold never fired, the sweep's last bound was used
+    examined: int  # sweep queries AboveThreshold answered (public: where it stopped)
     noisy_sum: float
     noisy_count: float
     epsilon: float
@@ -84,7 +91,7 @@ def auto_avg(
     threshold: float = 0.0,
     split: Sequence[float] = (1, 1, 1),
     rng: NoiseSource | None = None,
-    budget: Budget | None = None,
+    budget: Charger | None = None,
 ) -> AutoAvgResult:
     """Differentially private mean of ``column`` with a clipping bound chosen by AboveThreshold.
 
@@ -122,7 +129,8 @@ def auto_avg(
     total = evaluate(ds, [ClippedSum(column, 0, bound), Count()])
     noisy_sum = float(laplace_release(total[0], bound, e_sum, source))
     noisy_count = float(laplace_release(total[1], 1.0, e_count, source, integer=True))
-    return AutoAvgResult(column, bound, found, noisy_sum, noisy_count, eps, (e_svt, e_sum, e_count))
+    return AutoAvgResult(column, bound, found, int(batch.consumed), noisy_sum, noisy_count, eps,
+                         (e_svt, e_sum, e_count))
 
 
 # -- range screening ---------------------------------------------------------------------------------
@@ -147,7 +155,7 @@ def range_screening(
     *,
     screen_share: float = 0.5,
     rng: NoiseSource | None = None,
-    budget: Budget | None = None,
+    budget: Charger | None = None,
 ) -> ScreeningResult:
     """Sparse (ε·share) finds up to ``cutoff`` queries above ``threshold``; Laplace answers only those.
 
@@ -216,7 +224,7 @@ def frequent_items(
     column: str = "items",
     order_seed: int | None = 0,
     rng: NoiseSource | None = None,
-    budget: Budget | None = None,
+    budget: Charger | None = None,
 ) -> FrequentItemsResult:
     """Up to ``cutoff`` frequent items chosen privately.
 
