@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from svtgui import __version__
+from svtgui.app import recipes
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
 from svtgui.ledger import RUNNING, Ledger
@@ -41,6 +42,9 @@ def guarantee_sentence(epsilon: Fraction, delta: Fraction, neighbouring: str) ->
 
 def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, Any]:
     """The (α, β) statement from the core, or the reason it is unavailable (never fatal)."""
+    if recipes.info(mechanism_id) is not None:
+        return {"available": False, "reason": "each released number's 95 % accuracy (α) is listed with the "
+                                              "released values"}
     try:
         from svtgui.core.accuracy import bound
 
@@ -58,7 +62,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
         raise ValueError(f"run {run_id} is still running; reports are made from finished or interrupted runs")
     dataset = ledger.dataset(run.dataset_id)
     assert dataset is not None  # the schema's foreign key guarantees it
-    info = mechanisms.info(run.mechanism_id)
+    info = recipes.info(run.mechanism_id) or mechanisms.info(run.mechanism_id)
     b = ledger.budget(run.dataset_id)
     rows = ledger.responses(run_id)
     above = sum(r.above for r in rows)
