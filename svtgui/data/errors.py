@@ -46,3 +46,21 @@ class InputFileError(DatasetError):
     """A path that cannot be read as a text or data file: missing, not a regular file, too large,
     undecodable. Raised by :func:`svtgui.data.textio.read_text` for every text input (queries,
     schema, config, session), so each caller turns one error type into its own message."""
+
+
+def load_failure_text(exc: BaseException, path: str | Path | None) -> str:
+    """A sentence for the window about any failed load (never a bare exception name)."""
+    where = f"{path}: " if path is not None else ""
+    if isinstance(exc, DatasetError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return f"{where}there is not enough memory to load this file"
+    if isinstance(exc, RecursionError):
+        return f"{where}the file is nested too deeply to be read"
+    if isinstance(exc, OSError):
+        return f"{where}the file cannot be read: {exc.strerror or exc}"
+    if isinstance(exc, ValueError) and str(exc):
+        return f"{where}{exc}"
+    detail = str(exc) or type(exc).__name__
+    return (f"{where}the file could not be loaded because of an unexpected problem in SVT Studio "
+            f"({detail}); please report it, saying which kind of file it was")

@@ -103,6 +103,8 @@ def load_dataset(
         raise
     except MemoryError:
         raise DatasetError("not enough memory to load this file", path=path) from None
+    except RecursionError:
+        raise DatasetError("the file is nested too deeply to be read", path=path) from None
     except OSError as e:
         raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
     schema = _schema_for(path, loaded.frame, options)

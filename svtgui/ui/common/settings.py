@@ -61,13 +61,13 @@ class Settings:
 
     def add_recent_file(self, path: str | Path) -> list[str]:
         """Put ``path`` first in the recent list (no duplicates, at most MAX_RECENT)."""
-        p = str(Path(path).resolve())
+        p = _absolute(path)
         files = [p] + [f for f in self.recent_files if f != p]
         self._s.setValue("files/recent", files[:MAX_RECENT])
         return files[:MAX_RECENT]
 
     def remove_recent_file(self, path: str | Path) -> None:
-        p = str(Path(path).resolve())
+        p = _absolute(path)
         self._s.setValue("files/recent", [f for f in self.recent_files if f != p])
 
     # -- mechanism and parameters ---------------------------------------------------------------
@@ -100,3 +100,12 @@ class Settings:
     @property
     def location(self) -> str:
         return self._s.fileName()
+
+
+def _absolute(path: str | Path) -> str:
+    """The path with links resolved where possible; a link loop or an unreadable folder (which make
+    ``resolve`` raise) keeps the plain absolute path, so no menu action can fail on it."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return os.path.abspath(path)

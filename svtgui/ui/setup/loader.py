@@ -12,7 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from svtgui.app.tasks import TaskCancelled, TaskState
-from svtgui.data import Dataset, DatasetError, LoadCancelled, LoadOptions, load_dataset
+from svtgui.data import Dataset, LoadCancelled, LoadOptions, load_dataset
+from svtgui.data.errors import load_failure_text
 from svtgui.ui.common.background import Background
 
 
@@ -54,7 +55,4 @@ class DatasetLoader(QObject):
             self._job.task.cancel()
 
     def _failed(self, exc: BaseException) -> None:
-        if isinstance(exc, DatasetError | OSError | ValueError):
-            self.failed.emit(str(exc))
-        else:
-            self.failed.emit(f"{self.path}: could not be loaded ({type(exc).__name__}: {exc})")
+        self.failed.emit(load_failure_text(exc, self.path))
