@@ -26,11 +26,11 @@ For clip bounds ``l ≤ u`` (public numbers: the query's or the declared ones):
    floating point.
 5. **Answer** ``N·q`` rounded once to the nearest double (ties to even), ±∞ if it overflows.
 
-Clip differences ``Σclip(x, 0, b+s) − Σclip(x, 0, b)`` (:func:`exact_clip_diff`) use the grid of
-the double ``b + s`` (for the grid only), ``B = ceil(b/q)``, ``U = max(B, floor((b+s)/q))`` with b+s
-exact (rational) here, and
-add ``clip(rint(x/q), B, U) − B`` per row; ``normalised`` divides the exact N·q by s before the
-single rounding.
+Clip differences ``Σclip(x, 0, b+s) − Σclip(x, 0, b)`` (:func:`exact_clip_diff`) clip to [b, t]
+where t is b + s rounded *down* to a double (t ≤ b + s exactly, found with an error-free TwoSum),
+on the grid of t: ``B = ceil(b/q)``, ``U = max(B, floor(t/q))``, and add ``clip(rint(x/q), B, U) − B``
+per row; ``normalised`` divides the exact N·q by s before the single rounding. Engines take (k, L, U)
+from :func:`sum_grids` / :func:`clip_diff_grids` and implement only steps 3–5 per row.
 
 What is guaranteed
 ------------------
@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -110,12 +109,21 @@ def sum_grid(lower: float, upper: float) -> SumGrid:
     return SumGrid(int(k[0]), int(lo[0]), int(hi[0]))
 
 
+def clip_diff_grids(bounds: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k, B, U) for Σclip(x, 0, b+s) − Σclip(x, 0, b): b + s rounded down (exact TwoSum), then as a sum."""
+    b, s = np.asarray(bounds, dtype=np.float64), np.asarray(steps, dtype=np.float64)
+    top = b + s
+    virtual = top - b
+    error = (b - (top - virtual)) + (s - virtual)  # b + s == top + error exactly (Knuth's TwoSum)
+    top = np.where(error < 0, np.nextafter(top, -np.inf), top)  # now top <= b + s
+    k, low, high = sum_grids(b, top)
+    return k, low, np.maximum(low, high)
+
+
 def clip_diff_grid(bound: float, step: float) -> SumGrid:
-    """The grid of Σclip(x, 0, b+s) − Σclip(x, 0, b): clip to [B, U] on the grid of b+s, minus B per row."""
-    k = int(grid_exponents(np.array([abs(bound + step)]))[0])
-    scale = Fraction(2) ** -k
-    low = math.ceil(Fraction(bound) * scale)
-    return SumGrid(k, low, max(low, math.floor((Fraction(bound) + Fraction(step)) * scale)))
+    """The grid of one clip difference (see :func:`clip_diff_grids`)."""
+    k, low, high = clip_diff_grids(np.array([bound]), np.array([step]))
+    return SumGrid(int(k[0]), int(low[0]), int(high[0]))
 
 
 def snap(values: np.ndarray, exponent: int) -> np.ndarray:
@@ -156,14 +164,23 @@ def exact_clip_diff(values: np.ndarray, bound: float, step: float, normalised: b
     """Σclip(x, 0, b+s) − Σclip(x, 0, b) by the exact rule; divided by s (exactly) when normalised."""
     grid = clip_diff_grid(bound, step)
     x = _present(values)
-    return clip_diff_value(grid, clipped_units(x, grid) - grid.low * len(x), step, normalised)
+    return clip_diff_value(grid.exponent, clipped_units(x, grid) - grid.low * len(x), float(step), normalised)
 
 
-def clip_diff_value(grid: SumGrid, units: int, step: float, normalised: bool) -> float:
+def clip_diff_value(exponent: int, units: int, step: float, normalised: bool) -> float:
     """The clip difference's answer from its exact integer N: N·q, or N·q/s, rounded once."""
     if not normalised:
-        return to_float(units, grid.exponent)
-    return float(Fraction(units) * Fraction(2) ** grid.exponent / Fraction(step))
+        return to_float(units, exponent)
+    num, den = step.as_integer_ratio()  # s = num/den, den a power of two
+    top, bottom = units * den, num
+    if exponent >= 0:
+        top <<= exponent
+    else:
+        bottom <<= -exponent
+    try:
+        return top / bottom  # int / int: correctly rounded in CPython
+    except OverflowError:
+        return math.copysign(math.inf, units)
 
 
 class SortedColumn:
@@ -215,10 +232,8 @@ class SortedColumn:
 
     def clip_diffs(self, bounds: np.ndarray, steps: np.ndarray, normalised: np.ndarray) -> np.ndarray:
         """Exact Σclip(x, 0, b+s) − Σclip(x, 0, b) (divided by s where ``normalised``) per query."""
-        grids = [clip_diff_grid(float(b), float(s)) for b, s in zip(bounds, steps, strict=True)]
-        units = self.units(np.array([g.exponent for g in grids], dtype=np.int64),
-                           np.array([g.low for g in grids], dtype=np.int64),
-                           np.array([g.high for g in grids], dtype=np.int64))
-        return np.array([clip_diff_value(g, u - g.low * self.n, float(s), bool(norm))
-                         for g, u, s, norm in zip(grids, units, steps, normalised, strict=True)],
-                        dtype=np.float64)
+        k, low, high = clip_diff_grids(bounds, steps)
+        units = self.units(k, low, high) - low.astype(object) * self.n
+        return np.array([clip_diff_value(e, u, s, norm) for e, u, s, norm in
+                         zip(k.tolist(), units, np.asarray(steps, dtype=np.float64).tolist(),
+                             np.asarray(normalised, dtype=bool).tolist(), strict=True)], dtype=np.float64)

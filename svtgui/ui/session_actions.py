@@ -1,8 +1,10 @@
 """File → Open/Save session, File → Export release and View → History, wired into the main window.
 
 Kept apart from :mod:`svtgui.ui.main_window` so the window stays a switchboard: this object owns
-the actions, the session's own dataset loader and the History window, and works only through
-the window's public panels and its ``_loaded`` hand-over (the same path an ordinary open takes).
+the actions, the session's own dataset loader and the History window, and works only through the
+window's public interface — its workspace (what a session file saves and restores), panels,
+``add_action``, ``adopt_dataset`` (the same hand-over an ordinary open takes) and
+``refresh_recent``. It does not import the window.
 
 Restoring a session follows the privacy rules of the rest of the app: the dataset is loaded off
 the GUI thread, the ledger must know its rows as the saved dataset id (a changed file is refused
@@ -13,11 +15,11 @@ ledger — a session file holds no budget figures, so editing one cannot change 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QLineEdit, QMenu, QSpinBox
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 from shiboken6 import Shiboken
 
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
@@ -34,10 +36,6 @@ from svtgui.ui.history.export_dialog import (
 )
 from svtgui.ui.history.history_panel import HistoryPanel
 from svtgui.ui.setup.loader import DatasetLoader
-from svtgui.ui.setup.param_form import DERIVED, ShareSlider
-
-if TYPE_CHECKING:
-    from svtgui.ui.main_window import MainWindow
 
 SESSION_FILTER = f"SVT Studio sessions (*{SUFFIX});;All files (*)"
 LIVE = ("running", "paused", "drained")
@@ -46,7 +44,8 @@ LIVE = ("running", "paused", "drained")
 class SessionActions(QObject):
     """The session, release and history actions of one :class:`MainWindow`."""
 
-    def __init__(self, win: MainWindow) -> None:
+    def __init__(self, win: QMainWindow) -> None:
+        """``win`` is the main window (any window with the public interface named above)."""
         super().__init__(win)
         self.win = win
         self.session_path: Path | None = None  # the session last saved or opened (Save writes here)
@@ -70,21 +69,21 @@ class SessionActions(QObject):
     def add_file_actions(self, menu: QMenu) -> None:
         w = self.win
         menu.addSeparator()
-        self.act_open_session = w._action(
+        self.act_open_session = w.add_action(
             "Open se&ssion…",
             "Ctrl+Shift+O",
             "Reopen a saved session: dataset, schema, mechanism, queries",
             lambda: self.open_session(),
             menu,
         )
-        self.act_save_session = w._action(
+        self.act_save_session = w.add_action(
             "Sa&ve session",
             "Ctrl+S",
             "Save the set-up (no data, no secrets) to its session file",
             lambda: self.save_session(),
             menu,
         )
-        self.act_save_session_as = w._action(
+        self.act_save_session_as = w.add_action(
             "Save session &as…",
             "Ctrl+Shift+S",
             "Save the set-up to a new session file",
@@ -92,7 +91,7 @@ class SessionActions(QObject):
             menu,
         )
         menu.addSeparator()
-        self.act_export_release = w._action(
+        self.act_export_release = w.add_action(
             "Export re&lease…",
             "Ctrl+Shift+E",
             "Write the release report of the current run (HTML, PDF, JSON or CSV)",
@@ -103,7 +102,7 @@ class SessionActions(QObject):
 
     def add_view_actions(self, menu: QMenu) -> None:
         menu.addSeparator()
-        self.act_history = self.win._action(
+        self.act_history = self.win.add_action(
             "&History…",
             "Ctrl+H",
             "Every run of this dataset from the privacy ledger, with its released rows",
@@ -237,7 +236,10 @@ class SessionActions(QObject):
 
     def _refresh_history(self, state: str) -> None:
         if self.history is not None and self.history.isVisible() and state not in ("paused",):
-            self.history.refresh()
+            if self.win.ds is not None:  # a first run registers the dataset: it has an id from now on
+                self.history.set_dataset(self._dataset_id(), self.win.ds.name)
+            else:
+                self.history.refresh()
 
     # -- saving ---------------------------------------------------------------------------------------
     def save_session(self, path: str | Path | None = None, ask: bool = False) -> Path | None:
@@ -252,20 +254,15 @@ class SessionActions(QObject):
             if not chosen:
                 return None
             path = chosen
-        params, monotonic, problems = win.controller.plan()
-        # the universe and release file are saved even while another parameter is invalid
-        params.update(win.mechanism.linear.run_params())
         try:
-            session = Session.from_state(
-                win.ds, win.queries.queries, win.mechanism.mechanism_id, params, monotonic
-            )
+            # the universe and release file are saved even while another parameter is invalid
+            session, unsaved = Session.from_workspace(win.workspace)
             saved = save(session, path or self.session_path)
         except (SessionError, OSError) as exc:
             self._fail("Session not saved", f"The session could not be saved: {reason_text(exc)}")
             return None
         self.session_path = saved
         self._remember(saved)
-        unsaved = [k for k in problems if k in {p.name for p in win.mechanism.info.params}]
         win.status_label.setText(
             f"Session saved to {saved}."
             + (f" Not saved (invalid now): {', '.join(unsaved)}." if unsaved else "")
@@ -319,11 +316,9 @@ class SessionActions(QObject):
             self._fail("Session not restored", str(exc))
             return
         win = self.win
-        win._pending_queries = queries
-        win._remember = False
-        win._loaded(ds)  # the window's own hand-over: panels, schema editor, queue, run controller
-        self._apply_mechanism(session)
-        win.controller.validate()
+        win.adopt_dataset(ds, queries)  # the window's own hand-over: panels, schema editor, queue
+        session.apply_to(win.workspace)  # the mechanism and its parameters; the form follows
+        win.mechanism.flush()
         self.session_path = path
         self._remember(path)
         runs = len(win.controller.ledger.runs(ds.dataset_id)) if ds.dataset_id else 0
@@ -333,31 +328,6 @@ class SessionActions(QObject):
             f"History: {runs} run(s) in the ledger (View → History, Ctrl+H)."
         )
         self._dataset_opened(ds)  # actions and an open History window follow the restored dataset
-
-    def _apply_mechanism(self, session: Session) -> None:
-        """Select the saved mechanism and type its saved values into the form."""
-        panel = self.win.mechanism
-        panel.picker.select(session.mechanism_id)
-        for name, value in session.params.items():
-            editor = panel.form.editors.get(name)
-            if editor is None or name in DERIVED:
-                continue  # Δ and integrality follow from the restored queries
-            if isinstance(editor, ShareSlider):
-                editor.setValue(float(value or 0.0))
-            elif isinstance(editor, QCheckBox):
-                editor.setChecked(bool(value))
-            elif isinstance(editor, QSpinBox):
-                editor.setValue(int(value))
-            elif isinstance(editor, QLineEdit):
-                editor.setText(
-                    "" if value is None else f"{value:g}" if isinstance(value, int | float) else str(value)
-                )
-        panel.linear.universe.set_specs(session.linear.get("universe", []))
-        panel.linear.release.path.setText(session.linear.get("release_out", ""))
-        mono = panel.form.editors.get("monotonic")
-        if isinstance(mono, QCheckBox) and mono.isEnabled():
-            mono.setChecked(session.monotonic)
-        panel.flush()
 
     def _session_failed(self, message: str) -> None:
         self._opening = None
@@ -372,7 +342,7 @@ class SessionActions(QObject):
     # -- helpers --------------------------------------------------------------------------------------
     def _remember(self, path: Path) -> None:
         self.win.settings.add_recent_file(path)
-        self.win._refresh_recent()
+        self.win.refresh_recent()
 
     def _fail(self, title: str, message: str, detail: str = "Nothing in the window was changed.") -> bool:
         """A non-modal warning plus a status line; the window's state is left as it was."""
