@@ -140,6 +140,10 @@ class Ledger:
         if p.exists() and _read_only(p):
             raise LedgerError(f"ledger {p} is read-only (or unreadable); SVT Studio must be able to "
                               "write it to record what is spent. Fix its permissions or use --ledger.")
+        if p.exists() and _read_only(p.parent):
+            raise LedgerError(f"the folder {p.parent} holding ledger {p} is read-only; SVT Studio must be "
+                              "able to create the ledger's journal files (-wal, -shm) beside it. Fix the "
+                              "folder's permissions or use --ledger.")
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -242,14 +246,26 @@ class Ledger:
                 raise _translate(exc, self.path) from None
             try:
                 yield self._conn
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise _translate(exc, self.path) from None
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise _translate(exc, self.path) from None
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not already (it rolls back by itself on a full
+        disk or an I/O error; a second ROLLBACK would fail and hide the real cause)."""
+        if self._conn.in_transaction:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the connection is unusable; the error being raised says why
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
@@ -587,6 +603,12 @@ def _translate(exc: sqlite3.Error, path: Path) -> LedgerError:
         return LedgerError(f"ledger {path} is locked by another program; close it (or wait) and retry")
     if "readonly" in text or "read-only" in text:
         return LedgerError(f"ledger {path} is read-only; SVT Studio must be able to write it")
+    if "full" in text:
+        return LedgerError(f"ledger {path}: the disk is full ({text}); the last write was rolled back and "
+                           "nothing recorded before it is lost. Free some space and retry")
+    if "disk I/O" in text:
+        return LedgerError(f"ledger {path}: the disk refused a write ({text}: full, removed or failing?); "
+                           "the last write was rolled back")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return LedgerDamaged(damaged_message(path, text))
     return LedgerError(f"ledger {path}: {text}")
