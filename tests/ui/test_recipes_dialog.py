@@ -1,0 +1,97 @@
+"""Queries → Recipes…: the cost shows before anything is spent; a run lands in the ledger, described."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+
+from svtgui.app import dataset_identity
+from svtgui.data.dataset import Dataset
+from svtgui.data.schema import infer_schema
+from svtgui.ledger import FINISHED, Ledger
+from svtgui.ui.app import create_app
+from svtgui.ui.setup.recipes_dialog import RecipesDialog
+
+
+@pytest.fixture
+def ages(tmp_path):
+    frame = pd.DataFrame({"age": np.random.default_rng(5).integers(18, 91, 3000)})
+    ds = Dataset.from_frame(frame, "ages", infer_schema(frame).with_bounds("age", 0, 90))
+    path = tmp_path / "ledger.sqlite"
+    with Ledger.open(path) as led:
+        dataset_id = dataset_identity.register(led, ds, "2").dataset_id
+    return ds, path, dataset_id
+
+
+def _remaining(path, dataset_id):
+    def remaining() -> Fraction:
+        with Ledger.open(path) as led:
+            return led.budget(dataset_id).remaining_epsilon
+    return remaining
+
+
+def _dialog(qtbot, ds, path, dataset_id) -> RecipesDialog:
+    create_app()
+    dlg = RecipesDialog(ds, path, dataset_id, _remaining(path, dataset_id) if dataset_id else lambda: None)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    return dlg
+
+
+def test_auto_mean_shows_its_cost_then_runs_and_describes_what_it_released(qtbot, ages):
+    ds, path, dataset_id = ages
+    dlg = _dialog(qtbot, ds, path, dataset_id)
+    assert dlg.picker.currentData() == "auto_mean"
+    assert "91" in dlg.mean_sweep.text().split(",")[1] or float(dlg.mean_sweep.text().split(",")[1]) > 90
+    assert "spends ε = 1 of the 2 left" in dlg.cost.text() and dlg.run_button.isEnabled()
+    with Ledger.open(path) as led:
+        assert led.runs() == []  # nothing is spent by opening or editing
+    with qtbot.waitSignal(dlg.ran, timeout=30_000) as ran:
+        qtbot.mouseClick(dlg.run_button, Qt.MouseButton.LeftButton)
+    with Ledger.open(path) as led:
+        run = led.run(ran.args[0])
+        assert run.status == FINISHED and run.mechanism_id == "recipe_auto_mean" and run.epsilon == 1
+        facts = led.facts(run.id)
+    text = dlg.result.toPlainText()
+    assert "Clipping bound" in text and "Mean" in text and "90 %" in text
+    assert f"{facts['mean']:,.6g}" in text
+    assert "of the 1 left" in dlg.cost.text()  # the remaining budget follows the ledger
+
+
+def test_a_bad_field_or_an_overspend_disables_run_with_the_reason(qtbot, ages):
+    ds, path, dataset_id = ages
+    dlg = _dialog(qtbot, ds, path, dataset_id)
+    dlg.mean_epsilon.setText("abc")
+    assert not dlg.run_button.isEnabled() and "ε must be a number" in dlg.cost.text()
+    dlg.mean_epsilon.setText("5")
+    assert not dlg.run_button.isEnabled() and "has ε = 2 left" in dlg.cost.text()
+    dlg.picker.setCurrentIndex(1)  # range screening: T has no default (never from the data)
+    assert not dlg.run_button.isEnabled() and "Threshold T" in dlg.cost.text()
+    dlg.screen_threshold.setText("200")
+    assert dlg.run_button.isEnabled(), dlg.cost.text()
+
+
+def test_a_dataset_new_to_the_ledger_must_be_declared_first(qtbot, ages):
+    ds, path, _ = ages
+    dlg = _dialog(qtbot, ds, path, None)
+    assert not dlg.run_button.isEnabled() and "declare its total budget" in dlg.cost.text()
+
+
+def test_range_screening_lists_the_ranges_it_answered(qtbot, ages):
+    ds, path, dataset_id = ages
+    dlg = _dialog(qtbot, ds, path, dataset_id)
+    dlg.picker.setCurrentIndex(1)
+    dlg.screen_threshold.setText("100")
+    dlg.screen_cutoff.setText("2")
+    with qtbot.waitSignal(dlg.ran, timeout=30_000):
+        qtbot.mouseClick(dlg.run_button, Qt.MouseButton.LeftButton)
+    with Ledger.open(path) as led:
+        (run,) = led.runs()
+        answers = led.facts(run.id)["answers"]
+    text = dlg.result.toPlainText()
+    for a in answers:
+        assert a["query"] in text
