@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from svtgui.app.dataset_identity import identify
 from svtgui.app.plan import Plan, build, describe_query, validate_query
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
@@ -100,8 +101,10 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
               evaluate: Evaluator | None = None, plan: Plan | None = None) -> Run:
     """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
 
-    ``dataset`` must be registered in ``ledger`` (by fingerprint). ``seed`` makes the noise
-    reproducible and *not secure* (recorded as such). ``evaluate`` defaults to
+    ``dataset``'s rows must be registered in ``ledger`` (looked up by their private content
+    fingerprint, so the budget charged is always the one of these rows, whatever ``dataset_id`` the
+    object carries). ``seed`` is for tests only: the noise is reproducible, *not secure* and *not
+    differentially private*; the ledger records that, never the seed. ``evaluate`` defaults to
     ``svtgui.data.evaluate.evaluate``. ``plan`` is the caller's :func:`svtgui.app.plan.build` of
     exactly these inputs (the CLI checks its output files and the budget in it).
     """
@@ -111,13 +114,13 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         plan.raise_if_invalid()
     if seed is not None:
         _seed(seed)
-    if ledger.dataset(dataset.fingerprint) is None:
+    if identify(ledger, dataset).is_new:
         raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
                          "register it with a total budget")
     m = _create(plan.mechanism_id, plan.params, seed)
     if plan.linear is not None:
         return _start_linear(ledger, dataset, list(queries), m, plan.linear)
-    record = ledger.start_run(dataset.fingerprint, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
+    record = ledger.start_run(dataset.dataset_id, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
                               repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
                               queries_planned=len(queries))
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
@@ -133,7 +136,7 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     """
     histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
     release = plan.release_out is not None
-    record = ledger.start_run(dataset.fingerprint, m.info.id, {**m.params, **plan.ledger_params()},
+    record = ledger.start_run(dataset.dataset_id, m.info.id, {**m.params, **plan.ledger_params()},
                               repr(m.guarantee.epsilon), repr(m.guarantee.delta), secure=m.secure,
                               noise_description=m.noise_description,
                               queries_planned=None if release else len(queries))

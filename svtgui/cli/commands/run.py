@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from svtgui.app import dataset_identity
 from svtgui.app.plan import Plan, PlanError, build, declared_budget
 from svtgui.app.reports.content import value_text
 from svtgui.app.runs.linear import LINEAR, SPARSE_PROJECT
@@ -22,15 +23,16 @@ from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.config import read_config
+from svtgui.cli.errors import CliError, end_interrupted
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
-from svtgui.ledger import Ledger
+from svtgui.ledger import DatasetRecord, Ledger
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
 CONFIG_KEYS = ("data", "queries", "schema", "mechanism", "epsilon", "delta", "threshold", "cutoff", "ledger",
-               "report", "seed", "budget_epsilon", "budget_delta", "monotonic", "batch_size", "params",
-               "universe", "release_out")
+               "report", "test_seed", "budget_epsilon", "budget_delta", "new_dataset", "same_dataset_as",
+               "monotonic", "batch_size", "params", "universe", "release_out")
 PATH_KEYS = ("data", "queries", "schema", "ledger", "report", "release_out")
 
 
@@ -54,8 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "than T rows. See docs/linear-queries.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--session", metavar="FILE.svtsession",
-                   help="replay a saved GUI session headlessly: its dataset (fingerprint checked), schema, "
-                        "mechanism, parameters and queries; options below override its parameters")
+                   help="replay a saved GUI session headlessly: its dataset (checked through the ledger), "
+                        "schema, mechanism, parameters and queries; options below override its parameters")
     p.add_argument("--config", metavar="RUN.toml", help="read the options below from a TOML file "
                    "(command-line options override it; relative paths are relative to the file)")
     p.add_argument("--data", metavar="FILE", help="dataset (CSV, TSV, Parquet, Excel, JSON lines, FIMI .dat)")
@@ -80,17 +82,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--monotonic", action="store_true", default=None,
                    help="use the monotonic variant when every query is monotonic")
     add_ledger_option(p)
-    p.add_argument("--budget-epsilon", type=str, metavar="E",
-                   help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
-    p.add_argument("--budget-delta", type=str, metavar="D",
-                   help="total δ budget of a new dataset (default 0)")
+    add_dataset_options(p)
     p.add_argument("--report", metavar="OUT", action="append",
                    help="write a release report (.html, .pdf, .json or .csv; repeatable)")
-    p.add_argument("--seed", type=int, help="seeded noise: reproducible and NOT secure (tests, demos only)")
     p.add_argument("--batch-size", type=int, help="queries per committed batch (default 1000)")
     p.add_argument("--all-rows", action="store_true", help="print ⊥ rows too")
     p.add_argument("--json", action="store_true", help="print rows as JSON lines")
     p.set_defaults(handler=run)
+
+
+TEST_SEED_WARNING = ("warning: --test-seed: the noise is reproducible, so this release is NOT differentially "
+                     "private; never publish it")
+
+
+def add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """The options that say which dataset (budget) the rows are, and the test-only seed."""
+    p.add_argument("--budget-epsilon", type=str, metavar="E",
+                   help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
+    p.add_argument("--budget-delta", type=str, metavar="D",
+                   help="total δ budget of a new dataset (default 0)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--new-dataset", action="store_true", default=None,
+                     help="these rows are a different dataset from the known one with the same name and "
+                          "columns: give them their own budget (with --budget-epsilon)")
+    who.add_argument("--same-dataset-as", metavar="ID",
+                     help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
+                          "ledger`): charge its budget")
+    p.add_argument("--test-seed", type=int, metavar="N",
+                   help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
+                        "(the ledger and reports say so, and never record N)")
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -170,14 +190,14 @@ def _session(path: str) -> Any:
         raise CliError(str(exc)) from None
 
 
-def _session_inputs(s: dict[str, Any]) -> tuple[Any, list[Any]]:
+def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Any, list[Any]]:
     from svtgui.app.project_file import SessionError
     from svtgui.cli import CliError
     from svtgui.data import DatasetError
 
     session = s["session"]
     try:
-        return session.open_dataset(s.get("session_path")), session.query_objects()
+        return session.open_dataset(led, s.get("session_path")), session.query_objects()
     except (SessionError, DatasetError) as exc:
         raise CliError(f"--session: {exc}") from None
 
@@ -203,8 +223,12 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     charged. Exit 2 (3 when only the budget is short), nothing changed."""
     from svtgui.cli import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 
-    if led.dataset(ds.fingerprint) is not None:
-        budget = led.budget(ds.fingerprint)
+    known = dataset_identity.identify(led, ds).record
+    if known is not None or s.get("same_dataset_as"):
+        try:
+            budget = led.budget(known.dataset_id if known is not None else s["same_dataset_as"])
+        except ValueError as exc:
+            raise CliError(f"--same-dataset-as: {exc}") from None
     elif s.get("budget_epsilon") is None:
         raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
                        "give its total budget with --budget-epsilon (and --budget-delta)")
@@ -227,22 +251,45 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     raise CliError(f"{message} (nothing was charged)", code)
 
 
-def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> None:
+def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
+    """The dataset these rows are, registering or binding them as the options say (see
+    :mod:`svtgui.app.dataset_identity`); rows that look like a known dataset need the curator's word."""
     from svtgui.cli import CliError
 
-    known = led.dataset(ds.fingerprint)
+    same_as, new = s.get("same_dataset_as"), bool(s.get("new_dataset"))
+    if same_as and new:
+        raise CliError("--new-dataset and --same-dataset-as contradict each other; pass one of them")
+    identity = dataset_identity.identify(led, ds)
+    known = identity.record
     if known is not None:
+        if same_as and same_as != known.dataset_id:
+            raise CliError(f"--same-dataset-as {same_as}: these rows are already dataset {known.dataset_id} "
+                           "in the ledger; drop the option")
         if s.get("budget_epsilon") is not None and Fraction(str(s["budget_epsilon"])) != known.total_epsilon:
-            print(f"svtgui-cli run: note: {ds.name} is already in the ledger with total ε "
+            print(f"svtgui-cli: note: {ds.name} is already in the ledger as {known.dataset_id} with total ε "
                   f"{fmt(known.total_epsilon)}; --budget-epsilon is ignored (raise a total with "
                   "`svtgui-cli ledger raise`)", file=sys.stderr)
-        return
+        return known
+    if same_as:
+        try:
+            record = dataset_identity.bind(led, ds, same_as)
+        except ValueError as exc:
+            raise CliError(f"--same-dataset-as: {exc}") from None
+        print(f"svtgui-cli: note: the rows of {ds.name} are now dataset {record.dataset_id} (sharing its "
+              "budget)", file=sys.stderr)
+        return record
+    lookalikes = identity.lookalikes
+    if lookalikes and not new:
+        ids = ", ".join(d.dataset_id for d in lookalikes)
+        raise CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
+                       f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
+                       "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
+                       "different dataset (its own budget, with --budget-epsilon)")
     if s.get("budget_epsilon") is None:
-        raise CliError(f"dataset {ds.name!r} [{ds.fingerprint[:12]}] is new to the ledger {led.path}: "
+        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
                        "give its total budget with --budget-epsilon (and --budget-delta)")
-    bounds = {c.name: [c.lower, c.upper] for c in ds.schema.columns if c.lower is not None}
-    led.register_dataset(ds.fingerprint, ds.name, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
-                         neighbouring=ds.schema.neighbouring.value, bounds=bounds)
+    return dataset_identity.register(led, ds, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
+                                     different=new)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -253,24 +300,25 @@ def run(args: argparse.Namespace) -> int:
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
     reports = [Path(r) for r in s.get("report") or []]
     check_report_paths(reports, "--report")
-    ds, queries = _session_inputs(s) if s.get("session") else load_inputs(s)
+    ds, queries = (None, []) if s.get("session") else load_inputs(s)
     with open_ledger(s.get("ledger")) as led:
+        if s.get("session"):  # the session's dataset is checked through the ledger
+            ds, queries = _session_inputs(s, led)
         plan = _plan(led, ds, queries, s, reports)  # the whole run, checked before the first charge
         _register(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         try:
-            run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("seed"),
+            run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
                              monotonic=bool(s.get("monotonic")), plan=plan)
         except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
             raise CliError(str(exc), EXIT_BUDGET) from None
         if not run_.record.secure:
-            print("svtgui-cli run: warning: seeded noise is reproducible, NOT secure; never publish this "
-                  "release", file=sys.stderr)
+            print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
         try:
             _stream(run_, s, args)
         except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
             raise CliError(f"run {run_.id} interrupted: {exc}") from None
         record = run_.record
-        b = led.budget(ds.fingerprint)
+        b = led.budget(record.dataset_id)
         if record.mechanism_id == SPARSE_PROJECT:
             done = f"release written to {led.facts(record.id).get('release_file')}"
         elif record.mechanism_id in LINEAR:
@@ -292,11 +340,14 @@ def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
     """Print committed rows as they come; the progress bar is drawn only on a terminal."""
     batch = s["batch_size"]
     bar = Progress(run_.total) if sys.stderr.isatty() else None
-    with run_:
-        for rows in run_.stream(batch_size=batch):
-            _print_rows(rows, args)
-            if bar:
-                bar.update(run_.answered, run_.above_count, run_.cutoff)
+    try:
+        with run_:
+            for rows in run_.stream(batch_size=batch):
+                _print_rows(rows, args)
+                if bar:
+                    bar.update(run_.answered, run_.above_count, run_.cutoff)
+    except LedgerError as exc:  # locked by another program, or a full disk, mid-run
+        raise CliError(f"{exc}; {end_interrupted(run_)}") from None
     if bar:
         bar.close()
 
