@@ -31,7 +31,8 @@ What a mechanism gets (:func:`per_round_epsilon`)
 * δ = 0: ε₀ = ε/k (basic composition; nothing else gives pure DP).
 * δ > 0: the largest of
     - D&R's closed form ε/√(8k ln(1/δ)), **only where it holds**, i.e. where the bound above
-      certifies it (:func:`certifies`) — for ε ≤ 1 it always does; this keeps the book's noise
+      certifies it (:func:`certifies`) — for ε ≤ 1 and δ ≤ 1/2 it always does (DRV: the second
+      term is at most (e − 1)ε²/(8 ln(1/δ)) ≤ ε/2); this keeps the book's noise
       where the book's proof (or a sharper one) applies;
     - otherwise the root of the exact bound, found by bisection on ε₀ (the certificate is
       monotone in ε₀), so the composed guarantee is (ε, δ) and not more;

@@ -125,7 +125,7 @@ SPARSE = MechanismInfo(
     params=(EPSILON, DELTA, THRESHOLD, CUTOFF, SENSITIVITY, INTEGER),
     notes="AboveThreshold restarted after each ⊤ with σ = 2cΔ/ε (δ = 0) or, with δ > 0, σ = 2Δ/ε₀ for the "
           "largest proven per-round ε₀: the book's ε/√(8c ln(1/δ)) where an exact composition bound "
-          "certifies it (always for ε ≤ 1), the bound's root elsewhere, ε/c when larger: "
+          "certifies it (always for ε ≤ 1, δ ≤ 1/2), the bound's root elsewhere, ε/c when larger: "
           "threshold noise Lap(σ), query noise Lap(2σ).",
 )
 
