@@ -18,6 +18,7 @@ import re
 import signal
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -124,3 +125,28 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
         return (f"internal error ({type(exc).__name__}: {exc}); this is a bug in SVT Studio. "
                 f"Run again with {DEBUG_ENV}=1 to see where it happened"), EXIT_INTERNAL
     return None
+
+
+LOCK_PATIENCE = 30.0  # seconds a failed run waits for a locked ledger to record that it ended
+
+
+def end_interrupted(run: Any, patience: float = LOCK_PATIENCE) -> str:
+    """Mark a run whose stream failed (a locked or full ledger) as interrupted, waiting up to
+    ``patience`` seconds for the ledger to be free; say what became of it. Its ε stays spent
+    either way: it was charged before the first answer."""
+    from svtgui.ledger import INTERRUPTED, LedgerError
+
+    deadline = time.monotonic() + patience
+    while not run.finished:
+        try:
+            run.ledger.finish_run(run.id, INTERRUPTED)
+        except ValueError:
+            break  # it ended meanwhile
+        except LedgerError:
+            if time.monotonic() >= deadline:
+                return (f"run {run.id} could not be marked interrupted yet (the ledger stays unusable); "
+                        "the next open of the ledger marks it. Its ε stays spent")
+            time.sleep(0.5)  # each attempt has already waited the ledger's busy timeout
+            continue
+        break
+    return f"run {run.id} is marked interrupted; its ε stays spent"
