@@ -338,6 +338,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
     """Print committed rows as they come; the progress bar is drawn only on a terminal."""
+    from svtgui.ledger import LedgerError
+
     batch = s["batch_size"]
     bar = Progress(run_.total) if sys.stderr.isatty() else None
     try:
