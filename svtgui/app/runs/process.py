@@ -19,7 +19,7 @@ Protocol (one ``Pipe`` each way, pickled tuples ``(kind, payload)``)
 -------------------------------------------------------------------
 window → child: ``RunJob`` first, then the planned queries in chunks, then ``None``; afterwards
 control messages ``ack`` (one more batch may come), ``pause``, ``resume``, ``step``, ``stop``,
-``finish``, ``ask`` (an adaptive query).
+``finish``, ``ask`` (an adaptive query), ``pace`` (queries per second, or None: as fast as possible).
 child → window: ``started_run`` (:class:`RunView`), ``refused`` (nothing charged), ``released``
 (:class:`ReleasedBatch`), ``adaptive_failed``, ``drained`` (planned queue empty, run open),
 ``ended`` (final status), ``failed`` (run marked interrupted).
@@ -42,6 +42,7 @@ TARGET_SECONDS = 0.25  # per batch: one commit (fsync) each; Pause takes effect 
 MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
 MAX_IN_FLIGHT = 4  # batches sent but not yet taken by the window: bounds memory on both sides
 POLL_SECONDS = 0.1
+PACE_TICK = 0.1  # a paced run sends a batch about this often (one query at a time below 1/PACE_TICK per s)
 
 
 @dataclass
@@ -69,6 +70,7 @@ class RunJob:
     params: dict[str, Any]
     seed: int | None = None
     monotonic: bool = False
+    pace: float | None = None  # queries per second for demonstrations; None: as fast as possible
 
 
 @dataclass
@@ -127,8 +129,10 @@ def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
 class StreamLoop:
     """Streams a charged run, answering control messages between batches (child process)."""
 
-    def __init__(self, run: Any, out: Connection, ctrl: Connection) -> None:
+    def __init__(self, run: Any, out: Connection, ctrl: Connection, pace: float | None = None) -> None:
         self.run, self.out, self.ctrl = run, out, ctrl
+        self.pace = _pace(pace)
+        self.next_due = 0.0  # a paced run's next batch is due at this perf_counter time
         self.paused = False
         self.steps = 0
         self.stop = False
@@ -158,6 +162,9 @@ class StreamLoop:
             self.finish = True
         elif kind == "ask":
             self.adaptive.append(payload)
+        elif kind == "pace":
+            self.pace = _pace(payload)
+            self.next_due = 0.0
 
     def _pump(self, timeout: float) -> None:
         """Apply every waiting control message (waiting up to ``timeout`` for the first)."""
@@ -171,7 +178,15 @@ class StreamLoop:
     def _idle(self) -> bool:
         if self.stop or self.adaptive or self._finish_ready():
             return False
-        return self.credits == 0 or self.drained or (self.paused and self.steps == 0)
+        if self.credits == 0 or self.drained:
+            return True
+        if self.paused:
+            return self.steps == 0  # a step is answered at once, whatever the pace
+        return self._wait() > 0
+
+    def _wait(self) -> float:
+        """Seconds until a paced run's next batch is due (0 when unpaced or due)."""
+        return 0.0 if self.pace is None else max(0.0, self.next_due - time.perf_counter())
 
     def _finish_ready(self) -> bool:
         return self.finish and not self.adaptive
@@ -185,7 +200,7 @@ class StreamLoop:
         while True:
             self._pump(0)
             while self._idle():
-                self._pump(POLL_SECONDS)
+                self._pump(min(POLL_SECONDS, self._wait()) or POLL_SECONDS)
             if self.stop:
                 self._send("ended", run.status if run.finished else run.stop().status)
                 return
@@ -203,7 +218,11 @@ class StreamLoop:
     def _next_batch(self) -> None:
         stepping = self.paused and self.steps > 0
         started = time.perf_counter()
-        rows = self.run.next_batch(1 if stepping else self.batch_size)  # committed before it returns
+        if stepping:
+            size = 1
+        else:
+            size = self.batch_size if self.pace is None else max(1, round(self.pace * PACE_TICK))
+        rows = self.run.next_batch(size)  # committed before it returns
         if stepping:
             self.steps -= 1
         if not rows:
@@ -215,7 +234,9 @@ class StreamLoop:
         self.planned_done += len(rows)
         self.credits -= 1
         self._send("released", to_arrays(rows, refs))
-        if not stepping:
+        if self.pace is not None:
+            self.next_due = max(self.next_due, started) + len(rows) / self.pace
+        elif not stepping:
             self._adapt(time.perf_counter() - started, len(rows))
 
     def _answer_adaptive(self) -> None:
@@ -275,7 +296,7 @@ def child_main(ctrl: Connection, out: Connection) -> None:
             return
         out.send(("started_run", RunView.of(run)))
         try:
-            StreamLoop(run, out, ctrl).loop()
+            StreamLoop(run, out, ctrl, pace=job.pace).loop()
         except Exception as exc:  # the run must end visibly, never hang half-open
             _interrupt(run)
             try:
@@ -284,6 +305,16 @@ def child_main(ctrl: Connection, out: Connection) -> None:
                 pass  # the window is gone; the ledger says "interrupted"
     finally:
         ledger.close()
+
+
+def _pace(rate: Any) -> float | None:
+    """A pace in queries per second (None or 0: as fast as possible)."""
+    if rate is None or rate == 0:
+        return None
+    rate = float(rate)
+    if not rate > 0 or rate == float("inf"):
+        raise ValueError(f"pace must be a positive number of queries per second, got {rate!r}")
+    return rate
 
 
 def _interrupt(run: Any) -> None:

@@ -243,6 +243,10 @@ class RunWorker:
         """End the run after the queued work (``finished`` if every planned query was answered)."""
         self._tell("finish")
 
+    def set_pace(self, rate: float | None) -> None:
+        """Answer about ``rate`` queries per second from now on (None: as fast as possible)."""
+        self._tell("pace", rate)
+
     def ask(self, query: Any) -> None:
         """Queue an adaptive query, answered before the next planned batch."""
         self._tell("ask", query)

@@ -94,6 +94,19 @@ class Settings:
     def set_last_params(self, mechanism_id: str, params: dict[str, Any]) -> None:
         self._s.setValue(f"params/{mechanism_id}", json.dumps(params, sort_keys=True))
 
+    @property
+    def pace(self) -> float | None:
+        """The Run page's pace in queries per second (None: as fast as possible)."""
+        try:
+            value = float(self._s.value("run/pace", 0) or 0)
+        except (TypeError, ValueError):
+            return None
+        return value if value > 0 and value != float("inf") else None
+
+    @pace.setter
+    def pace(self, rate: float | None) -> None:
+        self._s.setValue("run/pace", float(rate or 0))
+
     def sync(self) -> None:
         self._s.sync()
 

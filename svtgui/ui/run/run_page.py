@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -174,8 +175,25 @@ class RaiseConfirm(QGroupBox):
         self.hide()
 
 
+# Demonstration paces, queries per second (None: as fast as possible; a 10,001-query run takes 0.1 s).
+PACES: tuple[tuple[str, float | None], ...] = (
+    ("As fast as possible", None), ("100 queries per second", 100.0), ("20 queries per second", 20.0),
+    ("5 queries per second", 5.0), ("2 queries per second", 2.0))
+
+
 class RunPage(QWidget):
     """Widgets only; :class:`svtgui.ui.run.run_controller.RunController` drives them."""
+
+    def pace_rate(self) -> float | None:
+        """The chosen pace in queries per second (None: as fast as possible)."""
+        return self.pace.currentData()
+
+    def set_pace_rate(self, rate: float | None) -> None:
+        """Select the listed pace nearest ``rate`` (a remembered pace that is no longer listed)."""
+        rates = [r for _, r in PACES]
+        if rate is None or rate not in rates:
+            rate = None if rate is None else min((r for r in rates if r), key=lambda r: abs(r - rate))
+        self.pace.setCurrentIndex(rates.index(rate))
 
     def __init__(self, store: ResultStore, describe, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -194,6 +212,11 @@ class RunPage(QWidget):
             (self.stop_button, ICONS["stop"]),
         ):
             button.setIcon(self.style().standardIcon(icon))
+        self.pace = named(QComboBox(), "Pace", "How fast queries are answered. A slow pace lets an audience "
+                          "watch the ⊥/⊤ stream; Pause and Step work at any pace; remembered")
+        for label, rate in PACES:
+            self.pace.addItem(label, rate)
+        self.pace.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.status = named(QLabel("Ready."), "Run status")
         self.status.setWordWrap(True)
         self.run_error = ErrorLabel("Run")
@@ -201,6 +224,8 @@ class RunPage(QWidget):
         bar = QHBoxLayout()
         for b in (self.run_button, self.pause_button, self.step_button, self.stop_button):
             bar.addWidget(b)
+        bar.addWidget(QLabel("Pace"))
+        bar.addWidget(self.pace)
         bar.addWidget(self.status, 1)
 
         self.gauge = BudgetGauge()
