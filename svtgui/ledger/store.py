@@ -171,9 +171,11 @@ class Ledger:
     def _prepare(self) -> None:
         c = self._conn
         c.execute("PRAGMA foreign_keys = ON")
-        version = c.execute("PRAGMA user_version").fetchone()[0]  # reading first detects a non-database
-        app_id = c.execute("PRAGMA application_id").fetchone()[0]
-        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        c.execute("BEGIN")  # one snapshot: another process may be creating the schema right now
+        try:
+            version, app_id, tables = _schema_state(c)  # reading first detects a non-database
+        finally:
+            c.execute("ROLLBACK")
         if version > SCHEMA_VERSION:
             raise LedgerError(f"ledger {self.path} has schema version {version}, newer than this SVT Studio "
                               f"understands ({SCHEMA_VERSION}); upgrade SVT Studio. "
@@ -197,7 +199,8 @@ class Ledger:
         """``PRAGMA quick_check`` (every page, index and constraint, not the row contents' order)."""
         problems = [r[0] for r in self._conn.execute("PRAGMA quick_check(5)").fetchall()]
         if problems != ["ok"]:
-            raise LedgerDamaged(damaged_message(self.path, "integrity check: " + "; ".join(problems)))
+            detail = " ".join("; ".join(problems).split())  # SQLite's report spans lines: one line
+            raise LedgerDamaged(damaged_message(self.path, f"integrity check: {detail}"))
 
     def _migrate(self) -> None:
         """Upgrade to :data:`SCHEMA_VERSION`, re-reading the version under the write lock.
@@ -206,7 +209,10 @@ class Ledger:
         the one that takes the write lock first migrates, the other then finds it done.
         """
         with self._transaction() as c:
-            version = c.execute("PRAGMA user_version").fetchone()[0]
+            version, app_id, tables = _schema_state(c)
+            if version and app_id != APPLICATION_ID:
+                raise LedgerError(f"{self.path} is an SQLite database but not an SVT Studio ledger; "
+                                  "it was not changed. Choose another --ledger path.")
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[v](c)
             if version < SCHEMA_VERSION:
@@ -571,6 +577,13 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _schema_state(c: sqlite3.Connection) -> tuple[int, int, set[str]]:
+    """(schema version, application id, table names) as the current transaction sees them."""
+    version = c.execute("PRAGMA user_version").fetchone()[0]
+    app_id = c.execute("PRAGMA application_id").fetchone()[0]
+    return version, app_id, {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _create_private(p: Path) -> None:
