@@ -23,7 +23,7 @@ from svtgui.ledger import Ledger
 FORMATS = (".html", ".pdf", ".json", ".csv")
 CSV_COLUMNS = ("index", "query", "result", "released_value", "gap", "time")
 
-__all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "report_data"]
+__all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "pdf_unavailable", "report_data"]
 
 
 def _csv_text(data: dict[str, Any]) -> str:
@@ -48,6 +48,19 @@ def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+def pdf_unavailable() -> str | None:
+    """Why this process cannot write a PDF (Qt, which typesets it, cannot be imported), or None.
+
+    HTML, JSON and CSV reports need no Qt: a headless install without PySide6 writes those.
+    """
+    try:
+        from svtgui.app.reports import pdf  # noqa: F401 - the one module below ui/ that imports Qt
+    except ImportError as exc:
+        return (f"PDF reports need Qt (PySide6), which cannot be imported here ({exc}); "
+                "HTML, JSON and CSV reports do not")
+    return None
+
+
 def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str]) -> Path:
     """Write the report of a finished / halted / stopped / interrupted run; the format follows the suffix."""
     p = Path(path)
@@ -62,16 +75,16 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str]) -> Path:
         text = _csv_text(data)
         _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
     else:
-        from svtgui.app.reports.chart import chart_png
+        from svtgui.app.reports.chart import chart_svg
 
-        png = chart_png(data)
+        svg = chart_svg(data)
         if suffix == ".html":
             from svtgui.app.reports.html import html_document
 
-            text = html_document(data, png)
+            text = html_document(data, svg)
             _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
         else:
-            from svtgui.app.reports.pdf import write_pdf
+            from svtgui.app.reports.pdf import write_pdf  # the one module below ui/ that imports Qt
 
-            _write_atomically(p, lambda t: write_pdf(data, png, t))
+            _write_atomically(p, lambda t: write_pdf(data, svg, t))
     return p

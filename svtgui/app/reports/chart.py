@@ -1,77 +1,134 @@
-"""The report's chart: query index vs. released values, the public threshold T, ⊤ marks. PNG bytes.
+"""The report's chart as SVG text, drawn by hand: query index vs. released values, T, ⊤ marks. No Qt.
 
-Drawn with pyqtgraph's ImageExporter, which needs a Qt application: if none exists (the CLI), an
-offscreen one is created. Only released information is plotted; ⊥ queries appear as a count in
-the title, never as points (they have no released value).
+Why by hand: the chart is a scatter of at most a few thousand triangles, two axes and a dashed
+line; a plotting library (pyqtgraph needs a QApplication, matplotlib is a large dependency) would
+make ``svtgui-cli run --report r.html`` depend on a GUI toolkit for twenty lines of geometry.
+
+Only released information is drawn, from the report's data (which holds nothing secret, see
+:mod:`.content`): ⊤ rows at their released value (or on the threshold line when ⊤ releases no
+number), the public threshold T, and ⊥ as a count in the title — ⊥ rows have no released value.
+Every text comes through :func:`html.escape`; the SVG holds no script and links to nothing.
+Marks closer than a pixel are drawn once, so the file stays small for runs of 100,000 ⊤ answers.
 """
 
 from __future__ import annotations
 
-import os
+import math
+from html import escape
 from typing import Any
 
 WIDTH, HEIGHT = 900, 360
-TOP_COLOUR = (0, 114, 178)  # Okabe–Ito blue: colour-blind safe; ⊤ also has its own symbol
-THRESHOLD_COLOUR = (213, 94, 0)  # Okabe–Ito vermillion, dashed
+LEFT, RIGHT, TOP, BOTTOM = 78, 24, 40, 52  # margins: tick labels left, axis title below
+TOP_COLOUR = "#0072b2"  # Okabe–Ito blue: colour-blind safe; ⊤ also has its own symbol
+THRESHOLD_COLOUR = "#d55e00"  # Okabe–Ito vermillion, dashed
+GRID_COLOUR = "#e3e3e3"
+MARK = 5.5  # half the width of a ⊤ triangle, in pixels
+TICKS = 6  # about this many ticks per axis
 
 
-def ensure_qt_app() -> Any:
-    """The running QApplication, or a new offscreen one when there is no display (headless CLI)."""
-    from PySide6.QtWidgets import QApplication
+def nice_ticks(low: float, high: float, count: int = TICKS) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten) covering [low, high]."""
+    if not high > low:
+        low, high = low - 1.0, high + 1.0
+    raw = (high - low) / max(count - 1, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.floor(low / step) * step
+    ticks = []
+    k = 0
+    while (t := first + k * step) <= high + step * 1e-9:
+        ticks.append(0.0 if abs(t) < step * 1e-9 else t)
+        k += 1
+    if ticks[-1] < high:
+        ticks.append(ticks[-1] + step)
+    return ticks
 
-    app = QApplication.instance()
-    if app is None:
-        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QApplication([])
-    return app
+
+def _label(v: float) -> str:
+    return f"{v:,.0f}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.6g}"
 
 
-def chart_png(data: dict[str, Any]) -> bytes:
-    """PNG of the released stream."""
-    ensure_qt_app()
-    import pyqtgraph as pg
-    from pyqtgraph.exporters import ImageExporter
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+class _Scale:
+    """Data → pixel along one axis (``flip`` for y: larger values higher up)."""
 
+    def __init__(self, ticks: list[float], start: float, end: float, flip: bool = False) -> None:
+        self.lo, self.hi = ticks[0], ticks[-1]
+        self.start, self.end, self.flip = start, end, flip
+
+    def __call__(self, v: float) -> float:
+        f = (v - self.lo) / (self.hi - self.lo)
+        if self.flip:
+            f = 1.0 - f
+        return self.start + f * (self.end - self.start)
+
+
+def chart_svg(data: dict[str, Any]) -> str:
+    """The released stream of a report's ``data`` (:func:`.content.report_data`) as one ``<svg>``."""
     rows = data["rows"]
     params = data["parameters"]
     # PMW's threshold (in rows) bounds the error of a synthetic answer; it is not on the answers' scale
     threshold = None if params.get("threshold_unit") == "rows" else params.get("threshold")
+    threshold = None if threshold is None else float(threshold)
     tops = [r for r in rows if r["above"]]
-    plot = pg.PlotItem()
-    plot.setGeometry(0, 0, WIDTH, HEIGHT)
-    view = pg.GraphicsLayoutWidget()
-    view.setBackground("w")
-    view.addItem(plot)
-    view.resize(WIDTH, HEIGHT)
-    plot.setLabel("bottom", "query index")
-    plot.setLabel("left", "released value" if any(r["value"] is not None for r in tops) else "")
-    plot.setTitle(f"{len(tops)} ⊤ of {len(rows)} answered; ⊥ answers release nothing and are not drawn",
-                  color="k")
-    plot.showGrid(x=True, y=True, alpha=0.2)
-    last = max((r["index"] for r in rows), default=0)
+    base = threshold if threshold is not None else 0.0  # where a ⊤ without a number is marked
+    points = [(float(r["index"]), float(r["value"]) if r["value"] is not None else base) for r in tops]
+    last = max((float(r["index"]) for r in rows), default=0.0)
+    xs = nice_ticks(0.0, max(last, 1.0))
+    ys_seen = [y for _, y in points] + ([threshold] if threshold is not None else [])
+    ys = nice_ticks(min(ys_seen, default=0.0), max(ys_seen, default=1.0))
+    x = _Scale(xs, LEFT, WIDTH - RIGHT)
+    y = _Scale(ys, TOP, HEIGHT - BOTTOM, flip=True)
+    title = f"{len(tops)} ⊤ of {len(rows)} answered; ⊥ answers release nothing and are not drawn"
+    has_values = any(r["value"] is not None for r in tops)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12" '
+        'role="img" aria-label="released answers by query index, with the public threshold">',
+        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+        f'<text x="{WIDTH / 2:.1f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>',
+    ]
+    out += _axes(xs, ys, x, y, "released value" if has_values else "")
     if threshold is not None:
-        pen = pg.mkPen(THRESHOLD_COLOUR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
-        plot.addItem(pg.InfiniteLine(pos=float(threshold), angle=0, pen=pen,
-                                     label=f"public threshold T = {float(threshold):g}",
-                                     labelOpts={"color": THRESHOLD_COLOUR, "position": 0.1}))
-    if tops:
-        xs = [r["index"] for r in tops]
-        # ⊤ without a released number (Sparse, AboveThreshold) are marked on the threshold line
-        base = float(threshold) if threshold is not None else 0.0
-        ys = [float(r["value"]) if r["value"] is not None else base for r in tops]
-        plot.plot(xs, ys, pen=None, symbol="t1", symbolSize=11, symbolBrush=TOP_COLOUR,
-                  symbolPen=pg.mkPen("k"), name="⊤")
-    plot.setXRange(0, max(last, 1), padding=0.02)
-    view.show()  # lays out axes; offscreen, nothing appears
-    exporter = ImageExporter(plot)
-    exporter.parameters()["width"] = WIDTH
-    image = exporter.export(toBytes=True)
-    view.close()
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buf, "PNG")
-    out = bytes(QByteArray(buf.data()))
-    buf.close()
+        ty = y(threshold)
+        out.append(f'<line x1="{LEFT}" y1="{ty:.1f}" x2="{WIDTH - RIGHT}" y2="{ty:.1f}" '
+                   f'stroke="{THRESHOLD_COLOUR}" stroke-width="2" stroke-dasharray="8 5"/>')
+        out.append(f'<text x="{LEFT + 8}" y="{ty - 6:.1f}" fill="{THRESHOLD_COLOUR}" stroke="white" '
+                   'stroke-width="3" paint-order="stroke">'
+                   f"{escape(f'public threshold T = {threshold:g}')}</text>")
+    if points:
+        out.append(f'<path fill="{TOP_COLOUR}" stroke="black" stroke-width="0.8" '
+                   f'd="{_triangles(points, x, y)}"><title>⊤</title></path>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _axes(xs: list[float], ys: list[float], x: _Scale, y: _Scale, y_title: str) -> list[str]:
+    """Grid lines, tick labels, the frame and the axis titles."""
+    bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    out = [f'<g stroke="{GRID_COLOUR}" stroke-width="1">']
+    out += [f'<line x1="{x(v):.1f}" y1="{TOP}" x2="{x(v):.1f}" y2="{bottom}"/>' for v in xs]
+    out += [f'<line x1="{LEFT}" y1="{y(v):.1f}" x2="{right}" y2="{y(v):.1f}"/>' for v in ys]
+    out.append("</g>")
+    out.append(f'<rect x="{LEFT}" y="{TOP}" width="{right - LEFT}" height="{bottom - TOP}" fill="none" '
+               'stroke="#444"/>')
+    out += [f'<text x="{x(v):.1f}" y="{bottom + 16}" text-anchor="middle">{_label(v)}</text>' for v in xs]
+    out += [f'<text x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>' for v in ys]
+    out.append(f'<text x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+               "query index</text>")
+    if y_title:
+        out.append(f'<text transform="translate(16 {(TOP + bottom) / 2:.1f}) rotate(-90)" '
+                   f'text-anchor="middle">{escape(y_title)}</text>')
     return out
+
+
+def _triangles(points: list[tuple[float, float]], x: _Scale, y: _Scale) -> str:
+    """One path of upward triangles centred on the points (one per pixel: overlapping marks drawn once)."""
+    seen: set[tuple[int, int]] = set()
+    parts = []
+    for px, py in ((x(a), y(b)) for a, b in points):
+        key = (round(px), round(py))
+        if key in seen:
+            continue
+        seen.add(key)
+        parts.append(f"M{px:.1f} {py - MARK:.1f}l{MARK:g} {2 * MARK:g}h{-2 * MARK:g}z")
+    return "".join(parts)

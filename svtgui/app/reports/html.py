@@ -1,4 +1,4 @@
-"""Self-contained HTML report (inline CSS, chart as a base64 PNG), and the HTML the PDF is typeset from.
+"""Self-contained HTML report (inline CSS, the chart as inline SVG), and the HTML the PDF is typeset from.
 
 Every piece of text that came from a user (dataset name, column names inside query descriptions,
 parameters) goes through :func:`html.escape`, so a column named ``<script>…</script>`` is shown as
@@ -7,7 +7,6 @@ text, never run. The page loads nothing from the network.
 
 from __future__ import annotations
 
-import base64
 from html import escape
 from typing import Any
 
@@ -43,8 +42,9 @@ def table_rows(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     return shown, len(rows) - len(shown)
 
 
-def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False) -> str:
-    """The report as HTML. ``chart_src``: an image URL (data: URI for HTML, a resource name for PDF)."""
+def render(data: dict[str, Any], chart: str | None) -> str:
+    """The report as HTML. ``chart``: the chart's markup (inline ``<svg>`` for HTML, an ``<img>`` of a
+    document resource for PDF), placed as is: it is built by this package, never from user text."""
     run = data["run"]
     title = f"Release report — {data['dataset']['name']} — run {run['id']}"
     parts = [
@@ -64,9 +64,8 @@ def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False
     for label, text in facts(data):
         parts.append(f"<tr><th>{escape(label)}</th><td>{escape(text)}</td></tr>")
     parts.append("</table>")
-    if chart_src:
-        parts.append(f'<p><img src="{escape(chart_src)}" alt="released answers by query index, '
-                     f'with the public threshold" width="{700 if for_pdf else 900}"></p>')
+    if chart:
+        parts.append(f"<p>{chart}</p>")
     shown, omitted = table_rows(data)
     has_gap = any(r["gap"] is not None for r in shown)
     parts.append("<h2>Released rows</h2>")
@@ -96,6 +95,6 @@ def render(data: dict[str, Any], chart_src: str | None, *, for_pdf: bool = False
     return "\n".join(parts)
 
 
-def html_document(data: dict[str, Any], png: bytes | None) -> str:
-    src = None if png is None else "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    return render(data, src)
+def html_document(data: dict[str, Any], svg: str | None) -> str:
+    """The HTML report with ``svg`` (:func:`svtgui.app.reports.chart.chart_svg`) inline."""
+    return render(data, svg)

@@ -1,28 +1,59 @@
-"""PDF report: the HTML report typeset by QTextDocument and printed with QPdfWriter (no browser engine)."""
+"""PDF report: the HTML report typeset by QTextDocument and printed with QPdfWriter (no browser engine).
+
+The one module below ``svtgui.ui`` that imports Qt (the listed exception of the import contracts):
+Qt typesets the document and rasterises the chart's SVG (:mod:`.chart`) for it. It is imported only
+when a PDF is written; HTML, JSON and CSV reports never load Qt. With no QApplication running (the
+CLI, the report process), an offscreen one is created.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from svtgui.app.reports.chart import ensure_qt_app
+from PySide6.QtCore import QByteArray, QMarginsF, QSizeF, QUrl
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QApplication
+
+from svtgui.app.reports.chart import HEIGHT, WIDTH
 from svtgui.app.reports.html import render
 
 CHART_RESOURCE = "svtgui-chart.png"
+CHART_SCALE = 2  # the chart is rasterised at twice its size, then printed 700 px wide: sharp on paper
 
 
-def write_pdf(data: dict[str, Any], png: bytes | None, path: Path) -> None:
+def ensure_qt_app() -> QApplication:
+    """The running QApplication, or a new offscreen one when there is no display (headless CLI)."""
+    app = QApplication.instance()
+    if app is None:
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QApplication([])
+    return app
+
+
+def chart_image(svg: str) -> QImage:
+    """The chart's SVG rasterised (QTextDocument shows images, not SVG)."""
+    image = QImage(WIDTH * CHART_SCALE, HEIGHT * CHART_SCALE, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    QSvgRenderer(QByteArray(svg.encode("utf-8"))).render(painter)
+    painter.end()
+    return image
+
+
+def write_pdf(data: dict[str, Any], svg: str | None, path: Path) -> None:
     ensure_qt_app()
-    from PySide6.QtCore import QMarginsF, QSizeF, QUrl
-    from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocument
-
     doc = QTextDocument()
     doc.setDefaultStyleSheet("td, th { padding: 3px; } .top { color: #0072b2; } .warning { color: #a03c00; }")
-    if png is not None:
-        image = QImage()
-        image.loadFromData(png, "PNG")
-        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(CHART_RESOURCE), image)
-    doc.setHtml(render(data, CHART_RESOURCE if png is not None else None, for_pdf=True))
+    chart = None
+    if svg is not None:
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(CHART_RESOURCE), chart_image(svg))
+        chart = (f'<img src="{CHART_RESOURCE}" alt="released answers by query index, with the public '
+                 'threshold" width="700">')
+    doc.setHtml(render(data, chart))
     writer = QPdfWriter(str(path))
     writer.setTitle(f"SVT Studio release report, run {data['run']['id']}")
     writer.setCreator(f"{data['software']['name']} {data['software']['version']}")

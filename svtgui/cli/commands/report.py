@@ -25,13 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def check_report_paths(paths: list[Path], option: str) -> None:
-    """Refuse an unknown suffix or a missing directory before anything is spent or computed."""
-    from svtgui.app.reports import FORMATS
+    """Refuse an unknown suffix, a missing directory or a PDF without Qt before anything is spent."""
+    from svtgui.app.reports import FORMATS, pdf_unavailable
     from svtgui.cli import CliError
 
     for out in paths:
         if out.suffix.lower() not in FORMATS:
             raise CliError(f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}")
+        if out.suffix.lower() == ".pdf" and (reason := pdf_unavailable()):
+            raise CliError(f"{option} {out}: {reason}")
         if not out.parent.is_dir():
             raise CliError(f"{option} {out}: directory {out.parent} does not exist")
 
