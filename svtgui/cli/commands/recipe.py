@@ -17,7 +17,7 @@ from typing import Any
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
-from svtgui.cli.commands.run import TEST_SEED_WARNING, add_dataset_options
+from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options
 from svtgui.core.budget import fmt
 
 
@@ -116,7 +116,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     from svtgui.app import dataset_identity
     from svtgui.app.plan import check_writable, declared_budget
     from svtgui.cli import EXIT_BUDGET, CliError
-    from svtgui.cli.commands.run import _register
+    from svtgui.cli.common import register_dataset
     from svtgui.core.budget import BudgetExceeded
     from svtgui.core.noise import seeded
 
@@ -144,7 +144,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         if budget is not None and budget.remaining_epsilon < cost:
             raise CliError(f"the recipe needs ε = {fmt(cost)} but the budget has "
                            f"{fmt(budget.remaining_epsilon)} left (nothing was charged)", EXIT_BUDGET)
-        record = _register(led, ds, vars(args))
+        record = register_dataset(led, ds, vars(args))
         if args.test_seed is not None:
             print(f"svtgui-cli recipe: {TEST_SEED_WARNING}", file=sys.stderr)
         try:

@@ -12,10 +12,9 @@ import json
 import sys
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
-from svtgui.cli.commands.run import add_dataset_options
+from svtgui.cli.common import add_dataset_options, load_release, print_theory
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
-from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
 
 
@@ -72,7 +71,7 @@ def build(args: argparse.Namespace) -> int:
     from svtgui.app.runs.runner import start_run
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
-    from svtgui.cli.commands.run import TEST_SEED_WARNING, _print_release, _register
+    from svtgui.cli.common import TEST_SEED_WARNING, print_release, register_dataset
 
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
                   queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
@@ -91,7 +90,7 @@ def build(args: argparse.Namespace) -> int:
                            f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
         del params["neighbouring"]
     with open_ledger(args.ledger) as led:
-        record = _register(led, ds, vars(args))
+        record = register_dataset(led, ds, vars(args))
         try:
             run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed)
             run.finish()
@@ -103,20 +102,10 @@ def build(args: argparse.Namespace) -> int:
         b = led.budget(record.dataset_id)
     if not run.record.secure:
         print(f"svtgui-cli sparse-project: {TEST_SEED_WARNING}", file=sys.stderr)
-    _print_release(facts)
+    print_release(facts)
     print(f"run {run.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
           f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}")
     return 0
-
-
-def _load(path: str, expect_sha256: str | None = None) -> ProjectionRelease:
-    """The release, its checksum verified (and its SHA-256 against the published one when given)."""
-    from svtgui.cli import CliError
-
-    try:
-        return ProjectionRelease.load(path, expect_sha256=expect_sha256)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
 
 
 def _add_release_option(p: argparse.ArgumentParser) -> None:
@@ -125,24 +114,9 @@ def _add_release_option(p: argparse.ArgumentParser) -> None:
                    help="the release's SHA-256 as the curator published it; any other file is refused")
 
 
-def _print_theory(release: ProjectionRelease) -> None:
-    h, acc = release.header, release.header["accuracy"]
-    print(f"universe |X| = {release.universe_size}, T = {release.projection_size}, n = {release.n}"
-          f"{' (noisy)' if h['n_is_noisy'] else ''}, hash: degree-{release.hash.independence - 1} polynomial "
-          f"over GF(2^{release.hash.bits})")
-    print(f"privacy: {h['noise']} noise, scale {h['noise_scale_u']:.4g} per coordinate, "
-          f"(ε = {h['epsilon']:g}, δ = {h['delta']:g}), {h['neighbouring']} neighbours")
-    print(f"paper's T for n = {release.n}, m = {h['sparsity']}, k = {h['queries']}: "
-          f"{acc['paper_projection_size']:.3g} (α there = {acc['alpha_at_paper_size']:.4g})")
-    print(f"theoretical α at T = {release.projection_size}: {acc['alpha']:.4g} with probability "
-          f"{1 - acc['beta']:g} over k = {h['queries']} {h['sparsity']}-sparse queries "
-          f"(projection {acc['projection']:.3g} worst case ‖D‖₂ = n, noise {acc['noise']:.3g}, "
-          f"count {acc['count']:.3g})")
-
-
 def info(args: argparse.Namespace) -> int:
-    release = _load(args.release, args.expect_sha256)
-    _print_theory(release)
+    release = load_release(args.release, args.expect_sha256)
+    print_theory(release)
     print(f"file SHA-256 {release.sha256} (compare it with the one the curator published)")
     universe = release.header.get("metadata", {}).get("universe", {})
     for axis in universe.get("axes", []):
@@ -156,7 +130,7 @@ def answer(args: argparse.Namespace) -> int:
     from svtgui.data.queries import query_from_json, read_queries
     from svtgui.data.universe import Universe
 
-    release = _load(args.release, args.expect_sha256)
+    release = load_release(args.release, args.expect_sha256)
     try:
         universe = Universe.from_json(release.header.get("metadata", {}).get("universe"))
     except ValueError as exc:

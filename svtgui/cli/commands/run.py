@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,12 @@ from svtgui.app.runs.runner import Row, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
+from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, print_release, register_dataset
 from svtgui.cli.config import read_config
 from svtgui.cli.errors import CliError, end_interrupted
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
-from svtgui.ledger import DatasetRecord, Ledger
+from svtgui.ledger import Ledger
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
@@ -89,28 +89,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all-rows", action="store_true", help="print ⊥ rows too")
     p.add_argument("--json", action="store_true", help="print rows as JSON lines")
     p.set_defaults(handler=run)
-
-
-TEST_SEED_WARNING = ("warning: --test-seed: the noise is reproducible, so this release is NOT differentially "
-                     "private; never publish it")
-
-
-def add_dataset_options(p: argparse.ArgumentParser) -> None:
-    """The options that say which dataset (budget) the rows are, and the test-only seed."""
-    p.add_argument("--budget-epsilon", type=str, metavar="E",
-                   help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
-    p.add_argument("--budget-delta", type=str, metavar="D",
-                   help="total δ budget of a new dataset (default 0)")
-    who = p.add_mutually_exclusive_group()
-    who.add_argument("--new-dataset", action="store_true", default=None,
-                     help="these rows are a different dataset from the known one with the same name and "
-                          "columns: give them their own budget (with --budget-epsilon)")
-    who.add_argument("--same-dataset-as", metavar="ID",
-                     help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
-                          "ledger`): charge its budget")
-    p.add_argument("--test-seed", type=int, metavar="N",
-                   help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
-                        "(the ledger and reports say so, and never record N)")
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -251,47 +229,6 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     raise CliError(f"{message} (nothing was charged)", code)
 
 
-def _register(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
-    """The dataset these rows are, registering or binding them as the options say (see
-    :mod:`svtgui.app.dataset_identity`); rows that look like a known dataset need the curator's word."""
-    from svtgui.cli import CliError
-
-    same_as, new = s.get("same_dataset_as"), bool(s.get("new_dataset"))
-    if same_as and new:
-        raise CliError("--new-dataset and --same-dataset-as contradict each other; pass one of them")
-    identity = dataset_identity.identify(led, ds)
-    known = identity.record
-    if known is not None:
-        if same_as and same_as != known.dataset_id:
-            raise CliError(f"--same-dataset-as {same_as}: these rows are already dataset {known.dataset_id} "
-                           "in the ledger; drop the option")
-        if s.get("budget_epsilon") is not None and Fraction(str(s["budget_epsilon"])) != known.total_epsilon:
-            print(f"svtgui-cli: note: {ds.name} is already in the ledger as {known.dataset_id} with total ε "
-                  f"{fmt(known.total_epsilon)}; --budget-epsilon is ignored (raise a total with "
-                  "`svtgui-cli ledger raise`)", file=sys.stderr)
-        return known
-    if same_as:
-        try:
-            record = dataset_identity.bind(led, ds, same_as)
-        except ValueError as exc:
-            raise CliError(f"--same-dataset-as: {exc}") from None
-        print(f"svtgui-cli: note: the rows of {ds.name} are now dataset {record.dataset_id} (sharing its "
-              "budget)", file=sys.stderr)
-        return record
-    lookalikes = identity.lookalikes
-    if lookalikes and not new:
-        ids = ", ".join(d.dataset_id for d in lookalikes)
-        raise CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
-                       f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
-                       "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
-                       "different dataset (its own budget, with --budget-epsilon)")
-    if s.get("budget_epsilon") is None:
-        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
-                       "give its total budget with --budget-epsilon (and --budget-delta)")
-    return dataset_identity.register(led, ds, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
-                                     different=new)
-
-
 def run(args: argparse.Namespace) -> int:
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.data import DatasetError
@@ -305,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
         if s.get("session"):  # the session's dataset is checked through the ledger
             ds, queries = _session_inputs(s, led)
         plan = _plan(led, ds, queries, s, reports)  # the whole run, checked before the first charge
-        _register(led, ds, s)  # a new dataset joins the ledger together with its first valid run
+        register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         try:
             run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
                              monotonic=bool(s.get("monotonic")), plan=plan)
@@ -331,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
               f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, "
               f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
         if record.mechanism_id == SPARSE_PROJECT:
-            _print_release(led.facts(record.id))
+            print_release(led.facts(record.id))
         write_reports(led, record.id, reports, "--report")
     return 0
 
@@ -371,15 +308,6 @@ def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
-
-
-def _print_release(facts: dict[str, Any]) -> None:
-    from svtgui.cli.commands.release import _load, _print_theory
-
-    path = facts.get("release_file")
-    _print_theory(_load(path, facts.get("release_sha256") or None))
-    print(f"wrote {path} (sha256 {facts.get('release_sha256', '')[:16]}…); answer queries from it, without "
-          f"the data: svtgui-cli sparse-project answer --release {path} --query JSON")
 
 
 class Progress:

@@ -1,0 +1,109 @@
+"""Helpers shared by several ``svtgui-cli`` commands (``run``, ``sparse-project``, ``recipe``).
+
+They live here, not in one command's module, so that commands never import each other's internals
+(the import contracts forbid cycles between siblings: ``run`` and ``sparse-project`` each need the
+other's helpers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+from typing import Any
+
+from svtgui.app import dataset_identity
+from svtgui.cli.errors import CliError
+from svtgui.core.budget import fmt
+from svtgui.core.mechanisms.sparse_project import ProjectionRelease
+from svtgui.ledger import DatasetRecord, Ledger
+
+TEST_SEED_WARNING = ("warning: --test-seed: the noise is reproducible, so this release is NOT differentially "
+                     "private; never publish it")
+
+
+def add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """The options that say which dataset (budget) the rows are, and the test-only seed."""
+    p.add_argument("--budget-epsilon", type=str, metavar="E",
+                   help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
+    p.add_argument("--budget-delta", type=str, metavar="D",
+                   help="total δ budget of a new dataset (default 0)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--new-dataset", action="store_true", default=None,
+                     help="these rows are a different dataset from the known one with the same name and "
+                          "columns: give them their own budget (with --budget-epsilon)")
+    who.add_argument("--same-dataset-as", metavar="ID",
+                     help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
+                          "ledger`): charge its budget")
+    p.add_argument("--test-seed", type=int, metavar="N",
+                   help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
+                        "(the ledger and reports say so, and never record N)")
+
+
+def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
+    """The dataset these rows are, registering or binding them as the options say (see
+    :mod:`svtgui.app.dataset_identity`); rows that look like a known dataset need the curator's word."""
+    same_as, new = s.get("same_dataset_as"), bool(s.get("new_dataset"))
+    if same_as and new:
+        raise CliError("--new-dataset and --same-dataset-as contradict each other; pass one of them")
+    identity = dataset_identity.identify(led, ds)
+    known = identity.record
+    if known is not None:
+        if same_as and same_as != known.dataset_id:
+            raise CliError(f"--same-dataset-as {same_as}: these rows are already dataset {known.dataset_id} "
+                           "in the ledger; drop the option")
+        if s.get("budget_epsilon") is not None and Fraction(str(s["budget_epsilon"])) != known.total_epsilon:
+            print(f"svtgui-cli: note: {ds.name} is already in the ledger as {known.dataset_id} with total ε "
+                  f"{fmt(known.total_epsilon)}; --budget-epsilon is ignored (raise a total with "
+                  "`svtgui-cli ledger raise`)", file=sys.stderr)
+        return known
+    if same_as:
+        try:
+            record = dataset_identity.bind(led, ds, same_as)
+        except ValueError as exc:
+            raise CliError(f"--same-dataset-as: {exc}") from None
+        print(f"svtgui-cli: note: the rows of {ds.name} are now dataset {record.dataset_id} (sharing its "
+              "budget)", file=sys.stderr)
+        return record
+    lookalikes = identity.lookalikes
+    if lookalikes and not new:
+        ids = ", ".join(d.dataset_id for d in lookalikes)
+        raise CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
+                       f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
+                       "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
+                       "different dataset (its own budget, with --budget-epsilon)")
+    if s.get("budget_epsilon") is None:
+        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
+                       "give its total budget with --budget-epsilon (and --budget-delta)")
+    return dataset_identity.register(led, ds, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
+                                     different=new)
+
+
+def load_release(path: str, expect_sha256: str | None = None) -> ProjectionRelease:
+    """The release, its checksum verified (and its SHA-256 against the published one when given)."""
+    try:
+        return ProjectionRelease.load(path, expect_sha256=expect_sha256)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def print_theory(release: ProjectionRelease) -> None:
+    h, acc = release.header, release.header["accuracy"]
+    print(f"universe |X| = {release.universe_size}, T = {release.projection_size}, n = {release.n}"
+          f"{' (noisy)' if h['n_is_noisy'] else ''}, hash: degree-{release.hash.independence - 1} polynomial "
+          f"over GF(2^{release.hash.bits})")
+    print(f"privacy: {h['noise']} noise, scale {h['noise_scale_u']:.4g} per coordinate, "
+          f"(ε = {h['epsilon']:g}, δ = {h['delta']:g}), {h['neighbouring']} neighbours")
+    print(f"paper's T for n = {release.n}, m = {h['sparsity']}, k = {h['queries']}: "
+          f"{acc['paper_projection_size']:.3g} (α there = {acc['alpha_at_paper_size']:.4g})")
+    print(f"theoretical α at T = {release.projection_size}: {acc['alpha']:.4g} with probability "
+          f"{1 - acc['beta']:g} over k = {h['queries']} {h['sparsity']}-sparse queries "
+          f"(projection {acc['projection']:.3g} worst case ‖D‖₂ = n, noise {acc['noise']:.3g}, "
+          f"count {acc['count']:.3g})")
+
+
+def print_release(facts: dict[str, Any]) -> None:
+    path = facts.get("release_file")
+    print_theory(load_release(path, facts.get("release_sha256") or None))
+    print(f"wrote {path} (sha256 {facts.get('release_sha256', '')[:16]}…); answer queries from it, without "
+          f"the data: svtgui-cli sparse-project answer --release {path} --query JSON")
