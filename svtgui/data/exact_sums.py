@@ -189,22 +189,31 @@ class SortedColumn:
     The snapped integers rint(x/q) of sorted values are sorted too (rint is monotone), so the rows
     clipped to L are a prefix, those clipped to U a suffix, and the middle is a difference of exact
     integer prefix sums (kept as high and low int64 parts). Same answers as :func:`clipped_units`.
+
+    ``counts`` makes it a weighted histogram (sorted distinct values, rows per value), which is how
+    an engine that aggregates in the database can reuse it and answer bit for bit as the memory
+    engine does. Exact for fewer than 2^32 rows.
     """
 
-    def __init__(self, sorted_values: np.ndarray) -> None:
-        self.values = _present(sorted_values)
-        self.n = len(self.values)
+    def __init__(self, sorted_values: np.ndarray, counts: np.ndarray | None = None) -> None:
+        x = np.asarray(sorted_values, dtype=np.float64)
+        w = np.ones(len(x), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+        present = ~np.isnan(x)
+        self.values, self.counts = x[present], w[present]
+        self.rows = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(self.counts)))  # rows before i
+        self.n = int(self.rows[-1])
         self._grids: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _prefix(self, exponent: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Snapped values and their exact prefix sums on grid 2^exponent (the last few grids are kept)."""
         if exponent not in self._grids:
-            if len(self._grids) >= _KEPT_GRIDS:  # 24 bytes per row each: keep memory bounded
+            if len(self._grids) >= _KEPT_GRIDS:  # 24 bytes per value each: keep memory bounded
                 del self._grids[next(iter(self._grids))]
             units = snap(self.values, exponent)
             zero = np.zeros(1, dtype=np.int64)
-            self._grids[exponent] = (units, np.concatenate((zero, np.cumsum(units >> _LOW_BITS))),
-                                     np.concatenate((zero, np.cumsum(units & _LOW_MASK))))
+            high = np.cumsum((units >> _LOW_BITS) * self.counts)  # |·| ≤ 2^30·n < 2^62
+            low = np.cumsum((units & _LOW_MASK) * self.counts)
+            self._grids[exponent] = (units, np.concatenate((zero, high)), np.concatenate((zero, low)))
         return self._grids[exponent]
 
     def units(self, exponents: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
@@ -216,11 +225,12 @@ class SortedColumn:
             rows = np.flatnonzero(exponents == k)
             snapped, high, low = self._prefix(int(k))
             lo, hi = lows[rows], highs[rows]
-            i = np.searchsorted(snapped, lo, "left")  # rows clipped up to L
-            j = np.maximum(i, np.searchsorted(snapped, hi, "right"))  # rows from j on are clipped to U
-            exact = (lo.astype(object) * i.astype(object)
+            i = np.searchsorted(snapped, lo, "left")  # values clipped up to L
+            j = np.maximum(i, np.searchsorted(snapped, hi, "right"))  # values from j on are clipped to U
+            below, above = self.rows[i], self.n - self.rows[j]  # rows clipped to L, rows clipped to U
+            exact = (lo.astype(object) * below.astype(object)
                      + (high[j] - high[i]).astype(object) * (1 << _LOW_BITS)
-                     + (low[j] - low[i]).astype(object) + hi.astype(object) * (self.n - j).astype(object))
+                     + (low[j] - low[i]).astype(object) + hi.astype(object) * above.astype(object))
             out[rows] = exact
         return out
 

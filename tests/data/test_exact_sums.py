@@ -168,3 +168,20 @@ def test_missing_values_are_skipped_and_bounds_off_the_grid_round_inwards():
     grid = exact_sums.sum_grid(0.1, 1e20)  # 0.1 is far below the grid of 1e20: L rounds up, never down
     assert Fraction(grid.low) * Fraction(grid.step) >= Fraction(0.1)
     assert Fraction(grid.high) * Fraction(grid.step) <= Fraction(1e20)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([0.0, 1.0, -2.5, 1e16, -1e16, TINY, 0.1, 7.0, 2.0**60]),
+                min_size=1, max_size=80),
+       st.lists(st.tuples(st.floats(-1e17, 1e17), st.floats(0, 1e17)), min_size=1, max_size=8))
+def test_a_weighted_histogram_answers_bit_for_bit_as_the_rows(values, specs):
+    # What an engine that aggregates in the database passes: distinct values and their counts.
+    x = np.sort(np.array(values))
+    distinct, counts = np.unique(x, return_counts=True)
+    lo = np.array([a for a, _ in specs])
+    hi = lo + np.array([w for _, w in specs])
+    rows = exact_sums.SortedColumn(x).clipped_sums(lo, hi)
+    weighted = exact_sums.SortedColumn(distinct, counts).clipped_sums(lo, hi)
+    np.testing.assert_array_equal(rows, weighted)
+    reference = [exact_sums.exact_clipped_sum(x, a, b) for a, b in zip(lo, hi, strict=True)]
+    np.testing.assert_array_equal(rows, reference)
