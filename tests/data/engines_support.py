@@ -45,7 +45,8 @@ def _conditions() -> st.SearchStrategy:
         st.builds(lambda lo, w: Condition("a", "between", [lo, lo + w]), num, st.integers(0, 8)),
         st.builds(Condition, st.sampled_from(["a", "x", "c"]), st.just("is_missing")),
         st.builds(Condition, st.just("c"), st.sampled_from(["=", "!="]), st.sampled_from([*CATS, "zz", 13])),
-        st.builds(lambda vs: Condition("c", "in", vs), st.lists(st.sampled_from(CATS), min_size=1, max_size=3)),
+        st.builds(lambda vs: Condition("c", "in", vs),
+                  st.lists(st.sampled_from(CATS), min_size=1, max_size=3)),
         st.builds(Condition, st.just("x"), st.sampled_from(["<", ">="]), st.floats(-1e3, 1e3, width=32)),
         st.builds(Condition, st.just("b"), st.just("="), st.sampled_from([True, False, "true", "0"])),
     )

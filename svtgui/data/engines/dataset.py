@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ from svtgui.data.engines.plan import Planner
 from svtgui.data.fingerprint import ContentFingerprint
 from svtgui.data.schema import Schema
 
-FINGERPRINT_BATCH_ROWS = 1_000_000
+FINGERPRINT_BATCH_ROWS = 500_000
+FINGERPRINT_THREADS = 2
 
 
 class TableDataset(Dataset):
@@ -80,9 +83,28 @@ class TableDataset(Dataset):
         if cached is None:
             total = max(self.n_rows, 1)
             fp = ContentFingerprint(key, self.columns)
-            for batch in self.record_batches():
-                fp.update(batch)
-                textio.report(progress, min(fp.rows / total, 1.0))
+
+            def partial(batch: pd.DataFrame) -> ContentFingerprint:
+                part = ContentFingerprint(key, self.columns)
+                part.update(batch)
+                return part
+
+            # Batches are hashed on two threads (numpy and Arrow release the GIL) and the partial
+            # states merged: the fingerprint is order-independent, so the result is the same.
+            with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:
+                pending: deque[Future[ContentFingerprint]] = deque()
+                try:
+                    for batch in self.record_batches():
+                        pending.append(pool.submit(partial, batch))
+                        while len(pending) > FINGERPRINT_THREADS or (pending and pending[0].done()):
+                            fp.merge(pending.popleft().result())
+                            textio.report(progress, min(fp.rows / total, 1.0))
+                    while pending:
+                        fp.merge(pending.popleft().result())
+                        textio.report(progress, min(fp.rows / total, 1.0))
+                finally:
+                    for f in pending:
+                        f.cancel()
             cached = self._cache[("content", key)] = fp.hexdigest()
         return cached
 

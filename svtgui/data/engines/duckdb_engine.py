@@ -17,7 +17,14 @@ from typing import Any
 
 import pandas as pd
 
-from svtgui.data.engines.base import DUCKDB, ColumnType, EngineError, TableEngine, lists_as_tuples
+from svtgui.data.engines.base import (
+    DUCKDB,
+    ColumnType,
+    EngineError,
+    TableEngine,
+    dictionary_text,
+    lists_as_tuples,
+)
 
 RELATION = "dataset"
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -89,6 +96,7 @@ class DuckDBTable(TableEngine):
             import duckdb
 
             con = duckdb.connect(":memory:", config={"threads": self.threads})
+            con.execute("SET enable_progress_bar = false")
             if self.memory_limit:
                 con.execute(f"SET memory_limit = {DUCKDB.literal(self.memory_limit)}")
             try:
@@ -101,8 +109,9 @@ class DuckDBTable(TableEngine):
                 kind = kind_of(type_name)
                 if kind is None:
                     con.close()
-                    raise EngineError(f"column type {type_name} is not supported (numbers, texts, true/false, "
-                                      "dates and lists of items are)", path=self.path, column=name)
+                    raise EngineError(f"column type {type_name} is not supported (numbers, texts, "
+                                      "true/false, dates and lists of items are)",
+                                      path=self.path, column=name)
                 base = type_name.upper().split("(")[0]
                 is_float = base in ("FLOAT", "DOUBLE")
                 q = DUCKDB.ident(name)
@@ -138,7 +147,8 @@ class DuckDBTable(TableEngine):
         return self._rows
 
     def preview(self, rows: int) -> pd.DataFrame:
-        return lists_as_tuples(self._run(f"SELECT * FROM {RELATION} LIMIT {int(rows)}").to_arrow_table().to_pandas())
+        head = self._run(f"SELECT * FROM {RELATION} LIMIT {int(rows)}").to_arrow_table()
+        return lists_as_tuples(head.to_pandas())
 
     def sql(self, text: str) -> pd.DataFrame:
         return self._run(text).to_arrow_table().to_pandas()
@@ -146,7 +156,7 @@ class DuckDBTable(TableEngine):
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
         reader = self._run(f"SELECT * FROM {RELATION}").to_arrow_reader(rows)
         for batch in reader:
-            yield lists_as_tuples(batch.to_pandas())
+            yield lists_as_tuples(dictionary_text(batch).to_pandas())
 
     def _run(self, text: str) -> Any:
         import duckdb

@@ -124,8 +124,9 @@ class Planner:
         if cls is RangeCount:
             low, high = _floats(batch, "low"), _floats(batch, "high")
             closed = np.array([q.closed for q in batch])
-            lo = w.cum[np.where(np.isin(closed, ("left", "both")), w.below(low, False), w.below(low, True))]
-            hi = w.cum[np.where(np.isin(closed, ("right", "both")), w.below(high, True), w.below(high, False))]
+            with_low, with_high = np.isin(closed, ("left", "both")), np.isin(closed, ("right", "both"))
+            lo = w.cum[np.where(with_low, w.below(low, False), w.below(low, True))]
+            hi = w.cum[np.where(with_high, w.below(high, True), w.below(high, False))]
             return np.maximum(hi - lo, 0).astype(np.float64)
         if cls is ClippedSum:
             bounds = np.array([q.bounds(schema) for q in batch], dtype=np.float64).reshape(-1, 2)
@@ -279,7 +280,8 @@ def _numeric_sql(q: Query, schema: Schema, table: TableEngine) -> str:
     else:
         b, top = float(q.bound), float(q.bound) + float(q.step)
         scale = f" / {d.literal(float(q.step))}" if q.normalised else ""
-        clipped = f"(LEAST(GREATEST(CAST({c} AS DOUBLE), {d.literal(b)}), {d.literal(top)}) - {d.literal(b)}){scale}"
+        low, high = d.literal(b), d.literal(top)
+        clipped = f"(LEAST(GREATEST(CAST({c} AS DOUBLE), {low}), {high}) - {low}){scale}"
     # GREATEST/LEAST skip NULLs in DuckDB and Spark: a missing cell must add nothing
     return f"sum:CASE WHEN {c} IS NOT NULL THEN {clipped} END"
 
@@ -287,7 +289,8 @@ def _numeric_sql(q: Query, schema: Schema, table: TableEngine) -> str:
 def _element_kind(table: TableEngine, column: str) -> str:
     for col in table.columns():
         if col.name == column:
-            return "int" if any(t in col.type_name.upper() for t in ("INT", "LONG", "SHORT", "BYTE")) else "str"
+            integer = any(t in col.type_name.upper() for t in ("INT", "LONG", "SHORT", "BYTE"))
+            return "int" if integer else "str"
     raise QueryError(f"column {column!r} is not in the data")
 
 

@@ -181,7 +181,8 @@ class SparkTable(TableEngine):
 
     def preview(self, rows: int) -> pd.DataFrame:
         df = self._frame()
-        return lists_as_tuples(self._guarded(lambda: df.limit(int(rows)).toArrow().to_pandas(), "reading a preview"))
+        head = self._guarded(lambda: df.limit(int(rows)).toArrow(), "reading a preview")
+        return lists_as_tuples(head.to_pandas())
 
     def sql(self, text: str) -> pd.DataFrame:
         self._frame()

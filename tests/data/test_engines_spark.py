@@ -1,0 +1,82 @@
+"""Spark (local[2], one session for the whole test run) answers exactly as memory and DuckDB do.
+
+The session is started once (about 10 s) and shared by every test here; queries on tiny data take
+a fraction of a second each, so the module stays well under its 2-minute budget.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("pyspark", reason="the spark extra is part of the test set-up; see pyproject.toml")
+
+from svtgui.data.engines import EngineError, open_dataset  # noqa: E402
+from svtgui.data.errors import DatasetError  # noqa: E402
+from svtgui.data.evaluate import evaluate  # noqa: E402
+from svtgui.data.fingerprint import new_key  # noqa: E402
+from svtgui.data.predicates import Condition  # noqa: E402
+from svtgui.data.queries import Count, RangeCount  # noqa: E402
+from tests.data.engines_support import assert_same, frames, queries, universe_cells, write  # noqa: E402
+
+SPECS = ["c", "a@0,5,10,20"]
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from svtgui.data.engines.spark_engine import SparkTable
+
+    session = SparkTable("local[2]", "", "parquet", conf={"spark.sql.shuffle.partitions": "2"}).session()
+    session.conf.set("spark.sql.shuffle.partitions", "2")
+    yield session
+    session.stop()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(frame=frames(), batch=st.lists(queries(), min_size=1, max_size=20), tiny=st.booleans())
+def test_three_engines_answer_random_batches_alike(spark, tmp_path_factory, frame, batch, tiny) -> None:
+    path = write(frame, tmp_path_factory.mktemp("spark"))
+    memory = open_dataset(path, engine="memory")
+    engines = [open_dataset(path, engine="duckdb"),
+               open_dataset(path, engine="spark", spark_master="local[2]")]
+    expected = evaluate(memory, batch)
+    for ds in engines:
+        if tiny:  # the aggregates-per-scan fallback
+            ds.planner.limit = 1
+        assert_same(expected, evaluate(ds, batch), batch)
+    assert universe_cells(engines[1], SPECS) == universe_cells(memory, SPECS)
+
+
+def test_catalogue_table_and_fingerprint(spark, tmp_path: Path) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"age": [20, 35, 35, 70], "sex": ["F", "M", "F", None]})
+    path = write(frame, tmp_path)
+    spark.read.parquet(str(path)).createOrReplaceTempView("people")
+    ds = open_dataset("table:people", spark_master="local[2]")
+    assert ds.engine == "spark" and ds.n_rows == 4 and ds.reason == "a catalogue table is read by Spark"
+    batch = [RangeCount("age", 30, 40), Count(Condition("sex", "=", "F"))]
+    assert list(evaluate(ds, batch)) == [2.0, 2.0]
+    key = new_key()
+    assert ds.content_fingerprint(key) == open_dataset(path, engine="memory").content_fingerprint(key)
+    assert len(ds.preview(2)) == 2
+
+
+def test_missing_table_and_path_are_clear_errors(spark, tmp_path: Path) -> None:
+    with pytest.raises(EngineError, match="Spark failed \\(reading the source\\).*no_such_table"):
+        open_dataset("table:no_such_table", spark_master="local[2]")
+    with pytest.raises(DatasetError, match="no such file"):
+        open_dataset(tmp_path / "gone.parquet", engine="spark", spark_master="local[2]")
+
+
+def test_a_job_past_the_timeout_is_cancelled_with_a_clear_message(spark, tmp_path: Path) -> None:
+    import pandas as pd
+
+    path = write(pd.DataFrame({"age": list(range(100))}), tmp_path)
+    ds = open_dataset(path, engine="spark", spark_master="local[2]")
+    ds.table.timeout = 1e-6
+    with pytest.raises(EngineError, match="did not answer within"):
+        evaluate(ds, [RangeCount("age", 0, 50)])
