@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from svtgui.core.progress import ProgressState
 from svtgui.data.dataset import Dataset
 from svtgui.data.predicates import Condition, Junction, QueryError
 from svtgui.data.queries import ClipDiff, Count, ItemSupport, RangeCount
@@ -38,6 +39,30 @@ def _positive(name: str, v: Any) -> float:
     return float(v)
 
 
+class GenerationCancelled(Exception):
+    """The caller cancelled a long generation (nothing is returned)."""
+
+
+CHUNK = 50_000  # queries built between two progress reports / cancellation checks
+
+
+def _build(k: int, make: Callable[[int], Any], progress: ProgressState | None) -> list[Any]:
+    """``[make(i) for i in range(k)]``, in chunks that report progress and honour a cancel.
+
+    Why: two million range objects take seconds to build; a dialog shows how far it is and can stop.
+    """
+    if progress is None or k <= CHUNK:
+        return [make(i) for i in range(k)]
+    out: list[Any] = []
+    for lo in range(0, k, CHUNK):
+        if progress.is_cancelled():
+            raise GenerationCancelled(f"cancelled after {lo:,} of {k:,} queries")
+        progress.set_progress(lo / k, f"{lo:,} of {k:,} queries")
+        out.extend(make(i) for i in range(lo, min(k, lo + CHUNK)))
+    progress.set_progress(1.0, f"{k:,} queries")
+    return out
+
+
 def _finite(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise QueryError(f"{name} must be a finite number, got {v!r}")
@@ -45,7 +70,8 @@ def _finite(name: str, v: Any) -> float:
 
 
 def range_sweep(
-    column: str, start: float, stop: float, width: float, step: float | None = None
+    column: str, start: float, stop: float, width: float, step: float | None = None, *,
+    progress: ProgressState | None = None,
 ) -> list[RangeCount]:
     """Windows [a, a + width) for a = start, start + step, … while a < stop (step defaults to width)."""
     start, stop = _finite("start", start), _finite("stop", stop)
@@ -55,7 +81,8 @@ def range_sweep(
         raise QueryError(f"stop ({stop:g}) must exceed start ({start:g})")
     k = math.ceil((stop - start) / step)
     _check_size(k, "this sweep")
-    return [RangeCount(column, _tidy(start + i * step), _tidy(start + i * step + width)) for i in range(k)]
+    return _build(k, lambda i: RangeCount(column, _tidy(start + i * step), _tidy(start + i * step + width)),
+                  progress)
 
 
 def random_ranges(
@@ -67,22 +94,29 @@ def random_ranges(
     seed: int = 0,
     integer: bool = True,
     min_width: float = 1.0,
+    progress: ProgressState | None = None,
 ) -> list[RangeCount]:
-    """``k`` random ranges [a, b) inside [low, high] with b − a ≥ min_width (public, seeded)."""
+    """``k`` random ranges [a, b) within [low, high] with b − a ≥ min_width (public, seeded).
+
+    With ``integer`` the values are the integers low … high, so a range may end at ``high + 1``
+    (exclusive): the declared upper bound itself is counted (age 90 with High = 90).
+    """
     low, high = _finite("low", low), _finite("high", high)
     min_width = _positive("min_width", min_width)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise QueryError(f"k must be a positive integer, got {k!r}")
     _check_size(k, "random_ranges")
-    if high - low < min_width:
+    top = high + 1 if integer else high  # exclusive end of the domain
+    if top - low < min_width:
         raise QueryError(f"[{low:g}, {high:g}] is narrower than min_width {min_width:g}")
     rng = np.random.default_rng(seed)
-    a = rng.uniform(low, high - min_width, size=k)
-    b = a + min_width + rng.uniform(0, 1, size=k) * (high - a - min_width)
+    a = rng.uniform(low, top - min_width, size=k)
+    b = a + min_width + rng.uniform(0, 1, size=k) * (top - a - min_width)
     if integer:
         a = np.floor(a)
-        b = np.maximum(np.ceil(b), a + math.ceil(min_width))
-    return [RangeCount(column, _tidy(x), _tidy(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+        b = np.minimum(np.maximum(np.ceil(b), a + math.ceil(min_width)), math.floor(top))
+    starts, ends = a.tolist(), b.tolist()
+    return _build(k, lambda i: RangeCount(column, _tidy(starts[i]), _tidy(ends[i])), progress)
 
 
 def clip_bound_sweep(
@@ -94,6 +128,7 @@ def clip_bound_sweep(
     geometric: bool = False,
     diff_step: float | None = None,
     normalised: bool | None = None,
+    progress: ProgressState | None = None,
 ) -> list[ClipDiff]:
     """Difference queries for the clipping-bound search.
 
@@ -113,7 +148,8 @@ def clip_bound_sweep(
         s = 1.0 if diff_step is None else _positive("diff_step", diff_step)
         k = math.ceil((stop - start) / step)
         _check_size(k, "this sweep")
-        return [ClipDiff(column, _tidy(start + i * step), _tidy(s), bool(normalised)) for i in range(k)]
+        return _build(k, lambda i: ClipDiff(column, _tidy(start + i * step), _tidy(s), bool(normalised)),
+                      progress)
     if step <= 1:
         raise QueryError(f"a geometric sweep needs a ratio step > 1, got {step:g}")
     if start == 0:

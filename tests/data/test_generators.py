@@ -34,9 +34,39 @@ def test_random_ranges_are_seeded_inside_and_wide_enough():
     a = g.random_ranges("age", 17, 91, 500, seed=4, min_width=3)
     assert a == g.random_ranges("age", 17, 91, 500, seed=4, min_width=3)
     assert a != g.random_ranges("age", 17, 91, 500, seed=5, min_width=3)
-    assert all(17 <= q.low and q.high <= 91 and q.high - q.low >= 3 for q in a)
+    # integer values 17 … 91: a range [low, high) may end at 92, so 91 itself can be counted
+    assert all(17 <= q.low and q.high <= 92 and q.high - q.low >= 3 for q in a)
+    assert any(q.high == 92 for q in a)
     assert all(float(q.low).is_integer() and float(q.high).is_integer() for q in a)
     assert len({(q.low, q.high) for q in a}) > 100
+
+
+def test_real_valued_random_ranges_stay_inside_the_interval():
+    a = g.random_ranges("x", 0.5, 2.5, 300, seed=1, integer=False, min_width=0.25)
+    assert all(0.5 <= q.low and q.high <= 2.5 and q.high - q.low >= 0.25 for q in a)
+
+
+class Watch:
+    """A progress state that cancels itself after ``stop_after`` reports."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.reports: list[float | None] = []
+        self.stop_after = stop_after
+
+    def set_progress(self, fraction, text=""):
+        self.reports.append(fraction)
+
+    def is_cancelled(self) -> bool:
+        return self.stop_after is not None and len(self.reports) >= self.stop_after
+
+
+def test_long_generations_report_progress_and_can_be_cancelled():
+    watch = Watch()
+    qs = g.random_ranges("age", 17, 90, 3 * g.CHUNK + 7, seed=2, progress=watch)
+    assert qs == g.random_ranges("age", 17, 90, 3 * g.CHUNK + 7, seed=2)  # same queries with or without
+    assert watch.reports == sorted(watch.reports) and watch.reports[-1] == 1.0 and len(watch.reports) == 5
+    with pytest.raises(g.GenerationCancelled, match="of 150,000"):
+        g.range_sweep("age", 0, 150_000, 1, progress=Watch(stop_after=2))
 
 
 def test_linear_clip_sweep_is_the_notebooks():
@@ -82,7 +112,7 @@ def test_marginals_cover_every_cell_and_match_groupby():
     [
         (lambda: g.range_sweep("age", 5, 1, 1), "stop"),
         (lambda: g.range_sweep("age", 0, 5, 0), "width"),
-        (lambda: g.random_ranges("age", 0, 2, 5, min_width=3), "narrower"),
+        (lambda: g.random_ranges("age", 0, 1, 5, min_width=3), "narrower"),
         (lambda: g.random_ranges("age", 0, 20, 0), "k must"),
         (lambda: g.clip_bound_sweep("gain", -1, 5), "start"),
         (lambda: g.clip_bound_sweep("gain", 1, 5, 1, geometric=True), "ratio"),

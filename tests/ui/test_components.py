@@ -197,6 +197,7 @@ def test_generator_dialog_reports_bad_input_next_to_it(qtbot, window, act):
     dlg.fields["rs_width"].setText("-5")
     before = len(window.queries.queries)
     qtbot.mouseClick(dlg.buttons.button(dlg.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dlg.error.isVisible, timeout=10_000)  # the list is built as a background task
     assert dlg.isVisible() and "width" in dlg.error.text()
     assert len(window.queries.queries) == before
     dlg.reject()

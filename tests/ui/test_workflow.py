@@ -19,6 +19,7 @@ def generate_random_ranges(qtbot, win, k: int) -> None:
     dlg.select("Random ranges")
     dlg.fields["rr_k"].setValue(k)
     qtbot.mouseClick(dlg.buttons.button(dlg.buttons.StandardButton.Ok), LEFT)
+    qtbot.waitUntil(lambda: not dlg.isVisible() or dlg.error.isVisible(), timeout=30_000)  # built off-thread
     assert not dlg.isVisible(), dlg.error.text()
 
 

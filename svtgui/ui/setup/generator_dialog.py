@@ -1,8 +1,10 @@
 """Generators as a dialog: sweeps, random ranges, clip-bound searches, items, values, marginals.
 
-Each generator is a small form of public inputs; ``queries()`` calls the data layer's generator
-and returns the list (``ValueError`` naming the field otherwise). Domains read off the data
-("values that occur") are labelled as revealing which values occur.
+Each generator is a small form of public inputs whose defaults come from the column's declared
+bounds (never from the data). "Add to queue" reads the form on the GUI thread, then builds the
+list as a background task with a progress bar and Cancel (two million ranges take seconds);
+``ValueError`` naming the field otherwise. Domains read off the data ("values that occur") are
+labelled as revealing which values occur.
 """
 
 from __future__ import annotations
@@ -19,16 +21,24 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QProgressBar,
+    QPushButton,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from svtgui.app.recipes import default_sweep
+from svtgui.app.tasks import TaskCancelled
+from svtgui.core.progress import NO_PROGRESS, ProgressState
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
+from svtgui.ui.common.background import Background
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
+
+Job = Callable[[ProgressState], list[Any]]  # the form's values bound in; runs off the GUI thread
 
 
 class GeneratorDialog(QDialog):
@@ -47,7 +57,8 @@ class GeneratorDialog(QDialog):
         self.kind = named(QComboBox(), "Generator")
         self.stack = QStackedWidget()
         self.fields: dict[str, QWidget] = {}
-        self.builders: list[Callable[[], list]] = []
+        self.builders: list[Callable[[], Job]] = []
+        self.background = Background("generate", self)
 
         def combo(name: str, names: list[str]) -> QComboBox:
             c = named(QComboBox(), name)
@@ -85,7 +96,8 @@ class GeneratorDialog(QDialog):
                 ("How many", "rr_k", self._spin("Number of random ranges", 10_000)),
                 ("Seed (public)", "rr_seed", self._spin("Random ranges seed", 1, 0)),
             ],
-            lambda: generators.random_ranges(
+            lambda: _bind(
+                generators.random_ranges,
                 col("rr_col"),
                 num("rr_low", "Low"),
                 num("rr_high", "High"),
@@ -102,7 +114,8 @@ class GeneratorDialog(QDialog):
                 ("Window width", "rs_width", line("Sweep width", "5")),
                 ("Step (empty = width)", "rs_step", line("Sweep step")),
             ],
-            lambda: generators.range_sweep(
+            lambda: _bind(
+                generators.range_sweep,
                 col("rs_col"),
                 num("rs_start", "Start"),
                 num("rs_stop", "Stop"),
@@ -120,7 +133,8 @@ class GeneratorDialog(QDialog):
                 ("Step", "cb_step", line("Clip sweep step", "5")),
                 ("", "cb_geo", geo),
             ],
-            lambda: generators.clip_bound_sweep(
+            lambda: _bind(
+                generators.clip_bound_sweep,
                 col("cb_col"),
                 num("cb_start", "Start"),
                 num("cb_stop", "Stop"),
@@ -133,7 +147,7 @@ class GeneratorDialog(QDialog):
             [
                 ("Column", "ev_col", combo("Every value column", categorical)),
             ],
-            lambda: generators.every_value(schema, col("ev_col")),
+            lambda: _fixed(generators.every_value(schema, col("ev_col"))),
         )
         marg = named(QListWidget(), "Marginal columns")
         marg.addItems(categorical)
@@ -144,7 +158,8 @@ class GeneratorDialog(QDialog):
                 ("Columns", "mg_cols", marg),
                 ("k", "mg_k", self._spin("Marginal order k", 2, 1)),
             ],
-            lambda: generators.marginals(schema, [i.text() for i in marg.selectedItems()], self._int("mg_k")),
+            lambda: _fixed(generators.marginals(schema, [i.text() for i in marg.selectedItems()],
+                                                self._int("mg_k"))),
         )
         observed = named(
             QCheckBox("use the items that occur in the data (reveals which items occur)"),
@@ -157,7 +172,7 @@ class GeneratorDialog(QDialog):
                 ("Items (comma-separated)", "ei_items", line("Item list")),
                 ("", "ei_obs", observed),
             ],
-            lambda: generators.every_item(
+            lambda: _fixed(generators.every_item(
                 generators.observed_items(self.ds, col("ei_col"))
                 if observed.isChecked()
                 else [
@@ -166,11 +181,17 @@ class GeneratorDialog(QDialog):
                     if p.strip()
                 ],
                 col("ei_col"),
-            ),
+            )),
         )
 
         self.error = ErrorLabel("Generator")
         self.count = named(QLabel(""), "Generated count")
+        self.progress = named(QProgressBar(), "Generator progress", "Queries built so far")
+        self.progress.hide()
+        self.cancel_button = named(QPushButton("Cancel generation"), "Cancel generation",
+                                   "Stop building the list; nothing is added to the queue")
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self._cancel)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -181,8 +202,12 @@ class GeneratorDialog(QDialog):
         lay.addWidget(self.kind)
         lay.addWidget(self.stack)
         lay.addWidget(self.error)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.cancel_button)
         lay.addWidget(self.buttons)
         self.kind.currentIndexChanged.connect(self.stack.setCurrentIndex)
+        self._follow_bounds(numeric)
+        self._clear_errors_on_edit()
         if itemsets and not numeric:
             self.kind.setCurrentIndex(self.kind.count() - 1)
         self.result: list = []
@@ -221,13 +246,107 @@ class GeneratorDialog(QDialog):
                 return
         raise KeyError(title_start)
 
-    def queries(self) -> list:
+    def _follow_bounds(self, numeric: list[str]) -> None:
+        """Each numeric generator's defaults follow its column's declared bounds as the column changes."""
+        schema, f = self.ds.schema, self.fields
+
+        def fill(low_key: str, high_key: str, name: str) -> None:
+            c = schema.column(name) if name else None
+            if c is not None and c.bounded:
+                f[low_key].setText(f"{c.lower:g}")
+                f[high_key].setText(f"{c.upper:g}")
+
+        def sweep(name: str) -> None:
+            if name:
+                start, stop, step = default_sweep(self.ds, name)
+                for key, value in (("cb_start", start), ("cb_stop", stop), ("cb_step", step)):
+                    f[key].setText(f"{value:g}")
+
+        f["rr_col"].currentTextChanged.connect(lambda name: fill("rr_low", "rr_high", name))
+        f["rs_col"].currentTextChanged.connect(lambda name: fill("rs_start", "rs_stop", name))
+        f["cb_col"].currentTextChanged.connect(sweep)
+        if numeric:
+            sweep(numeric[0])
+
+    def _clear_errors_on_edit(self) -> None:
+        """An error belongs to the input that caused it: any edit or another generator clears it."""
+        clear = self.error.hide
+        self.kind.currentIndexChanged.connect(clear)
+        for w in self.fields.values():
+            for signal in ("textChanged", "currentIndexChanged", "valueChanged", "toggled",
+                           "itemSelectionChanged"):
+                if hasattr(w, signal):
+                    getattr(w, signal).connect(clear)
+
+    def job(self) -> Job:
+        """The current generator with the form's values bound in (``ValueError`` naming a field)."""
         return self.builders[self.kind.currentIndex()]()
+
+    def queries(self) -> list:
+        """The list, built here and now (for scripts and tests; the dialog builds it off the thread)."""
+        return self.job()(NO_PROGRESS)
 
     def _accept(self) -> None:
         try:
-            self.result = self.queries()
+            job = self.job()
         except ValueError as exc:
             self.error.show_error(str(exc))
             return
+        self.error.hide()
+        self._busy(True)
+        self.background.start(_generate, self._generated, self._failed, job, progress=self._progressed,
+                              cancelled=self._cancelled)
+
+    def _busy(self, busy: bool) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not busy)
+        self.stack.setEnabled(not busy)
+        self.kind.setEnabled(not busy)
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.progress.setRange(0, 0)  # indeterminate until the first report
+
+    def _progressed(self, fraction: float | None, text: str) -> None:
+        if fraction is not None:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * fraction))
+        self.progress.setFormat(text or "%p%")
+
+    def _generated(self, queries: list) -> None:
+        self._busy(False)
+        self.result = queries
         self.accept()
+
+    def _failed(self, exc: BaseException) -> None:
+        self._busy(False)
+        self.error.show_error(str(exc) if isinstance(exc, ValueError) else
+                              f"the generator failed ({type(exc).__name__}: {exc})")
+
+    def _cancel(self) -> None:
+        if self.background.task is not None:
+            self.background.task.cancel()
+
+    def _cancelled(self) -> None:
+        self._busy(False)
+        self.error.show_error("generation cancelled; nothing was added to the queue")
+
+    def reject(self) -> None:
+        self.background.cancel()
+        super().reject()
+
+
+def _bind(generator: Callable[..., list[Any]], *args: Any, **kwargs: Any) -> Job:
+    """A generator call with its public inputs fixed; the task supplies the progress state."""
+    return lambda progress: generator(*args, progress=progress, **kwargs)
+
+
+def _fixed(queries: list[Any]) -> Job:
+    """A small list built at once (categories, marginals, items): nothing to report."""
+    return lambda _progress: queries
+
+
+def _generate(state: Any, job: Job) -> list[Any]:
+    """The task: build the list, turning the generator's own cancellation into the task's."""
+    try:
+        return job(state)
+    except generators.GenerationCancelled as exc:
+        raise TaskCancelled(str(exc)) from None
