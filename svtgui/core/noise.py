@@ -99,9 +99,13 @@ class NoiseRangeError(ValueError):
     message naming the parameters at fault and their usable ranges."""
 
     def __init__(self, what: str, scale: float, minimum: float = MIN_SCALE) -> None:
-        super().__init__(
-            f"the {what} noise scale would be {scale:.3g} lattice steps, outside the usable range "
-            f"[{minimum:g}, 2^40 ≈ {MAX_SCALE:.3g}] of the exact sampler")
+        name = f"{what} noise scale" if what else "noise scale"
+        if math.isfinite(scale) and 0 < scale < minimum:
+            why = (f"below {minimum:g} lattice step, where the noise is 0 in more than 99.9 % of draws "
+                   "(the release would be the exact answer)")
+        else:
+            why = f"outside (0, 2^40 ≈ {MAX_SCALE:.3g}] lattice steps, the exact sampler's range"
+        super().__init__(f"the {name} would be {scale:.3g} lattice steps, {why}")
         self.what = what
         self.scale = scale
 
@@ -114,7 +118,7 @@ def check_scale(scale: float, what: str = "", *, minimum: float = MIN_SCALE) -> 
     """
     t = float(scale)
     if not (math.isfinite(t) and t > 0 and minimum <= t <= MAX_SCALE):
-        raise NoiseRangeError(what or "noise", t, minimum)
+        raise NoiseRangeError(what, t, minimum)
     return t
 
 
@@ -189,6 +193,26 @@ class SeededNoise(NoiseSource):
 
     def words(self, n: int) -> np.ndarray:
         return self._gen.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+
+
+class ScaleProbe(NoiseSource):
+    """A source that draws nothing: it checks each requested scale against the sampler's limit and
+    returns zeros. ``mechanisms.create`` builds mechanisms on it to find usable parameter ranges,
+    and PMW to learn its test's scales before it has data; never used for a release."""
+
+    secure = False
+    description = "scale probe (draws no noise; never used for a release)"
+
+    def words(self, n: int) -> np.ndarray:
+        return np.zeros(n, dtype=np.uint64)
+
+    def discrete_laplace(self, scale: float, size: int) -> np.ndarray:
+        check_scale(scale, minimum=0.0)
+        return np.zeros(size, dtype=np.int64)
+
+    def discrete_gaussian(self, sigma: float, size: int) -> np.ndarray:
+        check_scale(sigma, "Gaussian", minimum=0.0)
+        return np.zeros(size, dtype=np.int64)
 
 
 def secure() -> SecureNoise:

@@ -181,15 +181,21 @@ class _Digit:
 
     def threshold_bounds(self, b: int, prec: int) -> tuple[int, int]:
         """``lo ≤ P[D ≥ b]·2^prec ≤ hi`` (certified)."""
-        guard = prec + 32
-        lo_b, hi_b = exp_neg_bounds(b * self.y, guard)
-        if not self.truncated:
-            return lo_b >> 32, -((-hi_b) >> 32)
-        lo_B, hi_B = exp_neg_bounds(BASE * self.y, guard)
-        one = 1 << guard
-        num_lo, num_hi = max(lo_b - hi_B, 0), hi_b - lo_B
-        den_lo, den_hi = one - hi_B, one - lo_B
-        return (num_lo << prec) // den_hi, -((-(num_hi << prec)) // den_lo)
+        return _threshold_bounds(self.y, self.truncated, b, prec)
+
+
+@lru_cache(maxsize=4096)
+def _threshold_bounds(y: Fraction, truncated: bool, b: int, prec: int) -> tuple[int, int]:
+    """:meth:`_Digit.threshold_bounds`, cached: the bit-by-bit path asks for the same few again."""
+    guard = prec + 32
+    lo_b, hi_b = exp_neg_bounds(b * y, guard)
+    if not truncated:
+        return lo_b >> 32, -((-hi_b) >> 32)
+    lo_B, hi_B = exp_neg_bounds(BASE * y, guard)
+    one = 1 << guard
+    num_lo, num_hi = max(lo_b - hi_B, 0), hi_b - lo_B
+    den_lo, den_hi = one - hi_B, one - lo_B
+    return (num_lo << prec) // den_hi, -((-(num_hi << prec)) // den_lo)
 
 
 def _certified_cuts(y: Fraction, truncated: bool) -> list[int]:

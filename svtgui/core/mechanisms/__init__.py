@@ -45,7 +45,8 @@ from svtgui.core.mechanisms.base import (
     StreamingMechanism,
     TraceStep,
 )
-from svtgui.core.noise import NoiseSource, secure, seeded
+from svtgui.core.mechanisms.usable_ranges import refusal
+from svtgui.core.noise import NoiseRangeError, NoiseSource, ScaleProbe, check_scale, secure, seeded
 from svtgui.core.validation import ParamError
 
 __all__ = [
@@ -93,11 +94,26 @@ def create(mechanism_id: str, *, rng: NoiseSource | None = None, allow_non_priva
         raise ValueError(f"{mechanism_id} needs parameter {missing[0]!r}")
     factory = REGISTRY[mechanism_id][1]
     try:
-        return factory(rng=rng if rng is not None else secure(), trace=trace, **params)
+        return _noise_checked(factory(rng=rng if rng is not None else secure(), trace=trace, **params))
     except ParamError as exc:
         if exc.param in names:
             raise
-        # a quantity derived from the parameters (a noise scale) is out of range: blame ε, which sets it
-        eps = params.get("epsilon")
-        raise ParamError("epsilon", f"epsilon = {eps!r} is too extreme for {mechanism_id}: the derived "
-                                    f"{exc} (choose an ε between about 1e-6 and 1e3)") from None
+        # a quantity derived from the parameters (a noise scale) is out of range: say which to change
+        raise refusal(entry, params, exc, _probe) from None
+    except NoiseRangeError as exc:
+        raise refusal(entry, params, exc, _probe) from None
+    except OverflowError as exc:  # a derived quantity (a bound, a scale) left the range of a double
+        raise refusal(entry, params, ValueError(f"a derived quantity overflows ({exc})"), _probe) from None
+
+
+def _noise_checked(mech: Mechanism) -> Mechanism:
+    """``mech`` if every noise scale it draws from is in the exact sampler's usable range."""
+    for name, units in mech.noise_scales().items():
+        if name not in mech.noiseless:
+            check_scale(units, name)
+    return mech
+
+
+def _probe(mechanism_id: str, params: dict[str, Any]) -> None:
+    """Build ``mechanism_id`` on a source that draws nothing; raises what ``create`` would."""
+    _noise_checked(REGISTRY[mechanism_id][1](rng=ScaleProbe(), trace=False, **params))

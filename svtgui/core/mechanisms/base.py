@@ -174,6 +174,9 @@ class Mechanism:
     """Common state: catalogue entry, guarantee, noise source, public parameters."""
 
     info: MechanismInfo
+    #: Names of :meth:`noise_scales` that are deliberately (almost) zero: the very flaw of a
+    #: known-non-private teaching variant. Every other scale must lie in the sampler's usable range.
+    noiseless: tuple[str, ...] = ()
 
     def __init__(self, *, guarantee: Guarantee, rng: NoiseSource, params: dict[str, Any],
                  sensitivity: float, trace: bool = False) -> None:
@@ -199,6 +202,14 @@ class Mechanism:
         if not self.traced:
             raise PermissionError("internals are recorded only for trace=True (teaching mode on toy data)")
         return list(self._trace)
+
+    def noise_scales(self) -> dict[str, float]:
+        """Every noise scale this mechanism draws from, in units of its lattice step (public).
+
+        ``mechanisms.create`` checks each against the exact sampler's usable range, so a run whose
+        noise could not be drawn exactly, or would almost always be 0, is refused before any charge.
+        """
+        return {}
 
     def accuracy_bound(self, k: int, beta: float) -> Any:
         """The (α, β) guarantee (a :class:`svtgui.core.bounds.Accuracy`) of a run over ``k`` queries.
@@ -303,3 +314,8 @@ class Scales:
     query: float
     numeric: float | None = None
     extra: dict[str, float] = field(default_factory=dict)
+
+    def in_units(self, lattice: Lattice) -> dict[str, float]:
+        """The scales in lattice steps, by name (what :meth:`Mechanism.noise_scales` reports)."""
+        named = {"threshold": self.threshold, "query": self.query, "numeric": self.numeric}
+        return {name: lattice.scale_units(v) for name, v in named.items() if v is not None}

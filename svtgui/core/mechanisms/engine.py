@@ -72,6 +72,9 @@ class ThresholdSVT(StreamingMechanism):
                            else NoisePool(rng, lattice.scale_units(scales.numeric)))
         self.__rho = self.__rho_pool.draw()
 
+    def noise_scales(self) -> dict[str, float]:
+        return self.scales.in_units(self.lattice)
+
     @property
     def releases_numbers(self) -> bool:
         return self.release is not Release.NONE

@@ -32,7 +32,7 @@ from svtgui.core.mechanisms.base import (
     register,
 )
 from svtgui.core.mechanisms.engine import Release, ThresholdSVT
-from svtgui.core.noise import Lattice, NoiseSource
+from svtgui.core.noise import Lattice, NoiseSource, check_scale
 
 LYU = ("M. Lyu, D. Su and N. Li, Understanding the Sparse Vector Technique for Differential Privacy, "
        "PVLDB 10(6):637–648, 2017")
@@ -136,6 +136,12 @@ class RetraversalSVT(SelectionMechanism):
         std = np.sqrt(2.0) * scales.query
         self.raised_threshold = threshold + raise_by * std
         self.max_passes = max_passes
+        for name, units in self.noise_scales().items():  # before the raised T', which they set
+            check_scale(units, name)
+        lattice.threshold_unit(self.raised_threshold, "threshold")  # refused now, not after the charge
+
+    def noise_scales(self) -> dict[str, float]:
+        return self.scales.in_units(self.lattice)
 
     def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
         """Union bound over k × max_passes comparisons, relative to the raised threshold T'."""
@@ -228,6 +234,10 @@ class ExponentialTopC(SelectionMechanism):
         self.cutoff = cutoff
         self.monotonic = monotonic
 
+    def noise_scales(self) -> dict[str, float]:
+        """The Gumbel noise's scale in units of Δ (the score's step): 2c/ε (c/ε monotonic)."""
+        return {"Gumbel": (1.0 if self.monotonic else 2.0) * self.cutoff / self.guarantee.epsilon}
+
     def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
         """The exponential mechanism's utility theorem, β/c per round."""
         eps = self.guarantee.epsilon
@@ -242,7 +252,13 @@ class ExponentialTopC(SelectionMechanism):
         arr = self._begin(answers)
         per_round = self.guarantee.epsilon / self.cutoff
         factor = 1.0 if self.monotonic else 2.0
-        scores = per_round * arr / (factor * self.sensitivity) + self._rng.gumbel(len(arr))
+        # EM is shift-invariant: scores relative to the largest answer cannot overflow upwards.
+        with np.errstate(over="ignore"):
+            scaled = (arr - arr.max()) * (per_round / (factor * self.sensitivity))
+        if not np.all(np.isfinite(scaled)):
+            raise ValueError("answers span too wide a range for em_top_c at this ε and sensitivity "
+                             "(ε·(max − min)/(c·Δ) overflows a double)")
+        scores = scaled + self._rng.gumbel(len(arr))
         c = min(self.cutoff, len(arr))
         top = np.argpartition(-scores, c - 1)[:c]
         top = top[np.argsort(-scores[top])]

@@ -15,8 +15,8 @@ module adds the other three, exactly as printed there, as labelled teaching exam
 
 Two engine details, stated rather than hidden: "no cutoff" is a cutoff of ``NO_CUTOFF`` (2^62,
 never reached), and Algorithm 5's "ν_i = 0" is discrete-Laplace noise of scale 1/64 lattice step,
-which is 0 except with probability below 10^-27 (and exactly 0 for the engine's sampler, whose
-draws are ``floor(-t·ln U) ≤ 36.8·t < 1``), because the engine has no noiseless query path.
+which is 0 except with probability 2/(e^64 + 1) < 10^-27, because the engine has no noiseless query
+path; the range check of ``mechanisms.create`` exempts that one scale (``noiseless``).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ def _build(info: MechanismInfo, *, epsilon: float, threshold: float, cutoff: int
         scales=Scales(threshold=s / eps1, query=query, extra=dict(epsilon1=eps1, epsilon2=eps2)),
         refresh_threshold=False, release=Release.NONE, trace=trace)
     mech.info = info
+    if not query_noise:
+        mech.noiseless = ("query",)  # Algorithm 5's flaw, kept on purpose (module docstring)
     return mech
 
 

@@ -49,7 +49,7 @@ from svtgui.core.mechanisms.base import (
     register,
 )
 from svtgui.core.mechanisms.sparse_project import COUNT_SHARE, NEIGHBOURING
-from svtgui.core.noise import seeded
+from svtgui.core.noise import ScaleProbe, seeded
 
 FRACTION, ROWS = "fraction", "rows"  # units of the threshold
 CITATION = ("M. Hardt and G. N. Rothblum, A Multiplicative Weights Mechanism for Privacy-Preserving Data "
@@ -121,6 +121,19 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
         if self._p is None:
             raise ValueError("pmw is not bound to a histogram yet (call bind(histogram) first)")
         return self._p.copy()
+
+    def noise_scales(self) -> dict[str, float]:
+        """n̂'s noise, the paid answers' (counting queries: step 1; weighted: step 2^-10) and the
+        SVT test's (the catalogue's sparse on sensitivity 1, built here with a probe that draws nothing)."""
+        test = dwork_roth.sparse(epsilon=self.svt_epsilon, delta=self.delta, threshold=0.0,
+                                 cutoff=self.cutoff, sensitivity=1.0, integer=False, rng=ScaleProbe())
+        scales = {f"test {name}": units for name, units in test.noise_scales().items()}
+        per_answer = self.answer_epsilon / self.cutoff
+        scales["answer"] = 1 / per_answer
+        scales["weighted answer"] = laplace.laplace_scale(1.0, per_answer) / 2.0**-10
+        if self.count_epsilon > 0:
+            scales["count"] = 1 / self.count_epsilon
+        return scales
 
     @property
     def answer_scale(self) -> float:
