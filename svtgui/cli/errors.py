@@ -14,6 +14,7 @@ its spend; nothing is charged when it had not started.
 from __future__ import annotations
 
 import errno
+import os
 import re
 import signal
 import sqlite3
@@ -72,9 +73,14 @@ _OS_ERRORS = {
 }
 
 
+def os_error_cause(exc: OSError) -> str:
+    """What went wrong, in words (``the disk is full``), without the file."""
+    return _OS_ERRORS.get(exc.errno or 0) or exc.strerror or str(exc)
+
+
 def os_error_text(exc: OSError) -> str:
     """``file: cause`` for an OSError, naming the file when it is known."""
-    cause = _OS_ERRORS.get(exc.errno or 0) or exc.strerror or str(exc)
+    cause = os_error_cause(exc)
     return f"{exc.filename}: {cause}" if exc.filename else cause
 
 
@@ -128,14 +134,20 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
 
 
 LOCK_PATIENCE = 30.0  # seconds a failed run waits for a locked ledger to record that it ended
+PATIENCE_ENV = "SVTGUI_LOCK_PATIENCE"  # overrides it (scripts that prefer to fail fast; tests)
 
 
-def end_interrupted(run: Any, patience: float = LOCK_PATIENCE) -> str:
+def end_interrupted(run: Any, patience: float | None = None) -> str:
     """Mark a run whose stream failed (a locked or full ledger) as interrupted, waiting up to
-    ``patience`` seconds for the ledger to be free; say what became of it. Its ε stays spent
-    either way: it was charged before the first answer."""
+    ``patience`` seconds (default: $SVTGUI_LOCK_PATIENCE, else 30) for the ledger to be free; say
+    what became of it. Its ε stays spent either way: it was charged before the first answer."""
     from svtgui.ledger import INTERRUPTED, LedgerError
 
+    if patience is None:
+        try:
+            patience = float(os.environ.get(PATIENCE_ENV, LOCK_PATIENCE))
+        except ValueError:
+            patience = LOCK_PATIENCE
     deadline = time.monotonic() + patience
     while not run.finished:
         try:

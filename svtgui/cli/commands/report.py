@@ -41,11 +41,16 @@ def check_report_paths(paths: list[Path], option: str) -> None:
 def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str) -> None:
     from svtgui.app.reports import export
     from svtgui.cli import CliError
+    from svtgui.cli.errors import os_error_cause
 
     for out in paths:
         try:
             export(led, run_id, out)
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            raise CliError(f"{option} {out}: cannot be written: {os_error_cause(exc)}; run {run_id} itself "
+                           f"is in the ledger: write its report again with `svtgui-cli report {run_id} "
+                           "--out FILE`") from None
+        except ValueError as exc:
             raise CliError(f"{option} {out}: {exc}") from None
         print(f"report written: {out}", file=sys.stderr)
 
