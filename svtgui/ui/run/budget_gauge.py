@@ -7,11 +7,52 @@ that has not moved.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 
 _RESOLUTION = 10_000  # progress bars are integer-valued; budgets are not
+
+
+class Gauge(QProgressBar):
+    """A bar whose centred text stays readable across the fill edge.
+
+    Why its own painting: a style draws the text in one colour over both the filled and the empty
+    part, so black text vanished on the dark-blue fill of a full cutoff bar. Here the text is drawn
+    twice, clipped: white over the fill, the palette's text colour over the rest.
+    """
+
+    def __init__(self, fill: QColor) -> None:
+        super().__init__()
+        self.fill = QColor(fill)
+        self.setTextVisible(True)
+        self.setMinimumHeight(self.fontMetrics().height() + 8)
+
+    def filled_fraction(self) -> float:
+        span = self.maximum() - self.minimum()
+        return 0.0 if span <= 0 else min(max((self.value() - self.minimum()) / span, 0.0), 1.0)
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        p = QPainter(self)
+        pal = self.palette()
+        frame = self.rect().adjusted(0, 0, -1, -1)
+        p.setPen(pal.color(QPalette.ColorRole.Mid))
+        p.setBrush(pal.color(QPalette.ColorRole.Base))
+        p.drawRect(frame)
+        inner = frame.adjusted(1, 1, 0, 0)
+        width = round(inner.width() * self.filled_fraction())
+        filled = QRect(inner.left(), inner.top(), width, inner.height())
+        p.fillRect(filled, self.fill)
+        text = self.text()
+        for clip, colour in ((filled, QColor("white")),
+                             (QRect(inner.left() + width, inner.top(), inner.width() - width, inner.height()),
+                              pal.color(QPalette.ColorRole.Text))):
+            p.setClipRect(clip)
+            p.setPen(colour)
+            p.drawText(frame, Qt.AlignmentFlag.AlignCenter, text)
+        p.end()
 
 
 class BudgetGauge(QGroupBox):
@@ -21,12 +62,10 @@ class BudgetGauge(QGroupBox):
         super().__init__("Budget", parent)
         named(self, "Budget gauge")
         self.cutoff_bar = named(
-            QProgressBar(),
+            Gauge(ABOVE_COLOR),
             "Cutoff used",
             "How many of the c ⊤ answers this run has used; the run halts at c.",
         )
-        self.cutoff_bar.setTextVisible(True)
-        self.cutoff_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {ABOVE_COLOR.name()}; }}")
         self.free_label = named(
             QLabel(),
             "Below-threshold answers",
@@ -40,7 +79,7 @@ class BudgetGauge(QGroupBox):
         )
         self.run_label.setWordWrap(True)
         self.dataset_bar = named(
-            QProgressBar(),
+            Gauge(ABOVE_COLOR.darker(115)),
             "Dataset budget spent",
             "The dataset's total ε spent by all runs so far (from the ledger).",
         )
