@@ -80,3 +80,20 @@ def test_a_job_past_the_timeout_is_cancelled_with_a_clear_message(spark, tmp_pat
     ds.table.timeout = 1e-6
     with pytest.raises(EngineError, match="did not answer within"):
         evaluate(ds, [RangeCount("age", 0, 50)])
+
+
+def test_cli_run_on_a_spark_table(spark, tmp_path: Path, capsys) -> None:
+    import pandas as pd
+
+    from svtgui.cli import main
+
+    path = write(pd.DataFrame({"age": [20 + i % 60 for i in range(600)]}), tmp_path)
+    spark.read.parquet(str(path)).createOrReplaceTempView("ages")
+    queries = tmp_path / "q.json"
+    assert main(["queries", "generate", "range-sweep", "--column", "age", "--start", "20", "--stop", "80",
+                 "--width", "10", "--out", str(queries)]) == 0
+    code = main(["run", "--engine", "spark", "--spark-master", "local[2]", "--data", "table:ages",
+                 "--queries", str(queries), "--mechanism", "sparse", "--epsilon", "1", "--threshold", "50",
+                 "--cutoff", "2", "--ledger", str(tmp_path / "l.db"), "--budget-epsilon", "3",
+                 "--test-seed", "1"])
+    assert code == 0, capsys.readouterr().err

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svtgui.cli.engine_options import add_engine_options
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("queries", help="generate a query list (QUERIES.json) or show one",
@@ -66,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "svtgui-cli queries generate every-value --data adult.csv --column education --out q.json")
     k.add_argument("--data", required=True, metavar="FILE", help="dataset whose declared schema is used")
     k.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    add_engine_options(k)
     k.add_argument("--column", required=True)
     src = k.add_mutually_exclusive_group()
     src.add_argument("--values", nargs="+", help="the public domain (default: the declared categories)")
@@ -75,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--out q.json")
     k.add_argument("--data", required=True, metavar="FILE")
     k.add_argument("--schema", metavar="SCHEMA.json")
+    add_engine_options(k)
     k.add_argument("--columns", nargs="+", required=True)
     k.add_argument("-k", type=int, default=2)
     k.add_argument("--observed", action="store_true", help="read domains off the data (reveals them)")
@@ -86,6 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("file", metavar="QUERIES.json")
     s.add_argument("--data", metavar="FILE")
     s.add_argument("--schema", metavar="SCHEMA.json")
+    add_engine_options(s)
     s.set_defaults(handler=show)
 
 
@@ -100,13 +105,17 @@ def read_queries(path: str | Path) -> list[Any]:
         raise CliError(str(exc)) from None
 
 
-def load_data(path: str, schema: str | None) -> Any:
-    """A dataset (with an optional declared schema file), errors as one CLI line naming the file."""
+def load_data(path: str, schema: str | None, options: Any = None) -> Any:
+    """A dataset (with an optional declared schema file) on the engine ``options`` ask for (parsed
+    ``--engine``/``--spark-*`` options, or a settings dict), errors as one CLI line naming the file."""
     from svtgui.cli import CliError
-    from svtgui.data import DatasetError, LoadOptions, load_dataset
+    from svtgui.cli.engine_options import engine_kwargs
+    from svtgui.data import DatasetError, LoadOptions
+    from svtgui.data.engines import open_dataset
 
+    engine = engine_kwargs(options) if options is not None else {}
     try:
-        return load_dataset(path, LoadOptions(schema=schema))
+        return open_dataset(path, LoadOptions(schema=schema), **engine)
     except (DatasetError, ValueError) as exc:
         raise CliError(f"--data: {exc}") from None
 
@@ -133,7 +142,7 @@ def _build(args: argparse.Namespace) -> list[Any]:
             _revealing("items")
             return g.every_item(g.observed_items(load_data(args.observed, None), args.column), args.column)
         return g.every_item([_item(i) for i in args.items], args.column)
-    ds = load_data(args.data, args.schema)
+    ds = load_data(args.data, args.schema, args)
     if name == "every-value":
         values = args.values
         if args.observed:
@@ -178,7 +187,7 @@ def generate(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     queries = read_queries(args.file)
-    schema = load_data(args.data, args.schema).schema if args.data else None
+    schema = load_data(args.data, args.schema, args).schema if args.data else None
     for i, q in enumerate(queries, start=1):
         extra = ""
         if schema is not None:

@@ -18,6 +18,7 @@ from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options
+from svtgui.cli.engine_options import add_engine_options
 from svtgui.core.budget import fmt
 
 
@@ -88,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, metavar="FILE", help="dataset")
     p.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    add_engine_options(p)
     p.add_argument("--epsilon", type=float, required=True,
                    help="ε of the whole recipe (charged before the data is read)")
     add_ledger_option(p)
@@ -127,7 +129,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
             check_writable(out)
         except ValueError as exc:
             raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
-    ds = load_data(args.data, args.schema)
+    ds = load_data(args.data, args.schema, args)
     plan = make_plan(ds, None if args.test_seed is None else seeded(args.test_seed))
     try:
         plan.check()

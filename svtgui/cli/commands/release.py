@@ -13,6 +13,7 @@ import sys
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.common import add_dataset_options, load_release, print_theory
+from svtgui.cli.engine_options import add_engine_options
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "education sex Salary --epsilon 1 --delta 1e-6 --T 4096 --budget-epsilon 4 --out release.npz")
     b.add_argument("--data", required=True, metavar="FILE", help="the private dataset")
     b.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
+    add_engine_options(b)
     b.add_argument("--columns", required=True, nargs="+", metavar="SPEC", help="universe axes (see above)")
     b.add_argument("--epsilon", required=True, type=float, help="ε of the release (charged in full)")
     b.add_argument("--delta", type=float, default=1e-6, help="δ of the release (default 1e-6)")
@@ -83,7 +85,7 @@ def build(args: argparse.Namespace) -> int:
                           **{k: v for k, v in params.items() if k not in ("universe", "release_out")})
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    ds = load_data(args.data, args.schema)
+    ds = load_data(args.data, args.schema, args)
     if args.neighbouring is not None:
         if args.neighbouring != ds.schema.neighbouring.value:
             raise CliError(f"--neighbouring {args.neighbouring}: the schema of {ds.name} declares "

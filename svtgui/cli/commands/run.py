@@ -23,6 +23,7 @@ from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, print_release, register_dataset
 from svtgui.cli.config import read_config
+from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import CliError, end_interrupted
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
@@ -32,7 +33,7 @@ from svtgui.ledger import Ledger
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
 CONFIG_KEYS = ("data", "queries", "schema", "mechanism", "epsilon", "delta", "threshold", "cutoff", "ledger",
                "report", "test_seed", "budget_epsilon", "budget_delta", "new_dataset", "same_dataset_as",
-               "monotonic", "batch_size", "params", "universe", "release_out")
+               "monotonic", "batch_size", "params", "universe", "release_out", *ENGINE_KEYS)
 PATH_KEYS = ("data", "queries", "schema", "ledger", "report", "release_out")
 
 
@@ -63,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", metavar="FILE", help="dataset (CSV, TSV, Parquet, Excel, JSON lines, FIMI .dat)")
     p.add_argument("--schema", metavar="SCHEMA.json",
                    help="declared schema (kinds, public bounds, neighbouring); default: FILE's sidecar")
+    add_engine_options(p)
     p.add_argument("--queries", metavar="QUERIES.json", help="query list (see `svtgui-cli queries generate`)")
     p.add_argument("--mechanism", metavar="ID", help="mechanism id (see `svtgui-cli mechanisms`)")
     p.add_argument("--epsilon", type=float, help="ε of this run (charged in full before the first answer)")
@@ -191,7 +193,7 @@ def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
 def load_inputs(s: dict[str, Any]):
     """The dataset and the query list, with any problem as a CLI error naming the file."""
     queries = read_queries(s["queries"]) if s.get("queries") is not None else []
-    return load_data(s["data"], s.get("schema")), queries
+    return load_data(s["data"], s.get("schema"), s), queries
 
 
 def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: list[Path]) -> Plan:

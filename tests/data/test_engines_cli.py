@@ -1,0 +1,93 @@
+"""``--engine`` on the CLI: the same run on memory and DuckDB, and engine failures as exit code 2
+with nothing charged before the first answer, an interrupted run with its spend kept after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svtgui.cli import main
+from svtgui.ledger import Ledger
+
+
+@pytest.fixture
+def census(tmp_path: Path) -> tuple[Path, Path]:
+    r = np.random.default_rng(3)
+    data = tmp_path / "census.parquet"
+    pd.DataFrame({"age": r.integers(17, 91, 4000), "sex": r.choice(["F", "M"], 4000)}).to_parquet(data)
+    queries = tmp_path / "q.json"
+    assert main(["queries", "generate", "range-sweep", "--column", "age", "--start", "17", "--stop", "91",
+                 "--width", "5", "--out", str(queries)]) == 0
+    return data, queries
+
+
+def _run(data: Path | str, queries: Path, ledger: Path, *extra: str) -> int:
+    return main(["run", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse",
+                 "--epsilon", "1", "--threshold", "200", "--cutoff", "3", "--ledger", str(ledger),
+                 "--budget-epsilon", "5", "--test-seed", "7", *extra])
+
+
+def _runs(ledger: Path) -> list:
+    if not ledger.exists():
+        return []
+    with Ledger.open(ledger) as led:
+        return led.runs()
+
+
+def test_memory_and_duckdb_release_the_same_rows(census, tmp_path: Path, capsys) -> None:
+    data, queries = census
+    outputs = []
+    for engine in ("memory", "duckdb"):
+        assert _run(data, queries, tmp_path / f"{engine}.db", "--engine", engine) == 0
+        outputs.append(capsys.readouterr().out.splitlines()[:-1])  # the last line names the ledger
+    assert outputs[0] == outputs[1] and outputs[0]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--engine", "duckdb", "--spark-master", "local[2]"), "--spark-master is for the spark engine"),
+    (("--engine", "spark", "--spark-conf", "novalue"), "--spark-conf must look like KEY=VALUE"),
+])
+def test_bad_engine_options_exit_2_and_charge_nothing(census, tmp_path: Path, capsys, extra, message) -> None:
+    data, queries = census
+    ledger = tmp_path / "l.db"
+    assert _run(data, queries, ledger, *extra) == 2
+    assert message in capsys.readouterr().err
+    assert _runs(ledger) == []
+
+
+def test_unreadable_data_exits_2_and_charges_nothing(census, tmp_path: Path, capsys) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _, queries = census
+    nested = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"age": [1, 2], "where": [{"k": 1}, {"k": 2}]}), nested)
+    ledger = tmp_path / "l.db"
+    for data, message in ((tmp_path / "gone.parquet", "no such file"),
+                          (nested, "column 'where': column type STRUCT")):
+        assert _run(data, queries, ledger, "--engine", "duckdb") == 2
+        assert message in capsys.readouterr().err
+    assert _runs(ledger) == []
+
+
+def test_an_engine_failure_mid_run_interrupts_and_keeps_the_spend(census, tmp_path: Path, capsys,
+                                                                 monkeypatch) -> None:
+    from svtgui.data.engines import EngineError
+    from svtgui.data.engines.plan import Planner
+
+    data, queries = census
+    ledger = tmp_path / "l.db"
+
+    def broken(self, ds, batch):
+        raise EngineError("the cluster lost an executor")
+
+    monkeypatch.setattr(Planner, "evaluate", broken)
+    assert _run(data, queries, ledger, "--engine", "duckdb") == 2
+    assert "interrupted: the cluster lost an executor" in capsys.readouterr().err
+    (run,) = _runs(ledger)
+    assert run.status == "interrupted"
+    with Ledger.open(ledger) as led:
+        assert led.budget(run.dataset_id).spent_epsilon == 1
