@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 from shiboken6 import Shiboken
 
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
+from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, LedgerError
 from svtgui.ui.common.background import Background, busy_bar
 from svtgui.ui.history.export_dialog import (
@@ -325,7 +326,7 @@ class SessionActions(QObject):
         win.setWindowTitle(f"{path.stem} — {ds.name} — SVT Studio")
         win.status_label.setText(
             f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, {len(queries):,} queries. "
-            f"History: {runs} run(s) in the ledger (View → History, Ctrl+H)."
+            f"History: {count(runs, 'run')} in the ledger (View → History, Ctrl+H)."
         )
         self._dataset_opened(ds)  # actions and an open History window follow the restored dataset
 

@@ -18,6 +18,7 @@ from svtgui import __version__
 from svtgui.app import recipes
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
+from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger
 
 REPORT_FORMAT = "svtgui-release-report"
@@ -153,7 +154,8 @@ def accuracy_text(acc: dict[str, Any], k: int) -> str:
     if not acc["available"]:
         return acc["reason"]
     source = f" (bound: {acc['source']})" if acc.get("source") else ""
-    return (f"α = {acc['alpha']:.4g}, β = {acc['beta']:g} over {k} queries: {acc['statement']}{source}")
+    return (f"α = {acc['alpha']:.4g}, β = {acc['beta']:g} over {count(k, 'query')}: "
+            f"{acc['statement']}{source}")
 
 
 def _param(v: Any) -> str:

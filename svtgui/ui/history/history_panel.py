@@ -36,6 +36,7 @@ from svtgui.app.reports.content import value_text
 from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
+from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
 from svtgui.ui.common.background import Background, busy_bar
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
@@ -349,7 +350,7 @@ class HistoryPanel(QDialog):
             self.budget.setText(
                 f"ε spent {float(b.spent_epsilon):.4g} of {float(b.total_epsilon):.4g} "
                 f"(remaining ε = {max(0.0, float(b.remaining_epsilon)):.4g}); "
-                f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)} · {len(runs)} run(s)"
+                f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)} · {count(len(runs), 'run')}"
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
             )

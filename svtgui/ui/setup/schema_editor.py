@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.core.wording import count
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
 from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
@@ -149,7 +150,7 @@ class SchemaEditor(QWidget):
     def _update_warning(self) -> None:
         missing = self.missing_bounds()
         self.warning.setText(
-            f"⚠ {len(missing)} numeric column(s) without declared bounds: {', '.join(missing)}. "
+            f"⚠ {count(len(missing), 'numeric column')} without declared bounds: {', '.join(missing)}. "
             "Declare bounds before using them in sums or means."
             if missing
             else ""
