@@ -188,7 +188,8 @@ class SeededNoise(NoiseSource):
     def __init__(self, seed: int) -> None:
         super().__init__()
         self.seed = validation.count("seed", seed, minimum=0)
-        self.description = f"seeded (seed {self.seed}): reproducible, NOT secure"
+        # never the seed itself: a description is copied into ledgers and release files
+        self.description = "seeded test noise: reproducible, NOT secure, NOT differentially private"
         self._gen = np.random.Generator(np.random.PCG64(self.seed))
 
     def words(self, n: int) -> np.ndarray:

@@ -276,3 +276,18 @@ def test_a_screenshot_run_never_touches_the_users_ledger(tmp_path):
     assert b"".join(p.read_bytes() for p in sorted(user_ledger.parent.iterdir())) == before
     with Ledger.open(user_ledger) as led:
         assert led.runs() == [] and led.budget(known.dataset_id).spent_epsilon == 0
+
+
+def test_a_seeded_release_file_holds_no_seed(tmp_path, capsys):
+    """Exports too: a SparseProject release built with --test-seed names no seed in its header."""
+    from svtgui.core.mechanisms.sparse_project import ProjectionRelease
+
+    data = _csv(tmp_path / "people.csv", _rows())
+    out = tmp_path / "release.npz"
+    assert main(["sparse-project", "build", "--data", str(data), "--columns", "sex=F,M", "age@17,40,91",
+                 "--epsilon", "1", "--out", str(out), "--ledger", str(tmp_path / "l.sqlite"),
+                 "--budget-epsilon", "2", "--budget-delta", "1e-5", "--test-seed", "918273"]) == 0, \
+        capsys.readouterr().err
+    header = json.dumps(ProjectionRelease.load(out).header)
+    assert "918273" not in header and "NOT differentially private" in header
+    assert "918273" not in capsys.readouterr().out
