@@ -55,7 +55,7 @@ def gui(queries, params) -> tuple[float, list[float], list[int], int]:
 
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
-    from svtgui.ui.tools.screenshot import wait_until
+    from svtgui.ui.screenshots import wait_until
 
     create_app()
     win = MainWindow()

@@ -18,7 +18,7 @@ OUT=docs/screenshots
 SAMPLE=census
 # Page names as `svtgui --page` accepts them, read from the code so a new page gets its picture.
 main_pages=$("$PYTHON" -c "from svtgui.ui.main_window import PAGES; print(' '.join(PAGES))")
-session_pages=$("$PYTHON" -c "from svtgui.ui.tools.screenshot import SESSION_PAGES; print(' '.join(SESSION_PAGES))")
+session_pages=$("$PYTHON" -c "from svtgui.ui.screenshots import SESSION_PAGES; print(' '.join(SESSION_PAGES))")
 teaching_pages=$("$PYTHON" -c "from svtgui.ui.teaching import pages; print(' '.join(pages()))")
 
 tmp=$(mktemp -d)

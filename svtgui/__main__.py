@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from svtgui.ui.tools.screenshot import take
+        from svtgui.ui.screenshots import take
 
         return take(args.screenshot, sample=args.sample or "census", run=args.run, page=args.page)
     from svtgui.ui.common.system_libs import check_before_window

@@ -4,6 +4,11 @@ The state is reached exactly as a user would reach it (load the sample, press Ru
 spend, wait for the end), so a screenshot is also a smoke test of the whole workflow. It always
 runs against a throwaway ledger (:func:`svtgui.app.demo.throwaway_ledger`): a picture never spends
 from the curator's budget.
+
+A package of its own beside ``main_window`` (not among the window's ``tools/``): it drives the
+whole window and nothing in the window imports it, so no import cycle runs through it. It ships
+because ``svtgui --screenshot`` is also the frozen bundle's smoke test; ``docs/make_screenshots.sh``
+(outside the package) is what renders the documentation's pictures with it.
 """
 
 from __future__ import annotations
@@ -77,8 +82,8 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
         return 1
     if (run or (page or "").startswith("linear")) and win.run_page.totals.is_new:
         win.run_page.totals.epsilon.setText(DECLARED_TOTAL)  # what a curator declares before a first run
-    if page and page.startswith("linear"):  # PMW / SparseProject states: svtgui.ui.tools.linear_screens
-        from svtgui.ui.tools.linear_screens import prepare
+    if page and page.startswith("linear"):  # PMW / SparseProject states: .linear
+        from svtgui.ui.screenshots.linear import prepare
 
         try:
             page, extra = prepare(win, page, wait_until)
