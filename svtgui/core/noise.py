@@ -90,6 +90,9 @@ _TWO_52 = float(2**52)
 MIN_SCALE = 0.125
 #: Largest noise scale a mechanism may use, in lattice steps (keeps ``k + Z`` an exact double).
 MAX_SCALE = 2.0**40
+#: Real-valued sensitivities the lattice can carry: step Δ/2^10 above 2^-1010, 2^53 steps below 2^1024.
+_MIN_SENSITIVITY = 2.0**-1000
+_MAX_SENSITIVITY = 2.0**980
 #: Every scale is rounded up by this factor before sampling (absorbs the float rounding of formulas).
 _ROUND_UP = Fraction(2**40 + 1, 2**40)
 
@@ -273,6 +276,11 @@ class Lattice:
         delta = validation.positive("sensitivity", sensitivity)
         if integer:
             return cls(step=1.0, units=math.ceil(delta), integer=True)
+        if not _MIN_SENSITIVITY <= delta <= _MAX_SENSITIVITY:
+            # The step must stay a double ≥ 2^-1010 and 2^53 steps (answer plus noise) must stay finite.
+            raise validation.ParamError(
+                "sensitivity", f"sensitivity must be in [2^-1000 ≈ {_MIN_SENSITIVITY:.3g}, 2^980 ≈ "
+                               f"{_MAX_SENSITIVITY:.3g}] for real-valued queries, got {sensitivity!r}")
         step = 2.0 ** (math.floor(math.log2(delta)) - 10)
         return cls(step=step, units=math.ceil(delta / step) + 1, integer=False)
 

@@ -138,3 +138,33 @@ def test_pool_draws_the_same_law_as_block_draws():
 def test_pool_rejects_bad_scale():
     with pytest.raises(ValueError, match="noise scale"):
         NoisePool(noise.seeded(1), 0.0)
+
+
+def test_exact_scale_rounds_up_and_is_the_rational_the_sampler_uses():
+    # Rounding the float scale up by 2^-40 covers the few-ulp error of the formulas that computed it.
+    from fractions import Fraction
+    for t in (0.125, 1.0, 4100.3, 2.0**40):
+        exact = noise.exact_scale(t)
+        assert Fraction(t) < exact <= Fraction(t) * (1 + Fraction(1, 2**39))
+
+
+@pytest.mark.parametrize("scale", [0.0, -1.0, math.inf, math.nan, 2.0**40 * 1.0001])
+def test_the_sampler_refuses_scales_it_cannot_draw_exactly(scale):
+    with pytest.raises(noise.NoiseRangeError, match="noise scale"):
+        noise.seeded(1).discrete_laplace(scale, 3)
+    with pytest.raises(noise.NoiseRangeError):
+        NoisePool(noise.seeded(1), scale)
+
+
+def test_scales_below_an_eighth_step_are_refused_by_the_range_check_only():
+    # The sampler is exact at any positive scale; the 1/8 floor is the mechanisms' policy.
+    assert noise.seeded(1).discrete_laplace(0.01, 5).shape == (5,)  # drawable
+    with pytest.raises(noise.NoiseRangeError, match="99.9 %"):
+        noise.check_scale(0.01, "query")
+    assert noise.check_scale(noise.MIN_SCALE) == noise.MIN_SCALE
+
+
+@pytest.mark.parametrize("delta", [1e-305, 1e296])
+def test_real_valued_sensitivity_outside_the_lattice_range_is_refused(delta):
+    with pytest.raises(ValueError, match=r"sensitivity must be in \[2\^-1000"):
+        Lattice.for_sensitivity(delta, integer=False)

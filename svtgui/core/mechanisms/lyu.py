@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -133,7 +134,7 @@ class RetraversalSVT(SelectionMechanism):
         super().__init__(**kw)
         self.lattice, self.scales, self.cutoff = lattice, scales, cutoff
         self.threshold = threshold
-        std = np.sqrt(2.0) * scales.query
+        std = math.sqrt(2.0) * scales.query  # Python floats: an overflow is inf, refused below
         self.raised_threshold = threshold + raise_by * std
         self.max_passes = max_passes
         for name, units in self.noise_scales().items():  # before the raised T', which they set
