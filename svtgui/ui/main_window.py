@@ -39,6 +39,7 @@ from svtgui.ui.setup.loader import DatasetLoader
 from svtgui.ui.setup.mechanism_panel import MechanismPanel
 from svtgui.ui.setup.query_queue import QueriesPage
 from svtgui.ui.setup.schema_editor import SchemaEditor
+from svtgui.ui.setup.spark_open import EngineActions
 from svtgui.ui.setup.start_page import SAMPLES, StartPage
 from svtgui.ui.tools.linear_answer import ReleaseAnswerDialog
 
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
                 self.samples_menu,
             )
         self.recent_menu = f.addMenu("Open &recent")
+        self.engines = EngineActions(self, f)  # File → Open on Spark…, the Dataset page's engine switch
         f.addSeparator()
         self.act_import = self._action(
             "&Import queries…", "Ctrl+I", "Import queries from JSON", self.import_queries, f
@@ -324,7 +326,7 @@ class MainWindow(QMainWindow):
         self._pending_queries = None
         self._load(Path(path), remember=True)
 
-    def _load(self, path: Path, remember: bool) -> None:
+    def _load(self, path: Path | str, remember: bool, engine: dict | None = None) -> None:
         if self.controller.state in ("running", "paused", "drained"):
             self.dataset_panel.show_error("A run is in progress: stop it before opening another dataset.")
             return
@@ -332,7 +334,7 @@ class MainWindow(QMainWindow):
         self.show_page("dataset")
         self.dataset_panel.show_loading(str(path))
         self.status_label.setText(f"Loading {path} …")
-        self.loader.load(path)
+        self.loader.load(path, engine=engine)
 
     def _loaded(self, ds) -> None:
         self.ds = ds

@@ -70,8 +70,11 @@ class TableDataset(Dataset):
         return self.planner.distinct_values(column)
 
     def preview(self, rows: int = 1000) -> pd.DataFrame:
-        """The first rows (private: the curator's own view only)."""
-        return self.table.preview(rows)
+        """The first rows (private: the curator's own view only); cached, as it costs a job on Spark."""
+        key = ("preview", rows)
+        if key not in self._cache:
+            self._cache[key] = self.table.preview(rows)
+        return self._cache[key]
 
     # -- the content fingerprint, in one pass over the engine's record batches ------------------
     def record_batches(self) -> Iterator[pd.DataFrame]:

@@ -12,15 +12,23 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from svtgui.app.tasks import TaskCancelled, TaskState
-from svtgui.data import Dataset, LoadCancelled, LoadOptions, load_dataset
+from svtgui.data import Dataset, LoadCancelled, LoadOptions
+from svtgui.data.engines import open_dataset
 from svtgui.data.errors import load_failure_text
 from svtgui.ui.common.background import Background
 
 
-def load_task(state: TaskState, path: Path, options: LoadOptions) -> Dataset:
-    """The load as a task function: a cancelled load ends ``cancelled``, not ``failed``."""
+def load_task(state: TaskState, path: Path, options: LoadOptions, engine: dict | None = None) -> Dataset:
+    """The load as a task function: a cancelled load ends ``cancelled``, not ``failed``.
+
+    ``engine`` holds :func:`svtgui.data.engines.open_dataset`'s engine options (none: automatic).
+    A dataset kept by DuckDB or Spark also reads its row count and preview here, off the GUI thread.
+    """
     try:
-        return load_dataset(path, options=options, progress=state)
+        ds = open_dataset(path, options=options, progress=state, **(engine or {}))
+        if ds.engine != "memory":
+            ds.n_rows, ds.preview()  # noqa: B018 - cached on the dataset for the Dataset page
+        return ds
     except LoadCancelled as exc:
         raise TaskCancelled(str(exc)) from exc
 
@@ -42,10 +50,12 @@ class DatasetLoader(QObject):
     def busy(self) -> bool:
         return self._job.busy
 
-    def load(self, path: str | Path, options: LoadOptions | None = None) -> None:
-        """Start loading ``path`` (a load still running is cancelled and its outcome dropped)."""
+    def load(self, path: str | Path, options: LoadOptions | None = None, engine: dict | None = None) -> None:
+        """Start loading ``path`` (a load still running is cancelled and its outcome dropped);
+        ``engine``: the engine options of :func:`svtgui.data.engines.open_dataset` (default automatic)."""
         self.path = Path(path)
         self._job.start(load_task, self.loaded.emit, self._failed, self.path, options or LoadOptions(),
+                        engine,
                         progress=lambda fraction, _text: self.progress.emit(fraction or 0.0),
                         cancelled=self.cancelled.emit)
 
