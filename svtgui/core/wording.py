@@ -13,7 +13,9 @@ def plural(noun: str, n: int) -> str:
     """``noun`` for ``n`` of it: the noun itself for exactly one, its plural otherwise."""
     if n == 1:
         return noun
-    return _IRREGULAR.get(noun, noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s"))
+    head, _, last = noun.rpartition(" ")  # "planned query": the last word takes the plural
+    word = _IRREGULAR.get(last, last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s"))
+    return f"{head} {word}" if head else word
 
 
 def count(n: int, noun: str) -> str:

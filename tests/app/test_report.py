@@ -104,7 +104,9 @@ def test_no_format_contains_a_true_answer(ledger, dataset, tmp_path, mechanism, 
         assert _leaks(text, truth[: len(rows)], released) == [], f"true answer in the {suffix} report"
     data = json.loads((tmp_path / f"r{run_id}.json").read_text())
     assert all(r["value"] is None and r["gap"] is None for r in data["rows"] if not r["above"])
-    assert all(set(r) == {"index", "query", "result", "above", "value", "gap", "time"} for r in data["rows"])
+    assert all(set(r) == {"index", "number", "query", "result", "above", "value", "gap", "time"}
+               for r in data["rows"])
+    assert all(r["number"] == r["index"] + 1 for r in data["rows"])  # numbered as in the window
     assert set(data["noise"]) == {"source", "secure", "description"}
 
 
@@ -126,7 +128,7 @@ def test_html_is_self_contained_and_escapes_user_text(ledger, dataset, tmp_path)
                      r'd="(M[-\d. ]+l[^z]+z){2}"', html, re.DOTALL)
     assert not re.search(r"(src|href)=\"https?:", html)
     for fact in [dataset.dataset_id, "adding or removing one person", "Dwork and A. Roth",
-                 "threshold = 2000000", "secure", "-differentially private", "SVT Studio"]:
+                 "threshold T = 2000000", "secure", "-differentially private", "SVT Studio"]:
         assert fact in html, fact
 
 
@@ -154,7 +156,7 @@ def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
     with (tmp_path / "r.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     stored = ledger.responses(run_id)
-    assert [int(r["index"]) for r in rows] == [r.index for r in stored]
+    assert [int(r["number"]) for r in rows] == [r.index + 1 for r in stored]  # as the window numbers them
     assert [r["result"] for r in rows] == [r.symbol for r in stored]
     tops = [r for r in rows if r["result"] == "⊤"]
     assert len(tops) == 3 and all(r["released_value"] and r["gap"] for r in tops)

@@ -99,36 +99,75 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
 
 
 def _row(r: Any) -> dict[str, Any]:
-    row = {"index": r.index, "query": r.description, "result": r.result, "above": r.above,
-           "value": r.value, "gap": r.gap, "time": r.time}
+    # "index": the ledger's, from 0; "number": as the window numbers rows, from 1 (human formats)
+    row = {"index": r.index, "number": r.index + 1, "query": r.description, "result": r.result,
+           "above": r.above, "value": r.value, "gap": r.gap, "time": r.time}
     if r.answered_from_simulation is not None:  # PMW: free (from the public synthetic data) or paid
         row["answered_from_simulation"] = r.answered_from_simulation
     return row
 
 
+STATUS_WORDS = {"finished": "Finished", "halted": "Halted at the cutoff", "stopped": "Stopped by the curator",
+                "interrupted": "Interrupted"}
+
+
 def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    """The run's outcome in words: ⊤ of answered, or (PMW) free and paid answers."""
-    planned = f" ({run['queries_planned']} planned)" if run["queries_planned"] is not None else ""
+    """The run's outcome in words: how far it got ("after 4 of 2,000 planned queries"), then ⊤ and ⊥
+    (or, for PMW, free and paid answers)."""
+    answered, planned = run["answered"], run["queries_planned"]
+    how_far = (f"after {answered:,} of {count(planned, 'planned query')}" if planned is not None
+               else f"after {count(answered, 'answer')}")
+    status = STATUS_WORDS.get(run["status"], run["status"])
     if any("answered_from_simulation" in r for r in rows):
         free = sum(bool(r.get("answered_from_simulation")) for r in rows)
-        paid = run["answered"] - free
-        return f"{run['status']}: {free} free (simulated), {paid} paid of {run['answered']} answered{planned}"
-    return f"{run['status']}: {run['above']} ⊤ of {run['answered']} answered{planned}"
+        return f"{status} {how_far}: {free:,} free (simulated), {answered - free:,} paid"
+    return f"{status} {how_far}: {run['above']:,} ⊤, {answered - run['above']:,} ⊥"
 
 
 def noise_line(data: dict[str, Any]) -> str:
-    n = data["noise"]
-    return f"secure: {n['description']}" if n["secure"] else n["description"]
+    """The source in words; its description already says secure or, for a test seed, NOT secure."""
+    return data["noise"]["description"]
+
+
+PARAM_WORDS = {"epsilon": "ε", "delta": "δ", "threshold": "threshold T", "cutoff": "cutoff c",
+               "sensitivity": "sensitivity Δ"}
+
+
+def params_text(params: dict[str, Any]) -> str:
+    """Parameters as a curator reads them: symbols for numbers, sentences for yes/no settings."""
+    parts = []
+    for name, value in params.items():
+        if isinstance(value, bool):
+            parts.append(_flag(name, value))
+        else:
+            parts.append(f"{PARAM_WORDS.get(name, name.replace('_', ' '))} = {_param(value)}")
+    return "; ".join(parts)
+
+
+def _flag(name: str, value: bool) -> str:
+    words = {"integer": ("every query is integer-valued (noise on whole numbers)",
+                         "queries may take non-integer values"),
+             "monotonic": ("monotonic queries (the monotonic variant)", "queries not assumed monotonic")}
+    yes, no = words.get(name, (f"{name.replace('_', ' ')}: yes", f"{name.replace('_', ' ')}: no"))
+    return yes if value else no
+
+
+def bounds_text(bounds: dict[str, Any]) -> str:
+    """Declared public bounds, "age 17 – 90; hours_per_week 1 – 99" (never read from the data)."""
+    if not bounds:
+        return "none declared"
+    return "; ".join(f"{name} {_param(lo)} – {_param(hi)}" for name, (lo, hi) in sorted(bounds.items()))
 
 
 def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
     """The (label, text) pairs every human-readable format shows, in order."""
     run, budget, ds, mech = data["run"], data["budget"], data["dataset"], data["mechanism"]
     acc = data["accuracy"]
-    params = ", ".join(f"{k} = {_param(v)}" for k, v in data["parameters"].items())
+    params = params_text(data["parameters"])
     return [
         ("Dataset", f"{ds['name']} (dataset id {ds['id']})"),
         ("Neighbouring relation", NEIGHBOURS.get(ds["neighbouring"], ds["neighbouring"])),
+        ("Declared public bounds", bounds_text(ds.get("declared_bounds") or {})),
         ("Mechanism", f"{mech['name']} ({mech['id']}), {mech['guarantee']}"),
         ("Citation", data["mechanism"]["citation"]),
         ("Parameters", params),

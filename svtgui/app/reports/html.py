@@ -74,7 +74,7 @@ def render(data: dict[str, Any], chart: str | None) -> str:
     for r in shown:
         cls = "top" if r["above"] else "bottom"
         gap = f'<td class="num">{escape(value_text(r["gap"]))}</td>' if has_gap else ""
-        parts.append(f'<tr><td class="num">{r["index"]}</td><td>{escape(r["query"])}</td>'
+        parts.append(f'<tr><td class="num">{r["number"]}</td><td>{escape(r["query"])}</td>'
                      f'<td class="{cls}">{escape(r["result"])}</td>'
                      f'<td class="num">{escape(value_text(r["value"]))}</td>{gap}'
                      f"<td>{escape(r['time'][:23])}</td></tr>")
