@@ -10,9 +10,10 @@ The plans, chosen per batch (``docs/scale.md`` has the table):
   engine's own ``condition_mask`` and the counts of the matching rows are added.
 * **item histogram** (supports of single items): one ``GROUP BY item`` of the distinct items of
   each basket. Itemsets of two or more items use aggregates per scan.
-* **aggregates per scan** (the fallback, when a histogram would exceed ``HISTOGRAM_LIMIT`` rows by
-  the engine's distinct-count estimate): up to ``AGGREGATES_PER_SCAN`` queries become one
-  ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …`` over the table.
+* **aggregates per scan** (when a histogram would exceed ``HISTOGRAM_LIMIT`` rows by the engine's
+  distinct-count estimate, and for a batch of at most ``AGGREGATES_PER_SCAN`` counts or range
+  counts whose columns no cached histogram covers — an adaptive query costs one scan, not two):
+  up to ``AGGREGATES_PER_SCAN`` queries become one ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …``.
 
 Histograms are cached on the dataset, so the next batch of a run (and an adaptive query) costs no
 scan when the columns were seen before; a cached histogram over more columns answers conditions on
@@ -67,8 +68,6 @@ class Planner:
             groups[(type(q), getattr(q, "column", None))].append(i)
         for (cls, _), idx in groups.items():
             _validate(schema, [queries[i] for i in idx], idx, per_query=cls in (Count, Mean, ClippedSum))
-        self._estimate({c for (cls, c) in groups if c is not None and cls in _NUMERIC}
-                       | {c for q in queries if isinstance(q, Count) for c in q.columns()})
         counting = [i for (cls, _), idx in groups.items() if cls in (Count, Mean) for i in idx]
         if counting:
             counts = self._counts([queries[i].where for i in counting], schema)
@@ -95,6 +94,7 @@ class Planner:
             self.distinct[c] = int(row.iloc[0, k])
 
     def _fits(self, columns: frozenset[str]) -> bool:
+        self._estimate(set(columns))
         size = math.prod(self.distinct.get(c, self.limit) + 1 for c in columns)
         return size <= self.limit
 
@@ -118,7 +118,8 @@ class Planner:
         return self.numeric[column]
 
     def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
-        w = self.weighted(column)
+        small = cls is RangeCount and len(batch) <= AGGREGATES_PER_SCAN and column not in self.numeric
+        w = None if small else self.weighted(column)  # a few counts: one scan beats two
         if w is None:
             return self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
         if cls is RangeCount:
@@ -145,7 +146,7 @@ class Planner:
             if where is None:
                 out[k] = self.table.row_count()
                 continue
-            hist = self._grouped(frozenset(where.columns()), need)
+            hist = self._grouped(frozenset(where.columns()), need, few=len(wheres) <= AGGREGATES_PER_SCAN)
             if hist is None:
                 pending.append(k)
             else:
@@ -155,11 +156,15 @@ class Planner:
             out[pending] = self._aggregates([predicate_sql(wheres[k], schema, d) for k in pending])
         return out
 
-    def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str]) -> pd.DataFrame | None:
-        """A cached histogram over a superset of ``columns``; else a new one (the batch's, if it fits)."""
+    def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str],
+                 few: bool = False) -> pd.DataFrame | None:
+        """A cached histogram over a superset of ``columns``; else a new one (the batch's, if it fits),
+        unless the batch is ``few`` queries: one aggregate scan answers them faster than a histogram."""
         for cols, hist in self.grouped.items():
             if columns <= cols:
                 return hist
+        if few:
+            return None
         for cols in (batch_columns, columns):
             if columns <= cols and self._fits(cols):
                 d = self.table.dialect
