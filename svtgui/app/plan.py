@@ -139,6 +139,7 @@ class Plan:
     cost: Guarantee | None = None  # (ε, δ) charged in full before the first answer
     fits: bool | None = None  # None when the budget is unknown (no ledger, or not declared yet)
     linear: linear.LinearPlan | None = None
+    cutoff: int | None = None  # the run halts after this many ⊤ (AboveThreshold: 1); None without one
 
     @property
     def ok(self) -> bool:
@@ -218,6 +219,8 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
                 params, linear_plan = linear.prepare(dataset, queries, mechanism_id, params)
             except ParamError as exc:
                 problems.append(Problem(exc.param, str(exc)))
+                if exc.param not in linear.SET_BY_RUN:  # the other parameters are still checked
+                    params.update(linear.set_by_run(dataset, mechanism_id))
         for key in run_params:
             params.pop(key, None)
     names = {p.name for p in info.params}
@@ -231,11 +234,12 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     elif not queries and info.input != mechanisms.RELEASE and not adaptive:
         problems.append(Problem("queries", "the query list is empty: there is nothing to answer"))
     _derive(params, names, info, facts, monotonic, problems, warnings, adaptive=adaptive)
-    cost = None
+    cost, cutoff = None, None
     if not any(p.field in names or p.field in ("mechanism", *linear.RUN_PARAMS.get(mechanism_id, ()))
                for p in problems):
         try:
-            cost = _throwaway(mechanism_id, params).guarantee
+            mech = _throwaway(mechanism_id, params)
+            cost, cutoff = mech.guarantee, getattr(mech, "cutoff", None)
         except ParamError as exc:
             problems.append(Problem(exc.param if exc.param in names else "mechanism", str(exc)))
         except ValueError as exc:
@@ -249,7 +253,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
         except ValueError as exc:
             problems.append(Problem("report", str(exc)))
     return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
-                linear_plan)
+                linear_plan, cutoff)
 
 
 def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,

@@ -101,6 +101,24 @@ class Session:
         session.check()
         return session
 
+    @classmethod
+    def from_workspace(cls, workspace: Any) -> tuple[Session, list[str]]:
+        """The set-up of a :class:`~svtgui.app.workspace.Workspace`, and the parameters left out
+        because they do not parse now (a session never holds an invalid value)."""
+        params, problems = workspace.parameters()
+        session = cls.from_state(workspace.dataset, workspace.queries, workspace.mechanism_id, params,
+                                 workspace.monotonic_requested())
+        return session, sorted(problems)
+
+    def apply_to(self, workspace: Any) -> None:
+        """Put the saved mechanism, parameters and run parameters into ``workspace`` (whose dataset
+        and queries the caller has set from :meth:`adopt` and :meth:`query_objects`)."""
+        entries = {k: v for k, v in self.params.items() if k != "sensitivity"}  # Δ follows the queries
+        entries.update({"universe": list(self.linear.get("universe", [])),
+                        "release_out": self.linear.get("release_out", ""), "monotonic": self.monotonic})
+        workspace.set_mechanism(self.mechanism_id)
+        workspace.set_entries(entries)
+
     def run_params(self) -> dict[str, Any]:
         """The parameters as :func:`svtgui.app.runs.runner.start_run` takes them (linear ones included)."""
         return {**self.params, **self.linear}

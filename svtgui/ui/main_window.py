@@ -16,16 +16,16 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
-    QSpinBox,
     QStackedWidget,
     QTabWidget,
     QWidget,
 )
 
 from svtgui import __version__
+from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
+from svtgui.core.mechanisms import HISTOGRAM
 from svtgui.ui.common.settings import Settings
 from svtgui.ui.common.theme import named
 from svtgui.ui.run.results_store import ResultStore
@@ -38,6 +38,7 @@ from svtgui.ui.setup.linear_panel import LinearRunNote
 from svtgui.ui.setup.loader import DatasetLoader
 from svtgui.ui.setup.mechanism_panel import MechanismPanel
 from svtgui.ui.setup.query_queue import QueriesPage
+from svtgui.ui.setup.recipes_dialog import RecipesDialog
 from svtgui.ui.setup.schema_editor import SchemaEditor
 from svtgui.ui.setup.spark_open import EngineActions
 from svtgui.ui.setup.start_page import SAMPLES, StartPage
@@ -73,18 +74,22 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("SVT Studio")
         named(self, "SVT Studio main window")
         self.setAcceptDrops(True)
-        self.ds = None
+        # The set-up (dataset, queries, mechanism, parameters, totals): the panels bind to it.
+        self.workspace = Workspace()
         self._pending_queries: list[Any] | None = None
+        self._remember = False
         self._teaching: QWidget | None = None
 
         self.start = StartPage()
         self.dataset_panel = DatasetPanel()
         self.schema_editor = SchemaEditor()
-        self.mechanism = MechanismPanel(self.settings)
-        self.queries = QueriesPage()
+        self.mechanism = MechanismPanel(self.settings, self.workspace)
+        self.queries = QueriesPage(self.workspace)
         self.store = ResultStore()
         self.run_page = RunPage(self.store, lambda ref: self.controller.describe(ref))
-        self.controller = RunController(self.run_page, self.store, self.mechanism, self.queries, self)
+        self.controller = RunController(self.run_page, self.store, self.workspace, self.mechanism, self)
+        self.run_page.set_pace_rate(self.settings.pace)  # remembered across sessions
+        self.run_page.pace.currentIndexChanged.connect(self._remember_pace)
         self.linear_note = LinearRunNote()  # PMW's n̂ / SparseProject's release file, after a run
         self.run_page.layout().insertWidget(2, self.linear_note)
         self.tabs = named(QTabWidget(), "Workflow steps")
@@ -108,11 +113,9 @@ class MainWindow(QMainWindow):
         self.loader.cancelled.connect(self._load_cancelled)
         self.dataset_panel.cancel_requested.connect(self.loader.cancel)
         self.schema_editor.schema_changed.connect(self._schema_changed)
-        self.queries.changed.connect(self._queries_changed)
         self.queries.generate_requested.connect(self.generate_queries)
         self.queries.import_requested.connect(self.import_queries)
         self.queries.export_requested.connect(self.export_queries)
-        self.mechanism.changed.connect(self.controller.validate)
         self.controller.state_changed.connect(self._run_state)
         self.controller.status_changed.connect(self._run_status)
         self.start.open_file.connect(self.open_file)
@@ -122,7 +125,7 @@ class MainWindow(QMainWindow):
 
         self.sessions = SessionActions(self)  # Open/Save session, Export release, History
         self._make_actions()
-        self._refresh_recent()
+        self.refresh_recent()
         self.resize(1280, 820)
         if self.settings.geometry is not None:
             self.restoreGeometry(self.settings.geometry)
@@ -130,7 +133,7 @@ class MainWindow(QMainWindow):
             self.restoreState(self.settings.window_state)
 
     # -- actions --------------------------------------------------------------------------------------
-    def _action(
+    def add_action(
         self,
         text: str,
         shortcut: str | QKeySequence.StandardKey,
@@ -161,10 +164,11 @@ class MainWindow(QMainWindow):
         tb.setObjectName("main_toolbar")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # only run controls have icons
         f = mb.addMenu("&File")
-        self.act_open = self._action("&Open dataset…", "Ctrl+O", "Open a dataset file", self.open_file, f, tb)
+        self.act_open = self.add_action("&Open dataset…", "Ctrl+O", "Open a dataset file", self.open_file,
+                                        f, tb)
         self.samples_menu = f.addMenu("Open &sample")
         for i, (key, (name, _)) in enumerate(SAMPLES.items(), start=1):
-            self._action(
+            self.add_action(
                 name,
                 f"Ctrl+Shift+{i}",
                 f"Open the bundled sample {name}",
@@ -174,37 +178,41 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu("Open &recent")
         self.engines = EngineActions(self, f)  # File → Open on Spark…, the Dataset page's engine switch
         f.addSeparator()
-        self.act_import = self._action(
+        self.act_import = self.add_action(
             "&Import queries…", "Ctrl+I", "Import queries from JSON", self.import_queries, f
         )
-        self.act_export = self._action(
+        self.act_export = self.add_action(
             "&Export queries…", "Ctrl+E", "Export the queue as JSON", self.export_queries, f
         )
         self.sessions.add_file_actions(f)
         f.addSeparator()
-        self.act_start = self._action(
+        self.act_start = self.add_action(
             "Start &page",
             "Ctrl+Home",
             "Back to the start page",
             lambda: self.stack.setCurrentWidget(self.start),
             f,
         )
-        self.act_quit = self._action("&Quit", "Ctrl+Q", "Quit SVT Studio", self.close, f)
+        self.act_quit = self.add_action("&Quit", "Ctrl+Q", "Quit SVT Studio", self.close, f)
         q = mb.addMenu("&Queries")
-        self.act_generate = self._action(
+        self.act_generate = self.add_action(
             "&Generate queries…", "Ctrl+G", "Generate a list of queries", self.generate_queries, q, tb
+        )
+        self.act_recipes = self.add_action(
+            "&Recipes…", "Ctrl+Shift+R", "The seeds' recipes: auto-clipped mean, range screening, frequent "
+            "items (each says what it will spend before it spends)", self.open_recipes, q
         )
         r = mb.addMenu("&Run")
         tb.addSeparator()
         c = self.controller
-        self.act_run = self._action(
+        self.act_run = self.add_action(
             "&Run…", "F5", "Check the spend, then start answering", self._run_clicked, r, tb
         )
-        self.act_pause = self._action(
+        self.act_pause = self.add_action(
             "&Pause / resume", "F6", "Pause or resume the stream", c.toggle_pause, r, tb
         )
-        self.act_step = self._action("&Step", "F10", "Answer exactly one more query", c.step, r, tb)
-        self.act_stop = self._action(
+        self.act_step = self.add_action("&Step", "F10", "Answer exactly one more query", c.step, r, tb)
+        self.act_stop = self.add_action(
             "S&top", "Shift+F5", "End the run now; the budget stays spent", c.stop, r, tb
         )
         for action, icon in ((self.act_run, "run"), (self.act_pause, "pause"), (self.act_step, "step"),
@@ -212,16 +220,16 @@ class MainWindow(QMainWindow):
             action.setIcon(self.style().standardIcon(ICONS[icon]))
         v = mb.addMenu("&View")
         for i, (page, title) in enumerate(zip(PAGES, TAB_TITLES, strict=True), start=1):
-            self._action(
+            self.add_action(
                 title, f"Ctrl+{i}", f"Show the {page} step", lambda _=False, p=page: self.show_page(p), v
             )
         v.addSeparator()
-        self.act_only_above = self._action(
+        self.act_only_above = self.add_action(
             "Only ⊤ answers", "Ctrl+Shift+T", "Show only the ⊤ answers", self.run_page.only_above.toggle, v
         )
         self.sessions.add_view_actions(v)
         t = mb.addMenu("T&ools")
-        self.act_answer_release = self._action(
+        self.act_answer_release = self.add_action(
             "&Answer from a release file…",
             "Ctrl+Shift+A",
             "Answer count queries from a SparseProject release file (no dataset needed)",
@@ -230,10 +238,10 @@ class MainWindow(QMainWindow):
         )
         h = mb.addMenu("&Help")
         tb.addSeparator()
-        self.act_teaching = self._action(
+        self.act_teaching = self.add_action(
             "&Teaching mode…", "Ctrl+T", "Watch SVT work step by step on toy data", self.open_teaching, h, tb
         )
-        self.act_about = self._action(
+        self.act_about = self.add_action(
             "&About SVT Studio",
             "F1",
             "Version, licence and citations",
@@ -274,9 +282,8 @@ class MainWindow(QMainWindow):
     def _linear_run_state(self, state: str) -> None:
         """PMW rows read free/paid; after a PMW or SparseProject run, say what else it released."""
         c = self.controller
-        if state == "running":
-            pmw = self.mechanism.mechanism_id == "pmw"
-            self.run_page.model.free_paid = pmw
+        if state == "running":  # PMW: free answers from the synthetic histogram, paid ones
+            self.run_page.model.free_paid = self.workspace.info.input == HISTOGRAM
             self.linear_note.hide()
         elif state in ("drained", "ended") and c.run is not None:
             self.linear_note.show_run(c.run.record.mechanism_id, c.ledger.facts(c.run.id))
@@ -311,12 +318,7 @@ class MainWindow(QMainWindow):
             from svtgui.data.queries import queries_from_json
 
             self._pending_queries = queries_from_json(queries.read_text(encoding="utf-8"))
-        for key, value in SAMPLE_PARAMS.get(name, {}).items():
-            editor = self.mechanism.form.editors.get(key)
-            if isinstance(editor, QLineEdit):
-                editor.setText(f"{value:g}")
-            elif isinstance(editor, QSpinBox):
-                editor.setValue(int(value))
+        self.workspace.set_entries(SAMPLE_PARAMS.get(name, {}))
         self._load(path, remember=False)
 
     def open_path(self, path: str | Path) -> None:
@@ -336,24 +338,30 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"Loading {path} …")
         self.loader.load(path, engine=engine)
 
+    @property
+    def ds(self) -> Any:
+        """The open dataset (the workspace's)."""
+        return self.workspace.dataset
+
     def _loaded(self, ds) -> None:
-        self.ds = ds
+        queries, self._pending_queries = self._pending_queries, None
+        self.adopt_dataset(ds, queries, remember=self._remember)
+
+    def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False) -> None:
+        """Show a loaded dataset everywhere (with its queue) — an ordinary open and a restored session."""
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows)
         self.mechanism.linear.set_schema(ds.schema)
         self.queries.set_schema(ds.schema)
-        self.queries.set_queries(self._pending_queries or [])
-        self._pending_queries = None
-        self.controller.set_dataset(ds)
-        if self._remember and ds.path is not None:
+        self.workspace.set_dataset(ds, queries or [])
+        if remember and ds.path is not None:
             self.settings.add_recent_file(ds.path)
-            self._refresh_recent()
+            self.refresh_recent()
         self.setWindowTitle(f"{ds.name} — SVT Studio")
         self.status_label.setText(
             f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
             "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5)."
         )
-        self._queries_changed()
         self._run_state(self.controller.state)
 
     def _load_failed(self, message: str) -> None:
@@ -361,13 +369,13 @@ class MainWindow(QMainWindow):
         self.status_label.setText("The file could not be opened; see the message on the Dataset page.")
         if self.loader.path is not None:
             self.settings.remove_recent_file(self.loader.path)
-            self._refresh_recent()
+            self.refresh_recent()
 
     def _load_cancelled(self) -> None:
         self.dataset_panel.hide_progress()
         self.status_label.setText("Loading cancelled." + (f" Still open: {self.ds.name}." if self.ds else ""))
 
-    def _refresh_recent(self) -> None:
+    def refresh_recent(self) -> None:
         files = self.settings.recent_files
         self.start.set_recent(files)
         self.recent_menu.clear()
@@ -381,19 +389,9 @@ class MainWindow(QMainWindow):
     def _schema_changed(self, schema) -> None:
         if self.ds is None:
             return
-        self.ds = self.ds.with_schema(schema)
         self.queries.set_schema(schema)
         self.mechanism.linear.set_schema(schema)
-        self.controller.set_dataset(self.ds)
-        self._queries_changed()
-
-    def _queries_changed(self) -> None:
-        try:
-            delta, integer, mono, reason = self.queries.derived()
-        except ValueError as exc:
-            delta, integer, mono, reason = 1.0, False, False, str(exc)
-        self.mechanism.set_derived(delta, integer, mono, reason, max(1, len(self.queries.queries)))
-        self.controller.validate()
+        self.workspace.set_schema(schema)
 
     def generate_queries(self) -> GeneratorDialog | None:
         if self.ds is None:
@@ -404,6 +402,32 @@ class MainWindow(QMainWindow):
         dlg.accepted.connect(lambda: self.queries.add(dlg.result))
         dlg.open()
         return dlg
+
+    def open_recipes(self) -> RecipesDialog | None:
+        """Queries ▸ Recipes…: non-modal; the dialog charges the ledger through its own connection."""
+        if self.ds is None:
+            self.status_label.setText("Open a dataset first: recipes run on its rows.")
+            return None
+        ledger, dataset_id = self.controller.ledger, self.ds.dataset_id
+
+        def remaining():
+            return None if dataset_id is None else ledger.budget(dataset_id).remaining_epsilon
+
+        dlg = RecipesDialog(self.ds, ledger.path, dataset_id, remaining, self)
+        dlg.ran.connect(lambda _run_id: self._recipe_ran(dataset_id))
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.show()
+        return dlg
+
+    def _remember_pace(self) -> None:
+        self.settings.pace = self.run_page.pace_rate()
+
+    def _recipe_ran(self, dataset_id: str) -> None:
+        """A recipe spent budget: the Run page's gauge and an open History follow the ledger."""
+        self.workspace.set_budget(self.controller.ledger.budget(dataset_id))
+        history = self.sessions.history
+        if history is not None and history.isVisible():
+            history.refresh()
 
     def import_queries(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -472,8 +496,7 @@ class MainWindow(QMainWindow):
         self.loader.cancel()
         self.settings.geometry = self.saveGeometry()
         self.settings.window_state = self.saveState()
-        if self.mechanism.info is not None:
-            self.settings.set_last_params(self.mechanism.info.id, self.mechanism.form.remembered())
+        self.settings.set_last_params(self.workspace.mechanism_id, self.workspace.remembered())
         self.settings.sync()
         if self._teaching is not None:
             self._teaching.close()

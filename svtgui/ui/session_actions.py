@@ -42,6 +42,13 @@ SESSION_FILTER = f"SVT Studio sessions (*{SUFFIX});;All files (*)"
 LIVE = ("running", "paused", "drained")
 
 
+def window_title(session: str | None, dataset: str) -> str:
+    """"adult — SVT Studio"; a session named unlike its dataset leads: "ages-2026 — adult — SVT Studio"."""
+    if session and session != dataset:
+        return f"{session} — {dataset} — SVT Studio"
+    return f"{dataset} — SVT Studio"
+
+
 class SessionActions(QObject):
     """The session, release and history actions of one :class:`MainWindow`."""
 
@@ -323,9 +330,10 @@ class SessionActions(QObject):
         self.session_path = path
         self._remember(path)
         runs = len(win.controller.ledger.runs(ds.dataset_id)) if ds.dataset_id else 0
-        win.setWindowTitle(f"{path.stem} — {ds.name} — SVT Studio")
+        win.setWindowTitle(window_title(path.stem, ds.name))
         win.status_label.setText(
-            f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, {len(queries):,} queries. "
+            f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, "
+            f"{count(len(queries), 'query')}. "
             f"History: {count(runs, 'run')} in the ledger (View → History, Ctrl+H)."
         )
         self._dataset_opened(ds)  # actions and an open History window follow the restored dataset

@@ -157,9 +157,14 @@ def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
         with _field("queries"):
             for i, q in enumerate(queries):
                 linear_query(universe, q, f"query {i + 1}")
-        params["threshold_unit"] = ROWS
-    params["neighbouring"] = _neighbouring(dataset)
+    params.update(set_by_run(dataset, mechanism_id))
     return params, LinearPlan(specs, universe, out)
+
+
+def set_by_run(dataset: Any, mechanism_id: str) -> dict[str, Any]:
+    """The parameters a run sets itself: the schema's neighbouring notion, PMW's threshold in rows."""
+    unit = {"threshold_unit": ROWS} if mechanism_id == PMW else {}
+    return {"neighbouring": _neighbouring(dataset), **unit}
 
 
 @contextlib.contextmanager

@@ -1,8 +1,8 @@
 """Drives a run from the window: validate, confirm the spend, start, stream, pause/step/stop.
 
 Order of events (the privacy contract, visible to the curator):
-1. Parameters are validated continuously (``plan_run``: nothing charged); problems disable Run
-   and are shown next to the field at fault.
+1. The workspace's plan (:mod:`svtgui.app.plan`, built once per change; nothing charged) says
+   whether the run may start; its problems disable Run and are shown next to the field at fault.
 2. Run shows an inline confirmation naming the budget to be spent and what remains.
 3. Spend-and-run registers the dataset with its total budget if it is new, then a run process
    (``start_run``) charges the whole guarantee (committed) — or refuses an overspend, charging
@@ -22,21 +22,21 @@ import contextlib
 import gc
 import logging
 import time
-from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from svtgui.app.dataset_identity import identify
-from svtgui.app.runs.runner import plan_run
 from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
+from svtgui.app.workspace import DATASET, Workspace, label
+from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
-from svtgui.ledger import BudgetExceeded, Ledger, LedgerError
+from svtgui.core.mechanisms import HISTOGRAM, RELEASE
+from svtgui.core.wording import count
+from svtgui.ledger import Ledger, LedgerError
 from svtgui.ui.run.identity_dialog import register_or_bind
 from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.run.run_page import ICONS, RunPage
-from svtgui.ui.setup.linear_panel import is_release
-from svtgui.ui.setup.param_form import LABELS
 
 log = logging.getLogger("svtgui.ui.run")
 REFRESH_MS = 33  # the run process's messages are read (and batches acknowledged) at 30 Hz
@@ -59,10 +59,11 @@ class RunController(QObject):
     # (enabled, tooltip) of the Run button whenever either changes: the window's Run action follows
     runnable_changed = Signal(bool, str)
 
-    def __init__(self, page: RunPage, store: ResultStore, mechanism_panel, queries_page, parent=None) -> None:
+    def __init__(self, page: RunPage, store: ResultStore, workspace: Workspace, mechanism_panel,
+                 parent=None) -> None:
+        """``mechanism_panel`` words a SparseProject release in the confirmation (its universe)."""
         super().__init__(parent)
-        self.page, self.store, self.mech, self.queries_page = page, store, mechanism_panel, queries_page
-        self.ds = None
+        self.page, self.store, self.workspace, self.mech = page, store, workspace, mechanism_panel
         self._ledger: Ledger | None = None
         self.worker: RunWorker | None = None
         self.run = None
@@ -74,6 +75,7 @@ class RunController(QObject):
         self._shown_at = 0.0
         self.elapsed = 0.0
         self.problems: dict[str, str] = {}
+        self.planned_cutoff: int | None = None  # the cutoff of the run being started, until it reports
         self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.poll)
@@ -85,14 +87,31 @@ class RunController(QObject):
         p.step_button.clicked.connect(self.step)
         p.stop_button.clicked.connect(self.stop)
         p.only_above.toggled.connect(self._filter)
+        p.pace.currentIndexChanged.connect(self._pace_changed)
         p.ask.submitted.connect(self.ask)
         p.totals.raise_.clicked.connect(self._begin_raise)
         p.totals.raise_box.apply.clicked.connect(self._apply_raise)
         p.totals.raise_box.cancel.clicked.connect(self._cancel_raise)
         for w in (p.totals.epsilon, p.totals.delta):
-            w.textChanged.connect(self.validate)
+            w.textChanged.connect(self._totals_typed)
+        workspace.subscribe(self._workspace_changed)
         self._set_state(IDLE)
         self.validate()
+
+    @property
+    def ds(self) -> Any:
+        return self.workspace.dataset
+
+    def _totals_typed(self) -> None:
+        t = self.page.totals
+        self.workspace.set_totals(t.epsilon.text().strip(), t.delta.text().strip())
+
+    def _workspace_changed(self, what: frozenset[str]) -> None:
+        if DATASET in what and self.ds is not None:
+            self.page.ask.set_schema(self.ds.schema)
+            self.refresh_budget()  # tells the workspace the ledger's budget: validated on that event
+        else:
+            self.validate()
 
     # -- ledger and dataset -------------------------------------------------------------------------
     @property
@@ -100,12 +119,6 @@ class RunController(QObject):
         if self._ledger is None:
             self._ledger = Ledger.open()
         return self._ledger
-
-    def set_dataset(self, ds) -> None:
-        self.ds = ds
-        self.page.ask.set_schema(ds.schema)
-        self.refresh_budget()
-        self.validate()
 
     def dataset_record(self):
         if self.ds is None:
@@ -123,16 +136,18 @@ class RunController(QObject):
         if rec is None:
             t.state.setText("")
             self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
+            self.workspace.set_budget(None)
             return
         b = self.ledger.budget(self.ds.dataset_id)
+        self.workspace.set_budget(b)
         t.epsilon.setText(fmt(b.total_epsilon))
         t.delta.setText(fmt(b.total_delta))
         runs = len(b.charges)
-        t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {runs} run(s) charged.")
+        t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {count(runs, 'run')} charged.")
         self.page.gauge.set_dataset(
             float(b.spent_epsilon),
             float(b.total_epsilon),
-            f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {runs} run(s) across sessions.",
+            f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {count(runs, 'run')} across sessions.",
         )
 
     def _begin_raise(self) -> None:
@@ -169,83 +184,47 @@ class RunController(QObject):
         self.validate()
 
     # -- validation -----------------------------------------------------------------------------------
-    def plan(self) -> tuple[dict[str, Any], bool, dict[str, str]]:
-        """(params for start_run, monotonic, problems keyed by field)."""
-        problems: dict[str, str] = {}
-        if self.ds is None:
-            return {}, False, {"dataset": "open a dataset first"}
-        self.mech.flush()
-        params, form_problems = self.mech.params()
-        problems.update(form_problems)
-        monotonic = bool(params.pop("monotonic", False))
-        params.pop("integer", None)
-        queries = self.planned_queries()
-        info = self.mech.info
-        release = is_release(self.mech.mechanism_id)
-        if info is not None and not info.interactive and not release and not queries:
-            problems["queries"] = f"{info.name} needs the whole query list up front: add queries first"
-        queue_problem = None if release else self.queries_page.problem()  # a release uses no queue
-        if queue_problem:
-            problems["queries"] = queue_problem
-        if not problems:
-            # Every query was validated when the queue changed; here the parameters are checked
-            # against the first one (a full plan_run over a million queries would freeze typing).
-            try:
-                plan_run(self.ds, queries[:1], self.mech.mechanism_id, params, monotonic=monotonic)
-            except ValueError as exc:
-                problems["queries" if str(exc).startswith("query") else "mechanism"] = str(exc)
-        rec = self.dataset_record()
-        if rec is not None and "epsilon" not in problems and "delta" not in problems:
-            b = self.ledger.budget(self.ds.dataset_id)
-            try:
-                b.check(params.get("epsilon", 0), params.get("delta", 0) or 0)
-            except BudgetExceeded:
-                problems["epsilon"] = (
-                    f"ε = {params.get('epsilon', 0):g} does not fit what remains of this "
-                    f"dataset's budget: ε = {fmt(b.remaining_epsilon)}, "
-                    f"δ = {fmt(b.remaining_delta)} (total ε = {fmt(b.total_epsilon)})"
-                )
-            except ValueError:
-                pass  # the form has already named the bad value
-        if rec is None and not self.page.totals.epsilon.text().strip():
-            problems["budget"] = (
-                "this dataset is new to the ledger: declare its total budget first "
-                "(Dataset total ε, under Budget on the Run page)"
-            )
-        elif rec is None:
-            try:
-                eps = Fraction(self.page.totals.epsilon.text().strip())
-                dlt = Fraction(self.page.totals.delta.text().strip() or "0")
-                if eps <= 0 or not 0 <= dlt < 1:
-                    raise ValueError
-            except (ValueError, ZeroDivisionError):
-                problems["budget"] = "the dataset's total ε must be a number > 0 and δ in [0, 1)"
-        return params, monotonic, problems
-
     def planned_queries(self) -> list[Any]:
         """The queue a run answers; none for a release (SparseProject answers queries later, from its
         file), so a long queue is neither validated, nor sent to the run process, for it."""
-        return [] if is_release(self.mech.mechanism_id) else self.queries_page.queries
+        return [] if self.workspace.info.input == RELEASE else self.workspace.queries
 
     def validate(self) -> None:
+        """Run enabled or not, from the workspace's plan (built once per change, never here)."""
         if self.state in (RUNNING, PAUSED, DRAINED):
             return
-        _, _, problems = self.plan()
+        plan = self.workspace.plan
+        problems = plan.by_field()
+        if self.ds is None:
+            problems = {"dataset": "open a dataset first", **problems}
         self.problems = problems
         # An empty total is explained by the prompt above the field; only a wrong value is flagged here.
         typed = bool(self.page.totals.epsilon.text().strip())
         self.page.totals.error.show_error(problems.get("budget") if typed else None)
-        if "epsilon" in problems and "epsilon" not in self.mech.problems:
-            self.mech.form.errors["epsilon"].show_error(problems["epsilon"])
+        if self.state == IDLE:
+            self._show_planned_cutoff()
         if problems:
-            where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism"}
+            where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism",
+                     "universe": "Mechanism, universe", "release_out": "Mechanism, release file"}
             key, text = next(iter(problems.items()))
             self._set_runnable(False, f"Run is disabled: {text}")
-            field = where.get(key) or f"Mechanism, {LABELS.get(key, key)}"
+            field = where.get(key) or f"Mechanism, {label(key)}"
             self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
         else:
             self._set_runnable(True, RUN_TIP)
             self.page.run_error.show_error(self.outcome)  # how the last attempt went, until the next
+
+    def _show_planned_cutoff(self) -> None:
+        """Before any run, the gauge shows the cutoff the current settings would run with."""
+        info = self.workspace.info
+        self.page.gauge.set_counts(0, 0, self._planned_cutoff(), None if info.interactive else False)
+
+    def _planned_cutoff(self) -> int | None:
+        plan = self.workspace.plan
+        if plan.cutoff is not None:
+            return plan.cutoff
+        value = self.workspace.entry("cutoff")  # the typed c while another parameter is invalid
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _set_runnable(self, enabled: bool, tip: str) -> None:
         """The one place the Run button's state is set, so the window's Run action can mirror it."""
@@ -261,8 +240,8 @@ class RunController(QObject):
         self.validate()
         if self.problems or self.state in (RUNNING, PAUSED, DRAINED):
             return
-        params, _, _ = self.plan()
-        eps, dlt = params.get("epsilon"), params.get("delta", 0.0) or 0.0
+        plan = self.workspace.plan
+        eps, dlt = plan.cost.epsilon, plan.cost.delta
         rec = self.dataset_record()
         if rec is None:
             t = self.page.totals
@@ -277,11 +256,13 @@ class RunController(QObject):
                 f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
             )
         cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
-        if is_release(self.mech.mechanism_id):
+        info = self.workspace.info
+        if info.input == RELEASE:
             spent_on = self.mech.linear.release_summary()
             when = "before the release is computed"
         else:
-            spent_on = f"{len(self.queries_page.queries):,} planned queries with {self.mech.info.name}"
+            n = len(self.workspace.queries)
+            spent_on = f"{n:,} planned {'query' if n == 1 else 'queries'} with {info.name}"
             when = "before the first answer"
         self.page.confirm.text.setText(
             f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {spent_on}. {remaining}. "
@@ -300,10 +281,11 @@ class RunController(QObject):
         arrives as the worker's ``refused`` signal; nothing is charged in either case.
         """
         self.page.confirm.hide()
-        params, monotonic, problems = self.plan()
-        if problems:
-            self.validate()
+        self.validate()
+        if self.problems:
             return False
+        plan = self.workspace.plan
+        params, monotonic = self.workspace.run_inputs()
         try:
             if self.dataset_record() is None and register_or_bind(
                     self.page, self.ledger, self.ds, self.page.totals.epsilon.text().strip(),
@@ -316,17 +298,19 @@ class RunController(QObject):
             self.page.run_error.show_error(self.outcome)
             return False
         queries = list(self.planned_queries())
-        job = RunJob(str(self.ledger.path), self.ds, self.mech.mechanism_id, params, self.seed, monotonic)
+        job = RunJob(str(self.ledger.path), self.ds, plan.mechanism_id, params, self.seed, monotonic,
+                     pace=self.page.pace_rate())
 
         self.run, self.run_queries, self.adaptive = None, queries, []
         self.store.clear()
         self.store.reserve(len(queries))
         self.page.model.reset()
         self.page.chart.clear()
-        if self.mech.mechanism_id == "pmw":
+        if plan.info is not None and plan.info.input == HISTOGRAM:  # PMW: T bounds a free answer's error
             self.page.chart.set_pmw(float(params["threshold"]))
         else:
             self.page.chart.set_threshold(float(params["threshold"]) if "threshold" in params else None)
+        self.planned_cutoff = plan.cutoff
         self.outcome = None
         self.page.run_error.show_error(None)
         w = RunWorker(job, queries)
@@ -413,15 +397,11 @@ class RunController(QObject):
         if p.follow.isChecked() and p.model.rowCount():
             p.table.scrollToBottom()
         p.chart.update_from(*s.top_points(), s.n, *s.free_points())
-        cutoff = self.run.cutoff if self.run is not None else self._planned_cutoff()
-        interactive = self.mech.info is None or self.mech.info.interactive
+        cutoff = self.run.cutoff if self.run is not None else self.planned_cutoff
+        interactive = self.workspace.info.interactive
         p.gauge.set_counts(s.n_tops, s.n_bottoms, cutoff, None if interactive else False)
         p.counts.setText(f"{s.n:,} answered · ▲ ⊤ {s.n_tops:,} · ▽ ⊥ {s.n_bottoms:,}")
         self._status_text()
-
-    def _planned_cutoff(self) -> int | None:
-        editor = self.mech.form.editors.get("cutoff")
-        return editor.value() if editor is not None else None
 
     def _status_text(self) -> None:
         s, n_plan = self.store, len(self.run_queries)
@@ -434,7 +414,8 @@ class RunController(QObject):
                 f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
                 "or Stop to end the run."
             )
-        elif self.state == ENDED and self.run is not None and is_release(self.run.record.mechanism_id):
+        elif (self.state == ENDED and self.run is not None
+              and mechanisms.info(self.run.record.mechanism_id).input == RELEASE):
             text = (f"Release {'written' if self.run.status == 'finished' else self.run.status} "
                     f"in {self.elapsed:.2f} s: no query is answered in this run; anyone answers count "
                     "queries from the file later (Tools ▸ Answer from a release file…).")
@@ -482,6 +463,11 @@ class RunController(QObject):
         self.worker = None
 
     # -- controls -------------------------------------------------------------------------------------
+    def _pace_changed(self) -> None:
+        """A new pace applies at once to a live run (the next batch comes at the new rate)."""
+        if self.worker is not None:
+            self.worker.set_pace(self.page.pace_rate())
+
     def toggle_pause(self) -> None:
         if self.worker is None:
             return

@@ -29,7 +29,10 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app.runs.linear import PMW, SPARSE_PROJECT, release_path
+from svtgui.app.workspace import Workspace
 from svtgui.core import mechanisms
+from svtgui.core.mechanisms import MechanismInfo
+from svtgui.core.wording import count
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.linear_universe import UniverseChooser
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -37,16 +40,6 @@ from svtgui.ui.setup.param_form import ErrorLabel
 RELEASE_FILTER = "SparseProject releases (*.npz)"
 PLANNING_N = 10_000
 RUN_KEYS = ("universe", "release_out")  # run parameters, not catalogue ones
-
-
-def is_linear(mechanism_id: str) -> bool:
-    return mechanism_id in (PMW, SPARSE_PROJECT)
-
-
-def is_release(mechanism_id: str | None) -> bool:
-    """A non-interactive *release*: the run computes a file that answers queries later, so it needs
-    no query list (unlike a non-interactive selection such as top-c, which chooses among queries)."""
-    return mechanism_id == SPARSE_PROJECT
 
 
 class ReleaseBuilder(QGroupBox):
@@ -116,13 +109,15 @@ class ReleaseBuilder(QGroupBox):
 
 
 class LinearOptions(QWidget):
-    """Shown under the parameter form when PMW or SparseProject is chosen."""
+    """Shown under the parameter form when PMW or SparseProject is chosen; bound to the workspace
+    (its entries ``universe`` and ``release_out``)."""
 
-    changed = Signal()
+    changed = Signal()  # the planning n (preview only) changed
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, workspace: Workspace, parent=None) -> None:
         super().__init__(parent)
         named(self, "Linear query options")
+        self.workspace = workspace
         self.universe = UniverseChooser()
         self.release = ReleaseBuilder()
         self.unit_note = named(QLabel(), "Threshold unit")
@@ -132,37 +127,45 @@ class LinearOptions(QWidget):
         lay.addWidget(self.unit_note)
         lay.addWidget(self.universe)
         lay.addWidget(self.release)
-        self.mechanism_id = ""
-        self.universe.changed.connect(self.changed)
-        self.release.changed.connect(self.changed)
+        self.info: MechanismInfo | None = None
+        self.universe.changed.connect(lambda: workspace.set_entry("universe", self.universe.specs()))
+        self.release.path.textChanged.connect(lambda text: workspace.set_entry("release_out", text.strip()))
+        self.release.planning_n.valueChanged.connect(self.changed)
         self.hide()
 
-    def set_mechanism(self, mechanism_id: str) -> None:
-        self.mechanism_id = mechanism_id
-        self.setVisible(is_linear(mechanism_id))
-        self.release.setVisible(mechanism_id == SPARSE_PROJECT)
-        self.unit_note.setVisible(mechanism_id == PMW)
+    @property
+    def mechanism_id(self) -> str:
+        return self.info.id if self.info else ""
+
+    def set_mechanism(self, info: MechanismInfo) -> None:
+        self.info = info
+        self.setVisible(info.linear)
+        self.release.setVisible(info.input == mechanisms.RELEASE)
+        self.unit_note.setVisible(info.input == mechanisms.HISTOGRAM)
         self.unit_note.setText(
             "Threshold T is in rows: a query is paid for (fresh noise, one of the c paid answers) when the "
             "answer from the public synthetic histogram is off by more than about T rows; otherwise the "
             "synthetic answer is released, free. Answers are in rows (normalised answers × n̂).")
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the workspace's universe and release file (a restored session, another mechanism)."""
+        specs = list(self.workspace.entry("universe") or [])
+        if specs != self.universe.specs():
+            self.universe.set_specs(specs)
+        path = self.workspace.entry("release_out") or ""
+        if path != self.release.path.text().strip():
+            self.release.path.setText(path)
 
     def set_schema(self, schema: Any) -> None:
         self.universe.set_schema(schema)
         n = getattr(schema, "n", None) if getattr(schema.neighbouring, "value", "") == "replace" else None
         self.release.set_public_n(n)
 
-    def core_extras(self) -> dict[str, Any]:
-        """Keywords the core check needs that the runner sets itself (PMW's T is in rows)."""
-        return {"threshold_unit": "rows"} if self.mechanism_id == PMW else {}
-
-    def run_params(self) -> dict[str, Any]:
-        if not is_linear(self.mechanism_id):
-            return {}
-        out: dict[str, Any] = {"universe": self.universe.specs()}
-        if self.mechanism_id == SPARSE_PROJECT:
-            out["release_out"] = self.release.path.text().strip()
-        return out
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """The plan's word on the release file, under the field (once something was typed)."""
+        typed = bool(self.release.path.text().strip())
+        self.release.error.show_error(problems.get("release_out") if typed else None)
 
     def release_summary(self) -> str:
         """What a SparseProject run spends its budget on, in the words of the spend confirmation."""
@@ -186,19 +189,6 @@ class LinearOptions(QWidget):
         preview.note.setText("No simulated curve: these mechanisms answer linear queries over a universe "
                              "(the bounds above use public parameters only).")
 
-    def problems(self) -> dict[str, str]:
-        if not is_linear(self.mechanism_id):
-            return {}
-        out = {}
-        if self.universe.problem():
-            out["universe"] = self.universe.problem()
-        if self.mechanism_id == SPARSE_PROJECT:
-            problem = self.release.problem()
-            self.release.error.show_error(problem if self.release.path.text().strip() else None)
-            if problem:
-                out["release_out"] = problem
-        return out
-
 
 def preview_text(mechanism_id: str, params: dict[str, Any], k: int, beta: float, planning_n: int) -> str:
     """The accuracy statement of a PMW or SparseProject run, from public parameters only."""
@@ -206,8 +196,8 @@ def preview_text(mechanism_id: str, params: dict[str, Any], k: int, beta: float,
     if mechanism_id == PMW:
         m = mechanisms.create(PMW, rng=mechanisms.seeded(0), threshold_unit="rows", **core)
         free, paid = m.free_error_bound(k, beta), m.paid_error_bound(beta)
-        return (f"With probability at least {1 - beta:g} over {k:,} queries: every free answer (from the "
-                f"public synthetic histogram) is within ±{free:,.0f} rows of the truth (T + α of the SVT "
+        return (f"With probability at least {1 - beta:g} over {count(k, 'query')}: every free answer (from "
+                f"the public synthetic histogram) is within ±{free:,.0f} rows of the truth (T + α of the SVT "
                 f"test), and every paid answer within ±{paid:,.0f} rows (Laplace tail, {m.cutoff} paid "
                 f"answers of "
                 f"ε = {m.answer_epsilon / m.cutoff:.3g} each). At most c = {m.cutoff} answers are paid for; "

@@ -8,7 +8,6 @@ from the private data.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -28,12 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.core import mechanisms
+from svtgui.app.workspace import MECHANISM, PARAMS, Workspace
+from svtgui.core import accuracy, mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
+from svtgui.core.wording import count
+from svtgui.ui.common.background import Background
 from svtgui.ui.common.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 from svtgui.ui.setup import preview_sim
-from svtgui.ui.setup.linear_panel import LinearOptions, is_linear
-from svtgui.ui.setup.param_form import LABELS, ErrorLabel, ParamForm
+from svtgui.ui.setup.linear_panel import LinearOptions
+from svtgui.ui.setup.param_form import ErrorLabel, ParamForm
 
 GROUPS = (
     (
@@ -43,14 +45,6 @@ GROUPS = (
     ),
     (False, "Non-interactive (the whole list)", "Look at the whole query list at once and choose from it"),
 )
-
-
-def _accuracy_module():
-    """svtgui.core.accuracy if present (it is built alongside the GUI)."""
-    try:
-        return importlib.import_module("svtgui.core.accuracy")
-    except ImportError:
-        return None
 
 
 def offered() -> list[MechanismInfo]:
@@ -173,12 +167,13 @@ class AccuracyPreview(QGroupBox):
         self.alpha: float | None = None
         self.sim_x = np.empty(0)
         self.sim_p = np.empty(0)
+        self.sim = Background("accuracy preview", self)  # the simulated curve, off the GUI thread
 
     @staticmethod
     def _words(result, params: dict[str, Any], k: int) -> str:
         """The bound as a sentence with the numbers filled in."""
         a = float(result.alpha)
-        text = f"α = {a:,.4g} at β = {result.beta:g}, over {k:,} queries.\n{result.statement}"
+        text = f"α = {a:,.4g} at β = {result.beta:g}, over {count(k, 'query')}.\n{result.statement}"
         if "threshold" in params:
             t = float(params["threshold"])
             text += (
@@ -190,65 +185,72 @@ class AccuracyPreview(QGroupBox):
 
     def show_invalid(self, why: str) -> None:
         self.alpha = None
+        self.sim.cancel()
         self.statement.setText(f"No preview: {why}")
-        self.curve.setData([], [])
-        self.sim_x, self.sim_p = np.empty(0), np.empty(0)
+        self._clear_curve()
 
     def update_for(self, info: MechanismInfo, params: dict[str, Any], k: int) -> None:
+        """The bound now (one mechanism built); the simulated curve off the GUI thread (it builds
+        about two thousand mechanisms), drawn when it arrives — a newer edit supersedes it."""
         beta = self.beta.value()
-        acc = _accuracy_module()
         alpha = None
-        if acc is None:
-            self.statement.setText("Accuracy bounds are not available in this build.")
-        else:
-            try:
-                result = acc.bound(info.id, params, max(1, k), beta)
-                alpha = float(result.alpha)
-                self.statement.setText(self._words(result, params, k))
-            except Exception as exc:  # noqa: BLE001 - some mechanisms have no closed-form bound
-                self.statement.setText(
-                    f"No closed-form (α, β) bound for {info.name} with these parameters "
-                    f"({type(exc).__name__}: {exc})."
-                )
+        try:
+            result = accuracy.bound(info.id, params, max(1, k), beta)
+            alpha = float(result.alpha)
+            self.statement.setText(self._words(result, params, k))
+        except Exception as exc:  # noqa: BLE001 - some mechanisms have no closed-form bound
+            self.statement.setText(
+                f"No closed-form (α, β) bound for {info.name} with these parameters "
+                f"({type(exc).__name__}: {exc})."
+            )
         self.alpha = alpha
         if "threshold" not in params or not info.interactive:
-            self.curve.setData([], [])
-            self.sim_x, self.sim_p = np.empty(0), np.empty(0)
+            self.sim.cancel()
+            self._clear_curve()
             self.note.setText(
                 "The simulated curve applies to threshold mechanisms; this one selects from the whole list."
             )
             return
-        self.note.setText(
-            "Curve simulated on synthetic numbers, never your data (60 one-query runs per point)."
-        )
         t = float(params["threshold"])
         scale = alpha if alpha and np.isfinite(alpha) else 10 * float(params.get("sensitivity", 1.0))
         offsets = preview_sim.offsets_for(scale, bool(params.get("integer")))
-        try:
-            self.sim_p = preview_sim.top_probability(info.id, params, offsets)
-        except Exception as exc:  # noqa: BLE001 - a mechanism without a plain submit(answer)
-            self.curve.setData([], [])
-            self.sim_x, self.sim_p = np.empty(0), np.empty(0)
-            self.note.setText(f"No simulated curve for this mechanism ({type(exc).__name__}).")
-            return
-        self.sim_x = t + offsets
-        self.curve.setData(self.sim_x, self.sim_p)
         self.t_line.setValue(t)
         show = bool(alpha is not None and np.isfinite(alpha))
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
             line.setVisible(show)
             line.setValue(v)
-        self.plot.setXRange(float(self.sim_x[0]), float(self.sim_x[-1]), padding=0.02)
+        self.note.setText("Simulating the curve on synthetic numbers, never your data …")
+        self.sim.start(preview_sim.curve_task, lambda p: self._curve(t + offsets, p), self._no_curve,
+                       info.id, dict(params), offsets)
+
+    def _curve(self, x: np.ndarray, p: np.ndarray) -> None:
+        self.sim_x, self.sim_p = x, p
+        self.curve.setData(x, p)
+        self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.02)
+        self.note.setText(
+            f"Curve simulated on synthetic numbers, never your data ({preview_sim.REPS} one-query runs "
+            "per point).")
+
+    def _no_curve(self, exc: BaseException) -> None:
+        self._clear_curve()
+        self.note.setText(f"No simulated curve for this mechanism ({type(exc).__name__}).")
+
+    def _clear_curve(self) -> None:
+        self.curve.setData([], [])
+        self.sim_x, self.sim_p = np.empty(0), np.empty(0)
 
 
 class MechanismPanel(QWidget):
-    """Picker + description + parameter form + accuracy preview; emits ``changed``."""
+    """Picker + description + parameter form + accuracy preview, bound to the workspace.
 
-    changed = Signal()
+    The form and the problems follow every workspace change at once; the preview follows after
+    a short pause in typing (and its simulated curve is computed off the GUI thread).
+    """
 
-    def __init__(self, settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.workspace = workspace
         self.picker = MechanismPicker()
         self.title = named(QLabel(), "Mechanism name")
         font = self.title.font()
@@ -262,12 +264,14 @@ class MechanismPanel(QWidget):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.citation.setEnabled(False)
-        self.form = ParamForm()
+        self.form = ParamForm(workspace)
         self.general_error = ErrorLabel("Parameters")
+        self.warning = named(QLabel(), "Parameter warning")
+        self.warning.setWordWrap(True)
+        self.warning.hide()
         self.preview = AccuracyPreview()
-        self.linear = LinearOptions()  # PMW / SparseProject: universe, release file
+        self.linear = LinearOptions(workspace)  # PMW / SparseProject: universe, release file
         self.preview.layout().addStretch(0)  # takes the hidden chart's room for PMW / SparseProject
-        self.k = 0
 
         about = QWidget()
         al = QVBoxLayout(about)
@@ -279,6 +283,7 @@ class MechanismPanel(QWidget):
         pl = QVBoxLayout(params_box)
         pl.addWidget(self.form)
         pl.addWidget(self.general_error)
+        pl.addWidget(self.warning)
         al.addWidget(params_box)
         al.addWidget(self.linear)
         al.addStretch(1)
@@ -299,25 +304,46 @@ class MechanismPanel(QWidget):
         lay.addWidget(split)
 
         self._debounce = QTimer(self, singleShot=True, interval=200)
-        self._debounce.timeout.connect(self._recompute)
-        self.picker.picked.connect(self._set_mechanism)
-        self.form.changed.connect(self._debounce.start)
-        self.linear.changed.connect(self._debounce.start)
+        self._debounce.timeout.connect(self._update_preview)
+        self.picker.picked.connect(self._pick)
         self.preview.beta.valueChanged.connect(self._debounce.start)
+        self.linear.changed.connect(self._debounce.start)
         self.info: MechanismInfo | None = None
-        self.problems: dict[str, str] = {}
+        workspace.subscribe(self._workspace_changed)
         start = settings.last_mechanism
-        self.picker.select(start if start in self.picker.items else "sparse")
+        start = start if start in self.picker.items else "sparse"
+        workspace.set_entries(settings.last_params(start))
+        workspace.set_mechanism(start)
+        self.picker.select(start)
+        self._show_mechanism()
 
     @property
     def mechanism_id(self) -> str:
         return self.info.id if self.info else ""
 
-    def _set_mechanism(self, mechanism_id: str) -> None:
-        if self.info is not None:
-            self.settings.set_last_params(self.info.id, self.form.remembered())
-        self.info = info = mechanisms.info(mechanism_id)
+    def _pick(self, mechanism_id: str) -> None:
+        """The picker chose: the workspace follows (its entries carry over by name)."""
+        self.settings.set_last_params(self.workspace.mechanism_id, self.workspace.remembered())
         self.settings.last_mechanism = mechanism_id
+        self.workspace.set_mechanism(mechanism_id)
+
+    def _workspace_changed(self, what: frozenset[str]) -> None:
+        if MECHANISM in what or self.info is None:
+            self._show_mechanism()
+        elif PARAMS in what:
+            self.form.refresh()
+            self.linear.refresh()
+        else:
+            self.form.apply_derived()
+        self._show_problems()
+        self._debounce.start()
+
+    def _show_mechanism(self) -> None:
+        self.info = info = self.workspace.info
+        if self.picker.currentItem() is not self.picker.items.get(info.id):
+            self.picker.blockSignals(True)
+            self.picker.select(info.id)
+            self.picker.blockSignals(False)
         self.title.setText(info.name)
         self.summary.setText(info.summary)
         self.guarantee.setText(
@@ -330,59 +356,40 @@ class MechanismPanel(QWidget):
             )
         )
         self.citation.setText(info.citation)
-        self.form.set_mechanism(info, self.settings.last_params(mechanism_id))
-        self.linear.set_mechanism(mechanism_id)
-        self._recompute()
+        self.form.set_mechanism(info)
+        self.linear.set_mechanism(info)
+        self.preview.plot.setVisible(not info.linear)  # no single-threshold curve
 
-    def set_derived(self, sensitivity: float, integer: bool, monotonic_ok: bool, reason: str, k: int) -> None:
-        self.k = k
-        self.form.set_derived(sensitivity, integer, monotonic_ok, reason)
-        self._debounce.start()
-
-    def params(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """(parameters, problems) after full validation by the core (a mechanism is built, never run)."""
-        params, problems = self.form.values()
-        if self.info is None or problems:
-            return params, problems
-        try:
-            mechanisms.create(self.info.id, rng=mechanisms.seeded(0), **params, **self.linear.core_extras())
-        except ValueError as exc:
-            text = str(exc)
-            field = next(
-                (p.name for p in self.info.params if p.name in text.split()[0:3] or text.startswith(p.name)),
-                None,
-            )
-            problems[field or "mechanism"] = (
-                text.replace(field, LABELS.get(field, field), 1) if field else text
-            )
-        if is_linear(self.info.id):
-            problems.update(self.linear.problems())
-            params.update(self.linear.run_params())
-        return params, problems
-
-    def _recompute(self) -> None:
-        if self.info is None:
-            return
-        params, problems = self.params()
-        self.problems = problems
+    def _show_problems(self) -> None:
+        plan = self.workspace.plan
+        problems = plan.by_field()
         self.form.show_problems(problems)
         self.general_error.show_error(problems.get("mechanism"))
+        self.linear.show_problems(problems)
+        self.warning.setText("⚠ " + "\n⚠ ".join(plan.warnings))
+        self.warning.setVisible(bool(plan.warnings))
+
+    def _update_preview(self) -> None:
+        ws = self.workspace
+        params, typed = ws.parameters()
+        problems = {p.field: p.message for p in ws.plan.problems
+                    if p.field in typed or p.field in {q.name for q in ws.info.params}
+                    or p.field in ("mechanism", "universe", "release_out")}
         if problems:
             self.preview.show_invalid(next(iter(problems.values())))
+            return
+        self.settings.set_last_params(ws.mechanism_id, ws.remembered())
+        k = max(1, len(ws.queries))
+        if ws.info.linear:
+            self.linear.show_preview(self.preview, params, k)
         else:
-            self.settings.set_last_params(self.info.id, self.form.remembered())
-            self.preview.plot.setVisible(not is_linear(self.info.id))  # no single-threshold curve
-            if is_linear(self.info.id):
-                self.linear.show_preview(self.preview, params, self.k)
-            else:
-                self.preview.update_for(self.info, params, self.k)
-        self.changed.emit()
+            self.preview.update_for(ws.info, ws.plan.params, k)
 
     def flush(self) -> None:
         """Apply pending edits now (tests, Run button) instead of after the debounce."""
         if self._debounce.isActive():
             self._debounce.stop()
-            self._recompute()
+            self._update_preview()
 
 
 __all__ = ["MechanismPanel", "MechanismPicker", "AccuracyPreview", "offered"]

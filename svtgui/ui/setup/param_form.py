@@ -9,7 +9,7 @@ smaller sensitivity than the queries have.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -26,49 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.workspace import DERIVED, HIDDEN, LABELS, Workspace, label, parse_number
 from svtgui.core.mechanisms import MechanismInfo, Param
 from svtgui.ui.common.theme import WARNING_COLOR, named
 
-DERIVED = ("sensitivity", "integer")  # always read off the queries
-# Set by the run itself, never typed: the schema's neighbouring notion; PMW's T is in rows.
-HIDDEN = ("neighbouring", "threshold_unit")
+__all__ = ["DERIVED", "HIDDEN", "LABELS", "ErrorLabel", "ParamForm", "ShareSlider", "parse_number"]
+
 CHOICES = {"noise": ("gaussian", "laplace")}  # text parameters offered as a list
-LABELS = {
-    "epsilon": "Privacy budget ε",
-    "delta": "δ",
-    "threshold": "Threshold T",
-    "cutoff": "Cutoff c",
-    "sensitivity": "Sensitivity Δ",
-    "integer": "Integer answers",
-    "monotonic": "Monotonic queries",
-    "split": "Noise split ε₂/ε₁",
-    "numeric_share": "Budget split",
-    "raise_by": "Threshold raise",
-    "max_passes": "Maximum passes",
-    "projection_size": "Projection size T",
-    "queries": "Queries covered k",
-    "beta": "Failure probability β",
-    "sparsity": "Cells per query m",
-    "noise": "Noise",
-    "count_share": "Share of ε for n̂",
-    "answer_share": "Share of ε for paid answers",
-    "learning_rate": "Learning rate η",
-}
 SHARE_STEPS = 90  # numeric_share slider: 0 … 0.90 in steps of 0.01
-
-
-def parse_number(text: str, name: str) -> float:
-    """The number typed into a field, or ValueError naming the field."""
-    t = text.strip().replace("−", "-")
-    if not t:
-        raise ValueError(f"{name} is empty: type a number")
-    try:
-        x = float(t)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {text.strip()!r}") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {text.strip()!r}")
-    return x
 
 
 class ErrorLabel(QLabel):
@@ -135,160 +100,142 @@ class ShareSlider(QWidget):
 
 
 class ParamForm(QWidget):
-    """Editors for one mechanism's parameters; ``values()`` and ``problems()`` read them back."""
+    """Editors for one mechanism's parameters, bound to a :class:`Workspace`.
 
-    changed = Signal()
+    Each editor writes its value to the workspace entry of the same name as it changes (the value
+    its own signal carries), and shows the workspace's entry when the workspace changes from
+    elsewhere (a session restored, a sample's starting values). Nothing is read back from widgets.
+    """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.workspace = workspace
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.info: MechanismInfo | None = None
         self.editors: dict[str, QWidget] = {}
         self.errors: dict[str, ErrorLabel] = {}
-        self.derived: dict[str, Any] = {"sensitivity": 1.0, "integer": False, "monotonic": False}
-        self._monotonic_reason = ""
+        self._show: dict[str, Callable[[Any], None]] = {}  # entry → editor, per editor kind
+        self._updating = False
 
     # -- building ---------------------------------------------------------------------------------
-    def set_mechanism(self, info: MechanismInfo, remembered: dict[str, Any]) -> None:
+    def set_mechanism(self, info: MechanismInfo) -> None:
         while self.form.rowCount():
             self.form.removeRow(0)
-        self.info, self.editors, self.errors = info, {}, {}
-        for p in info.params:
-            if p.name in HIDDEN:
-                continue
-            editor = self._editor(p, remembered.get(p.name, p.default))
-            label = LABELS.get(p.name, p.name)
-            named(editor, label, p.description)
-            error = ErrorLabel(label)
-            box = QWidget()
-            col = QVBoxLayout(box)
-            col.setContentsMargins(0, 0, 0, 0)
-            col.setSpacing(2)
-            col.addWidget(editor)
-            col.addWidget(error)
-            self.form.addRow(label, box)
-            self.form.labelForField(box).setToolTip(p.description)
-            self.editors[p.name], self.errors[p.name] = editor, error
-        self.apply_derived()
+        self.info, self.editors, self.errors, self._show = info, {}, {}, {}
+        self._updating = True
+        try:
+            for p in info.params:
+                if p.name in HIDDEN:
+                    continue
+                editor = self._editor(p)
+                text = label(p.name)
+                named(editor, text, p.description)
+                error = ErrorLabel(text)
+                box = QWidget()
+                col = QVBoxLayout(box)
+                col.setContentsMargins(0, 0, 0, 0)
+                col.setSpacing(2)
+                col.addWidget(editor)
+                col.addWidget(error)
+                self.form.addRow(text, box)
+                self.form.labelForField(box).setToolTip(p.description)
+                self.editors[p.name], self.errors[p.name] = editor, error
+        finally:
+            self._updating = False
+        self.refresh()
 
-    def _editor(self, p: Param, value: Any) -> QWidget:
-        if p.name in CHOICES:
+    def _write(self, name: str, value: Any) -> None:
+        if not self._updating:
+            self.workspace.set_entry(name, value)
+
+    def _editor(self, p: Param) -> QWidget:
+        name = p.name
+        if name in CHOICES:
             combo = QComboBox()
-            combo.addItems(CHOICES[p.name])
-            combo.setCurrentText(str(value or p.default))
-            combo.currentTextChanged.connect(self.changed)
+            combo.addItems(CHOICES[name])
+            self._show[name] = lambda v: combo.setCurrentText(str(v or p.default))
+            combo.currentTextChanged.connect(lambda text: self._write(name, text))
             return combo
-        if p.name == "numeric_share":
+        if name == "numeric_share":
             w = ShareSlider()
-            w.setValue(value or 0.0)
-            w.valueChanged.connect(self.changed)
+            self._show[name] = lambda v: w.setValue(float(v or 0.0))
+            w.valueChanged.connect(lambda: self._write(name, w.value()))
             return w
         if p.kind == "bool":
             cb = QCheckBox()
-            cb.setChecked(bool(value))
-            cb.toggled.connect(self.changed)
+            if name not in ("integer", "monotonic"):  # those two follow the queue (apply_derived)
+                self._show[name] = lambda v: cb.setChecked(bool(v))
+            cb.toggled.connect(lambda on: self._write(name, on))
             return cb
         if p.kind == "int":
             sb = QSpinBox()
-            sb.setRange(
-                int(p.minimum) if p.minimum is not None else 0,
-                int(p.maximum) if p.maximum is not None else 10_000_000,
-            )
+            sb.setRange(int(p.minimum) if p.minimum is not None else 0,
+                        int(p.maximum) if p.maximum is not None else 10_000_000)
             sb.setGroupSeparatorShown(True)
-            sb.setValue(int(value) if value is not None else sb.minimum())
-            sb.valueChanged.connect(self.changed)
+            self._show[name] = lambda v: sb.setValue(int(v) if _whole(v) else sb.minimum())
+            sb.valueChanged.connect(lambda v: self._write(name, v))
             return sb
-        le = QLineEdit(
-            "" if value is None else f"{value:g}" if isinstance(value, float | int) else str(value)
-        )
-        if p.name == "split":
+        le = QLineEdit()
+        if name == "split":
             le.setPlaceholderText("empty = the paper's optimum")
-        elif p.name in DERIVED:
+        if name in DERIVED:
             le.setReadOnly(True)
-        le.textChanged.connect(self.changed)
+        else:
+            self._show[name] = lambda v: _set_text(le, v)
+            le.textChanged.connect(lambda text: self._write(name, text))
         return le
 
-    # -- derived values ------------------------------------------------------------------------------
-    def set_derived(self, sensitivity: float, integer: bool, monotonic_ok: bool, reason: str) -> None:
-        """Δ, integrality and monotonicity as the current queries determine them."""
-        self.derived = {"sensitivity": sensitivity, "integer": integer, "monotonic": monotonic_ok}
-        self._monotonic_reason = reason
+    # -- following the workspace ------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Show the workspace's entries (and the queue's derived values) in the editors."""
+        self._updating = True
+        try:
+            for name, show in self._show.items():
+                show(self.workspace.entry(name))
+        finally:
+            self._updating = False
         self.apply_derived()
 
     def apply_derived(self) -> None:
-        ed = self.editors
-        if "sensitivity" in ed:
-            le: QLineEdit = ed["sensitivity"]  # type: ignore[assignment]
-            le.setText(f"{self.derived['sensitivity']:g}")
-            le.setToolTip(
-                "Δ follows from the query definitions and the declared bounds; it cannot be typed in."
-            )
-        if "integer" in ed:
-            cb: QCheckBox = ed["integer"]  # type: ignore[assignment]
-            cb.setChecked(bool(self.derived["integer"]))
-            cb.setEnabled(False)
-            cb.setToolTip(
-                "Set when every query is integer-valued (counts): noise and releases are then integers."
-            )
-        if "monotonic" in ed:
-            mono: QCheckBox = ed["monotonic"]  # type: ignore[assignment]
-            ok = bool(self.derived["monotonic"])
-            mono.setEnabled(ok)
-            if not ok:
-                mono.setChecked(False)
-            mono.setToolTip(
-                ("Every query is monotonic, so the query noise can be halved. " if ok else "Not available: ")
-                + self._monotonic_reason
-            )
-
-    # -- reading back --------------------------------------------------------------------------------
-    def values(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """(parameters, {parameter: problem}) — only parameters whose field parsed are included."""
-        params: dict[str, Any] = {}
-        problems: dict[str, str] = {}
-        if self.info is None:
-            return params, {"mechanism": "choose a mechanism"}
-        for p in self.info.params:
-            if p.name in HIDDEN:
-                continue
-            w = self.editors[p.name]
-            label = LABELS.get(p.name, p.name)
-            try:
-                if isinstance(w, QComboBox):
-                    params[p.name] = w.currentText()
-                elif p.name in DERIVED:
-                    params[p.name] = self.derived[p.name]
-                elif isinstance(w, ShareSlider):
-                    params[p.name] = w.value()
-                elif isinstance(w, QCheckBox):
-                    params[p.name] = w.isChecked()
-                elif isinstance(w, QSpinBox):
-                    params[p.name] = w.value()
-                elif isinstance(w, QLineEdit):
-                    text = w.text()
-                    if not text.strip() and not p.required:
-                        params[p.name] = p.default
-                    else:
-                        x = parse_number(text, label)
-                        if p.minimum is not None and x < p.minimum or p.maximum is not None and x > p.maximum:
-                            raise ValueError(
-                                f"{label} must be in [{p.minimum:g}, {p.maximum:g}], got {x:g}"
-                                if p.maximum is not None and p.minimum is not None
-                                else f"{label} must be ≥ {p.minimum:g}, got {x:g}"
-                            )
-                        if p.name == "epsilon" and x <= 0:
-                            raise ValueError(f"{label} must be > 0, got {x:g}")
-                        params[p.name] = x
-            except ValueError as exc:
-                problems[p.name] = str(exc)
-        return params, problems
+        """Δ, integrality and monotonicity as the current queue determines them (read-only, with why)."""
+        facts, ed = self.workspace.facts, self.editors
+        self._updating = True
+        try:
+            if "sensitivity" in ed:
+                le: QLineEdit = ed["sensitivity"]  # type: ignore[assignment]
+                le.setText(f"{facts.sensitivity or 1.0:g}")
+                le.setToolTip("Δ follows from the query definitions and the declared bounds; "
+                              "it cannot be typed in.")
+            if "integer" in ed:
+                cb: QCheckBox = ed["integer"]  # type: ignore[assignment]
+                cb.setChecked(bool(facts.count and facts.problem is None and facts.integer))
+                cb.setEnabled(False)
+                cb.setToolTip("Set when every query is integer-valued (counts): noise and releases are "
+                              "then integers.")
+            if "monotonic" in ed:
+                mono: QCheckBox = ed["monotonic"]  # type: ignore[assignment]
+                ok = facts.monotonic
+                mono.setEnabled(ok)
+                mono.setChecked(ok and self.workspace.monotonic_requested())
+                mono.setToolTip(("Every query is monotonic, so the query noise can be halved. " if ok
+                                 else "Not available: ") + facts.monotonic_reason)
+        finally:
+            self._updating = False
 
     def show_problems(self, problems: dict[str, str]) -> None:
-        for name, label in self.errors.items():
-            label.show_error(problems.get(name))
+        for name, error in self.errors.items():
+            error.show_error(problems.get(name))
 
-    def remembered(self) -> dict[str, Any]:
-        """The user-set (not derived) values worth restoring next time."""
-        params, _ = self.values()
-        return {k: v for k, v in params.items() if k not in DERIVED and k != "monotonic"}
+
+def _whole(v: Any) -> bool:
+    try:
+        return v is not None and not isinstance(v, bool) and float(v) == int(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _set_text(le: QLineEdit, value: Any) -> None:
+    text = "" if value is None else f"{value:g}" if isinstance(value, float | int) else str(value)
+    if le.text() != text:
+        le.setText(text)

@@ -1,8 +1,10 @@
 """Step 4: the query queue — build, generate, reorder, import and export queries.
 
 The queue is a list model over the data layer's query objects, reorderable by drag and drop or
-Alt+Up / Alt+Down. Its summary line states what the mechanism form derives from it: the number
-of queries, Δ, and whether all are integer-valued and monotonic.
+Alt+Up / Alt+Down. The page is a view of the workspace's queue: every change of the list is
+written to the :class:`~svtgui.app.workspace.Workspace`, and its summary line — the number of
+queries, Δ, whether all are integer-valued and monotonic, the first query that does not fit —
+is read back from the workspace's queue facts (validated once per change, in one pass).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.data.queries import all_integer, batch_sensitivity, queries_from_json, queries_to_json
+from svtgui.app.workspace import DATASET, QUERIES, Workspace
+from svtgui.data.queries import queries_from_json, queries_to_json
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
@@ -118,10 +121,11 @@ class QueriesPage(QWidget):
     import_requested = Signal()
     export_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.workspace = workspace
         self.schema = None
-        self._problem: str | None = None
+        self._syncing = False
         self.builder = QueryBuilder("Add to queue", "Add this query to the end of the queue (Ctrl+Return)")
         self.builder.action.setShortcut(QKeySequence("Ctrl+Return"))
         self.builder.submitted.connect(lambda q: self.add([q]))
@@ -191,6 +195,7 @@ class QueriesPage(QWidget):
         lay.addWidget(split)
         self.model.modelReset.connect(self._changed)
         self.model.rowsInserted.connect(self._changed)
+        workspace.subscribe(self._workspace_changed)
 
     @property
     def queries(self) -> list[Any]:
@@ -257,57 +262,27 @@ class QueriesPage(QWidget):
         self.error.show_error(None)
         return True
 
-    def problem(self) -> str | None:
-        """The first query that does not fit the schema (validated once per queue change)."""
-        return self._problem
-
-    def _validate_all(self) -> None:
-        self._problem = None
-        if self.schema is None:
-            return
-        seen: set[int] = set()
-        for i, q in enumerate(self.queries):
-            if id(q) in seen:  # a repeated query object was already checked
-                continue
-            seen.add(id(q))
-            try:
-                q.validate(self.schema)
-                q.sensitivity(self.schema)
-            except ValueError as exc:
-                self._problem = f"query {i + 1} ({q.describe()}): {exc}"
-                return
-
-    def derived(self) -> tuple[float, bool, bool, str]:
-        """(Δ, all integer, all monotonic, reason) of the current queue, or errors as ValueError."""
-        qs = self.queries
-        if self.schema is None or not qs:
-            return 1.0, False, False, "there are no queries yet"
-        delta = batch_sensitivity(qs, self.schema)
-        integer = all_integer(qs)
-        nonmono = next((q for q in qs if not q.monotonic), None)
-        if self.schema.neighbouring.value != "add_remove":
-            return delta, integer, False, "monotonicity needs the 'add or remove one row' relation"
-        if nonmono is not None:
-            return delta, integer, False, f"'{nonmono.describe()}' is not monotonic"
-        return delta, integer, True, "every query only grows when a row is added."
-
     def _changed(self) -> None:
-        self._validate_all()
-        qs = self.queries
-        if not qs:
-            self.summary.setText(
-                "No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I)."
-            )
-        else:
+        """The list changed here: the workspace follows (and tells every view, this one included)."""
+        if not self._syncing:
+            self._syncing = True
             try:
-                delta, integer, mono, _ = self.derived()
-                self.summary.setText(
-                    f"{len(qs):,} queries · Δ = {delta:g} · "
-                    f"{'integer-valued' if integer else 'real-valued'} · "
-                    f"{'all monotonic' if mono else 'not all monotonic'}"
-                )
-                self.error.show_error(None)
-            except ValueError as exc:
-                self.summary.setText(f"{len(qs):,} queries")
-                self.error.show_error(str(exc))
+                self.workspace.set_queries(self.model.queries)
+            finally:
+                self._syncing = False
+
+    def _workspace_changed(self, what: frozenset[str]) -> None:
+        if QUERIES in what and not self._syncing:  # set elsewhere (a sample, a session): show it
+            self._syncing = True
+            try:
+                self.model.set_queries(self.workspace.queries)
+            finally:
+                self._syncing = False
+        if QUERIES in what or DATASET in what:
+            self._summarise()
+
+    def _summarise(self) -> None:
+        facts = self.workspace.facts
+        self.summary.setText(facts.summary())
+        self.error.show_error(facts.problem.message if facts.problem is not None else None)
         self.changed.emit()

@@ -1,0 +1,295 @@
+"""The curator's set-up as one Qt-free object: what the window shows and session files hold.
+
+A :class:`Workspace` holds the dataset (and its declared schema), the query queue, the chosen
+mechanism, the parameter entries, the totals declared for a dataset new to the ledger and the
+ledger's budget of a known one. Widgets *bind* to it (as in glue): an edit writes one value here,
+and every view — the form, the queue's summary, the preview, the Run button, the gauge — reads
+back from here when told that something changed. No set-up state lives only in a widget, so a
+session file is written from the workspace and read into it, and the CLI could drive it too.
+
+Parameter entries are shared by name across mechanisms: switching Sparse → NumericSparse →
+Standard SVT keeps ε, δ, T, c and every other parameter that means the same thing. An entry keeps
+what the curator typed (text for a number field), so a half-typed value survives a switch; the
+catalogue's ``Param`` says how to read it, and a value that does not parse is a problem of that
+field.
+
+The :class:`~svtgui.app.plan.Plan` of the current set-up is built once per change (lazily, on
+first use after a change) and the queue's facts once per change of the queue or the schema, so a
+parameter edit never re-validates a long queue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget, queue_facts
+from svtgui.app.runs.linear import RUN_PARAMS, SET_BY_RUN
+from svtgui.core import mechanisms
+from svtgui.core.budget import Budget
+from svtgui.core.mechanisms import MechanismInfo, Param
+
+# What changed, as told to listeners.
+DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
+TOTALS, BUDGET = "totals", "budget"
+Listener = Callable[[frozenset[str]], None]
+
+DERIVED = ("sensitivity", "integer")  # read off the queries, never typed
+HIDDEN = SET_BY_RUN  # set by the run itself: the schema's neighbouring notion, PMW's unit
+LABELS = {
+    "epsilon": "Privacy budget ε",
+    "delta": "δ",
+    "threshold": "Threshold T",
+    "cutoff": "Cutoff c",
+    "sensitivity": "Sensitivity Δ",
+    "integer": "Integer answers",
+    "monotonic": "Monotonic queries",
+    "split": "Noise split ε₂/ε₁",
+    "numeric_share": "Budget split",
+    "raise_by": "Threshold raise",
+    "max_passes": "Maximum passes",
+    "projection_size": "Projection size T",
+    "queries": "Queries covered k",
+    "beta": "Failure probability β",
+    "sparsity": "Cells per query m",
+    "noise": "Noise",
+    "count_share": "Share of ε for n̂",
+    "answer_share": "Share of ε for paid answers",
+    "learning_rate": "Learning rate η",
+}
+
+
+def label(name: str) -> str:
+    """The words a curator reads for a parameter."""
+    return LABELS.get(name, name)
+
+
+def parse_number(text: str, name: str) -> float:
+    """The number typed into a field, or ValueError naming the field."""
+    t = text.strip().replace("−", "-")
+    if not t:
+        raise ValueError(f"{name} is empty: type a number")
+    try:
+        x = float(t)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {text.strip()!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {text.strip()!r}")
+    return x
+
+
+def read_entry(p: Param, value: Any) -> Any:
+    """An entry as the catalogue parameter ``p`` takes it (``ValueError`` naming the field)."""
+    name = label(p.name)
+    if p.kind == "bool":
+        return bool(value)
+    if p.kind == "int":
+        if isinstance(value, str):
+            value = parse_number(value, name)
+        if value is None or isinstance(value, bool) or float(value) != int(value):
+            raise ValueError(f"{name} must be a whole number, got {value!r}")
+        x: float = int(value)
+    elif p.kind == "float":
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if not p.required:
+                return p.default
+            raise ValueError(f"{name} is empty: type a number")
+        x = parse_number(value, name) if isinstance(value, str) else float(value)
+    else:
+        return value if value is not None else p.default
+    if (p.minimum is not None and x < p.minimum) or (p.maximum is not None and x > p.maximum):
+        raise ValueError(f"{name} must be in [{p.minimum:g}, {p.maximum:g}], got {x:g}"
+                         if p.maximum is not None and p.minimum is not None
+                         else f"{name} must be ≥ {p.minimum:g}, got {x:g}" if p.minimum is not None
+                         else f"{name} must be ≤ {p.maximum:g}, got {x:g}")
+    if p.name == "epsilon" and x <= 0:
+        raise ValueError(f"{name} must be > 0, got {x:g}")
+    return x
+
+
+class Workspace:
+    """The set-up of one run: dataset, queries, mechanism, parameters, totals; change events."""
+
+    def __init__(self, mechanism_id: str = "sparse", entries: dict[str, Any] | None = None) -> None:
+        self._dataset: Any = None
+        self._queries: list[Any] = []
+        self._mechanism_id = mechanisms.info(mechanism_id).id
+        self._entries: dict[str, Any] = dict(entries or {})
+        self._totals = ("", "")  # declared total ε, δ of a dataset new to the ledger (as typed)
+        self._budget: Budget | None = None  # the ledger's, for a known dataset
+        self._listeners: list[Listener] = []
+        self._facts: QueueFacts | None = None
+        self._plan: Plan | None = None
+
+    # -- reading ----------------------------------------------------------------------------------
+    @property
+    def dataset(self) -> Any:
+        return self._dataset
+
+    @property
+    def schema(self) -> Any:
+        return None if self._dataset is None else self._dataset.schema
+
+    @property
+    def queries(self) -> list[Any]:
+        return self._queries
+
+    @property
+    def mechanism_id(self) -> str:
+        return self._mechanism_id
+
+    @property
+    def info(self) -> MechanismInfo:
+        return mechanisms.info(self._mechanism_id)
+
+    @property
+    def entries(self) -> dict[str, Any]:
+        return dict(self._entries)
+
+    def entry(self, name: str) -> Any:
+        """The current entry of a parameter of the chosen mechanism (its default when never set)."""
+        if name in self._entries:
+            return self._entries[name]
+        try:
+            return self.info.param(name).default
+        except KeyError:
+            return None
+
+    @property
+    def totals(self) -> tuple[str, str]:
+        return self._totals
+
+    @property
+    def budget(self) -> Budget | None:
+        """The ledger's budget of the dataset; None while the dataset is new to the ledger."""
+        return self._budget
+
+    @property
+    def facts(self) -> QueueFacts:
+        """Δ, integer, monotonic and the first misfit of the queue (once per queue or schema change)."""
+        if self._facts is None:
+            self._facts = queue_facts(self._queries, self.schema)
+        return self._facts
+
+    def monotonic_requested(self) -> bool:
+        """Monotonic queries: ticked by default whenever the queue allows it, unless unticked (only for
+        mechanisms with a monotonic variant)."""
+        if not any(p.name == "monotonic" for p in self.info.params):
+            return False
+        chosen = self._entries.get("monotonic")
+        return self.facts.monotonic if chosen is None else bool(chosen)
+
+    def parameters(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """(catalogue parameters as the mechanism takes them, {field: problem}) from the entries;
+        Δ from the queue, integer and monotonic left to the plan to derive."""
+        params: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for p in self.info.params:
+            if p.name in HIDDEN or p.name in ("integer", "monotonic"):
+                continue
+            if p.name == "sensitivity":
+                params[p.name] = self.facts.sensitivity or 1.0
+                continue
+            try:
+                params[p.name] = read_entry(p, self.entry(p.name))
+            except ValueError as exc:
+                problems[p.name] = str(exc)
+        for key in RUN_PARAMS.get(self._mechanism_id, ()):  # the universe, the release file
+            value = self._entries.get(key)
+            params[key] = list(value or []) if key == "universe" else str(value or "")
+        return params, problems
+
+    def run_inputs(self) -> tuple[dict[str, Any], bool]:
+        """(parameters, monotonic asked) as a run takes them — the run plans them again, once."""
+        return self.parameters()[0], self.monotonic_requested()
+
+    @property
+    def plan(self) -> Plan:
+        """The plan of the current set-up, with the entries' own problems first (cached until a change)."""
+        if self._plan is None:
+            self._plan = self._build_plan()
+        return self._plan
+
+    def _build_plan(self) -> Plan:
+        params, typed = self.parameters()
+        budget, declared = self._budget, None
+        if self._dataset is not None and budget is None:
+            try:
+                budget = declared_budget(*self._totals)
+            except PlanError as exc:
+                declared = Problem(exc.param, str(exc))
+        plan = build(self._dataset, self._queries, self._mechanism_id, params,
+                     monotonic=self.monotonic_requested(), facts=self.facts, budget=budget, adaptive=True)
+        problems = [Problem(k, v) for k, v in typed.items()]  # a field that does not parse says so itself
+        hidden = (*typed, "mechanism") if typed else ()  # (the mechanism then misses that parameter)
+        problems += [p for p in plan.problems if p.field not in hidden]
+        if declared is not None:
+            problems.append(declared)
+        return dataclasses.replace(plan, problems=tuple(problems))
+
+    # -- writing ----------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(what_changed)`` after every change (plain callbacks, any thread-free code)."""
+        self._listeners.append(listener)
+
+    def set_dataset(self, dataset: Any, queries: Iterable[Any] | None = None) -> None:
+        """A newly opened dataset (and the queue that goes with it: none unless given)."""
+        self._dataset = dataset
+        self._queries = list(queries or [])
+        self._budget = None
+        self._changed(DATASET, QUERIES)
+
+    def set_schema(self, schema: Any) -> None:
+        """The curator declared other bounds, kinds or neighbours: the same rows, a new schema."""
+        if self._dataset is not None:
+            self._dataset = self._dataset.with_schema(schema)
+            self._changed(DATASET)
+
+    def set_queries(self, queries: Iterable[Any]) -> None:
+        self._queries = list(queries)
+        self._changed(QUERIES)
+
+    def set_mechanism(self, mechanism_id: str) -> None:
+        mechanism_id = mechanisms.info(mechanism_id).id
+        if mechanism_id != self._mechanism_id:
+            self._mechanism_id = mechanism_id
+            self._changed(MECHANISM)
+
+    def set_entry(self, name: str, value: Any) -> None:
+        self.set_entries({name: value})
+
+    def set_entries(self, values: dict[str, Any]) -> None:
+        """Several entries at once (a session restored, a sample's starting values): one event."""
+        changed = {k: v for k, v in values.items() if self._entries.get(k, _UNSET) != v}
+        if changed:
+            self._entries.update(changed)
+            self._changed(PARAMS)
+
+    def set_totals(self, epsilon: str, delta: str) -> None:
+        if (epsilon, delta) != self._totals:
+            self._totals = (epsilon, delta)
+            self._changed(TOTALS)
+
+    def set_budget(self, budget: Budget | None) -> None:
+        """The ledger's budget of the dataset (None: new to the ledger), after every ledger change."""
+        self._budget = budget
+        self._changed(BUDGET)
+
+    def remembered(self) -> dict[str, Any]:
+        """The entries worth restoring next time (typed values; nothing derived)."""
+        return {k: v for k, v in self._entries.items()
+                if k not in DERIVED and k != "monotonic" and k not in RUN_PARAMS.get(self._mechanism_id, ())
+                and isinstance(v, str | int | float | bool)}
+
+    def _changed(self, *what: str) -> None:
+        if DATASET in what or QUERIES in what:
+            self._facts = None
+        self._plan = None
+        event = frozenset(what)
+        for listener in list(self._listeners):
+            listener(event)
+
+
+_UNSET = object()
