@@ -105,7 +105,7 @@ def test_reopened_session_shows_its_history_from_the_ledger(qtbot, window, act, 
     assert win.sessions.open_session(saved)
     qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
     assert [r.id for r in panel.runs_model.runs] == [crashed, crashed + 1]
-    assert "2 run(s) in the ledger" in win.status_label.text()
+    assert "2 runs in the ledger" in win.status_label.text()
     assert win.run_page.gauge.dataset_bar.format() == "ε spent 2.5 of 10"
     assert win.run_page.gauge.dataset_bar.format() in panel.budget.text()
     win.close()

@@ -88,7 +88,7 @@ def test_save_close_open_restores_the_window(qtbot, window, act, census_copy, tm
     assert not win.run_page.run_button.isEnabled() and "declare" in win.run_page.run_error.text()
     win.run_page.totals.epsilon.setText("10")
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()
-    assert "restored" in win.status_label.text() and "0 run(s)" in win.status_label.text()
+    assert "restored" in win.status_label.text() and "0 runs" in win.status_label.text()
     # Ctrl+S now saves back to the session it came from, without asking.
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: pytest.fail("asked")))
     act.set_param(win, "cutoff", 2)
@@ -238,3 +238,11 @@ def test_pmw_and_sparse_project_set_ups_are_saved_and_restored(qtbot, window, ac
             assert restored.release.path.text() == out and restored.release.problem() is None
         assert win.mechanism.form.editors["epsilon"].text() == "0.5"
         win.close()
+
+
+def test_the_window_title_names_the_dataset_once():
+    from svtgui.ui.session_actions import window_title
+
+    assert window_title("adult", "adult") == "adult — SVT Studio"
+    assert window_title(None, "adult") == "adult — SVT Studio"
+    assert window_title("ages-2026", "adult") == "ages-2026 — adult — SVT Studio"
