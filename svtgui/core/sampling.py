@@ -177,7 +177,7 @@ class _Digit:
     y: Fraction
     truncated: bool
     cuts: np.ndarray  # uint64, decreasing
-    table: np.ndarray  # int64, −1 = undecided
+    table: np.ndarray  # int16, −1 = undecided
 
     def threshold_bounds(self, b: int, prec: int) -> tuple[int, int]:
         """``lo ≤ P[D ≥ b]·2^prec ≤ hi`` (certified)."""
@@ -249,7 +249,7 @@ def _digit(y: Fraction, truncated: bool) -> _Digit:
     above = cuts.size - np.searchsorted(ascending, (prefixes + np.uint64(1)) * step - np.uint64(1), "right")
     above[-1] = cuts.size - np.searchsorted(ascending, np.uint64((1 << 64) - 1), "right")
     maybe = cuts.size - np.searchsorted(ascending, prefixes * step, "left")
-    table = np.where(maybe == above, above, -1).astype(np.int64)
+    table = np.where(maybe == above, above, -1).astype(np.int16)  # 128 KiB: digits and −1 fit
     return _Digit(y, truncated, cuts, table)
 
 
@@ -278,7 +278,7 @@ def _refine(bits: Bits, digit: _Digit, word: int) -> int:
 def _sample_digit(bits: Bits, digit: _Digit, n: int) -> np.ndarray:
     """``n`` independent digits (int64, or object if the top digit overflowed int64)."""
     prefix = bits.take(n, _PREFIX)
-    out = digit.table[prefix]
+    out = digit.table[prefix].astype(np.int64)
     open_ = np.flatnonzero(out < 0)
     if open_.size == 0:
         return out
@@ -295,7 +295,7 @@ def _sample_digit(bits: Bits, digit: _Digit, n: int) -> np.ndarray:
 
 
 # -- geometric and discrete Laplace ---------------------------------------------------------------
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _levels(scale: Fraction) -> tuple[_Digit, ...]:
     """The digits of Geom(e^(−1/t)): truncated levels j < J, then the untruncated top (r_J ≤ e^-1)."""
     y = 1 / scale
