@@ -1,8 +1,10 @@
-"""The schema editor: column kinds and the curator's declared public bounds.
+"""The schema editor: column kinds, the curator's declared public bounds and categorical levels.
 
 Bounds are typed by the curator, never read off the data (that would leak the extreme rows).
 A numeric column without bounds gets a visible warning: sums and means over it are refused
-until bounds are declared.
+until bounds are declared; a bound that cannot be (lower above upper) is shown on its own row.
+Levels of a categorical column are typed or pasted (:mod:`svtgui.ui.setup.levels_dialog`), or read
+from the data with a warning that stays on the row: such levels are not public.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -21,11 +24,15 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.core.wording import count
+from svtgui.data.generators import observed_values
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
 from svtgui.ui.common.theme import WARNING_COLOR, named
+from svtgui.ui.setup.levels_dialog import LevelsDialog
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 
-COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_STATUS = range(5)
+COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_LEVELS, COL_STATUS = range(6)
+LEVEL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
+LEVELS_FROM_DATA = "⚠ levels read from the data: not public"
 NO_BOUNDS = "⚠ no declared bounds — sums and means over this column are refused"
 RELATIONS = (
     ("Add or remove one row (n private)", Neighbouring.ADD_REMOVE),
@@ -42,6 +49,9 @@ class SchemaEditor(QWidget):
         super().__init__(parent)
         self.schema: Schema | None = None
         self.n_rows = 0
+        self.dataset = None  # for reading levels off the data, on the curator's explicit request
+        self.levels_from_data: set[str] = set()
+        self.bound_errors: dict[str, str] = {}  # column → why its typed bounds are not declared
         self.warning = named(QLabel(), "Missing bounds warning")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet(f"color: {WARNING_COLOR.name()}; font-weight: bold;")
@@ -61,11 +71,12 @@ class SchemaEditor(QWidget):
         self.public_n.setGroupSeparatorShown(True)
         self.public_n.setEnabled(False)
         self.table = named(
-            QTableWidget(0, 5),
+            QTableWidget(0, 6),
             "Schema table",
-            "Column kinds and declared public bounds. Double-click a bound to edit it.",
+            "Column kinds, declared public bounds and categorical levels. Double-click a bound to edit it.",
         )
-        self.table.setHorizontalHeaderLabels(["Column", "Kind", "Lower bound", "Upper bound", "Status"])
+        self.table.setHorizontalHeaderLabels(
+            ["Column", "Kind", "Lower bound", "Upper bound", "Levels", "Status"])
         self.table.horizontalHeader().setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
         self.error = ErrorLabel("Schema")
@@ -92,7 +103,10 @@ class SchemaEditor(QWidget):
         self.public_n.editingFinished.connect(self._relation_changed)
         self._filling = False
 
-    def set_schema(self, schema: Schema, n_rows: int = 0) -> None:
+    def set_schema(self, schema: Schema, n_rows: int = 0, dataset=None) -> None:
+        """Show ``schema``; ``dataset`` (optional) lets the curator read levels off its rows."""
+        if dataset is not None and dataset is not self.dataset:
+            self.dataset, self.levels_from_data, self.bound_errors = dataset, set(), {}
         self.schema, self.n_rows = schema, n_rows
         self._filling = True
         try:
@@ -119,6 +133,7 @@ class SchemaEditor(QWidget):
                         else "Only numeric columns have bounds"
                     )
                     self.table.setItem(r, c, item)
+                self._set_levels_button(r, col)
                 self._set_status(r, col)
             self.relation.setCurrentIndex(self.relation.findData(schema.neighbouring.value))
             self.public_n.setEnabled(schema.neighbouring == Neighbouring.REPLACE)
@@ -129,8 +144,42 @@ class SchemaEditor(QWidget):
         self.table.resizeColumnsToContents()
         self._update_warning()
 
+    def _set_levels_button(self, row: int, col) -> None:
+        if col.kind not in LEVEL_KINDS:
+            self.table.removeCellWidget(row, COL_LEVELS)
+            self.table.setItem(row, COL_LEVELS, QTableWidgetItem(""))
+            return
+        n = len(col.categories or ())
+        button = named(QPushButton(f"{count(n, 'level')}…" if n else "Declare…"), f"Levels of {col.name}",
+                       "Declare the possible values of this column (typed, pasted, or read from the data)")
+        button.clicked.connect(lambda _=False, name=col.name: self.edit_levels(name))
+        self.table.setCellWidget(row, COL_LEVELS, button)
+
+    def edit_levels(self, name: str) -> LevelsDialog:
+        """Open the levels dialog for ``name``; an accepted list becomes the column's declared levels."""
+        assert self.schema is not None
+        col = self.schema.column(name)
+        read = (lambda: observed_values(self.dataset, name)) if self.dataset is not None else (lambda: [])
+        dlg = LevelsDialog(name, list(col.categories or ()), read, self)
+        dlg.read_button.setEnabled(self.dataset is not None)
+        dlg.accepted.connect(lambda: self._levels_accepted(name, dlg))
+        dlg.open()
+        return dlg
+
+    def _levels_accepted(self, name: str, dlg: LevelsDialog) -> None:
+        assert self.schema is not None
+        (self.levels_from_data.add if dlg.from_data else self.levels_from_data.discard)(name)
+        self._commit(self.schema.with_categories(name, dlg.levels), refill=True)
+
     def _set_status(self, row: int, col) -> None:
-        if col.kind == ColumnKind.NUMERIC and not col.bounded:
+        problem = self.bound_errors.get(col.name)
+        if problem is not None:
+            item = QTableWidgetItem(f"⚠ {problem}")
+            item.setForeground(WARNING_COLOR)
+        elif col.name in self.levels_from_data and col.categories:
+            item = QTableWidgetItem(LEVELS_FROM_DATA)
+            item.setForeground(WARNING_COLOR)
+        elif col.kind == ColumnKind.NUMERIC and not col.bounded:
             item = QTableWidgetItem(NO_BOUNDS)
             item.setForeground(WARNING_COLOR)
         elif col.kind == ColumnKind.NUMERIC:
@@ -173,10 +222,14 @@ class SchemaEditor(QWidget):
                 new = self.schema.with_bounds(name, lo, hi)
         except (ValueError, SchemaError) as exc:
             if not lo_text.strip() or not hi_text.strip():
-                self.error.show_error(f"Column {name!r}: type both a lower and an upper bound.")
+                problem = "type both a lower and an upper bound"
             else:
-                self.error.show_error(str(exc))
+                problem = str(exc)
+            self.bound_errors[name] = problem
+            self.error.show_error(f"Column {name!r}: {problem}.")
+            self._set_status(r, self.schema.columns[r])  # on the row itself, not "no declared bounds"
             return
+        self.bound_errors.pop(name, None)
         self._commit(new)
 
     def _kind_changed(self, name: str, combo: QComboBox) -> None:
