@@ -304,7 +304,8 @@ class Lattice:
         arr = np.asarray(x, dtype=np.float64)
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite, got {arr[~np.isfinite(arr)].flat[0]!r}")
-        scaled = arr / self.step
+        with np.errstate(over="ignore"):  # an overflow is inf, refused just below
+            scaled = arr / self.step
         if np.any(np.abs(scaled) > _TWO_52):
             raise ValueError(self._too_large(name))
         return arr, scaled

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from svtgui.core import mechanisms, noise
+from svtgui.core.mechanisms import SelectionMechanism
 from svtgui.core.mechanisms.engine import ThresholdSVT
 from svtgui.core.validation import ParamError
 
@@ -96,6 +97,14 @@ def test_extreme_parameters_are_refused_by_name_or_noised(mid, data):
     for name, units in scales.items():
         if name not in m.noiseless:
             assert noise.MIN_SCALE <= units <= noise.MAX_SCALE, (name, units)
+    if isinstance(m, SelectionMechanism):
+        big = data.draw(st.sampled_from([1.7e308, 1e300, 1e3]), label="answer")
+        try:
+            chosen = m.select([big, 0.0, -big])
+        except ValueError as exc:
+            assert "answer" in str(exc)
+        else:
+            assert set(chosen.indices) <= {0, 1, 2}
     if isinstance(m, ThresholdSVT):
         big = data.draw(st.sampled_from([1.7e308, -1.7e308, 1e300]), label="answer")
         try:
