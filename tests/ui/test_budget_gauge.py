@@ -61,3 +61,19 @@ def test_across_the_fill_edge_both_halves_of_the_text_are_readable(gauge):
 def test_both_bars_centre_their_text_alike(gauge):
     assert type(gauge.cutoff_bar) is type(gauge.dataset_bar)
     assert gauge.cutoff_bar.minimumHeight() == gauge.dataset_bar.minimumHeight()
+
+
+def test_the_spend_confirmation_never_covers_the_gauge(qtbot, window, act):
+    from PySide6.QtCore import QRect, Qt
+
+    act.load(qtbot, window)
+    window.resize(1366, 768)
+    window.show_page("run")
+    page = window.run_page
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    assert page.confirm.isVisible()
+    gauge = QRect(page.gauge.mapTo(page, page.gauge.rect().topLeft()), page.gauge.size())
+    assert not page.confirm.geometry().intersects(gauge)
+    assert page.confirm.geometry().intersects(QRect(page.chart.mapTo(page, page.chart.rect().topLeft()),
+                                                    page.chart.size()))
+    page.confirm.cancel.click()

@@ -4,7 +4,7 @@ and the adaptive line for composing the next query after seeing the answers so f
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,7 +39,8 @@ class ConfirmBar(QGroupBox):
 
     It floats over the top of the page instead of taking a row of its layout: showing or hiding
     it then moves nothing, so "Spend and run" does not relayout and re-render the chart and the
-    table at the very moment the run starts (measured: ~15 ms of the click's ~45 ms).
+    table at the very moment the run starts (measured: ~15 ms of the click's ~45 ms). It floats
+    over the chart, never over the budget gauge: the curator reads what is left while confirming.
     """
 
     def __init__(self) -> None:
@@ -291,6 +292,8 @@ class RunPage(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setSizes([380, 720])
+        split.splitterMoved.connect(lambda *_: self.place_confirm())
+        self.right_pane = right
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(self.run_error)
@@ -299,13 +302,12 @@ class RunPage(QWidget):
         self.confirm.hide()
 
     def place_confirm(self) -> None:
-        """Lay the floating confirmation over the page, right under the Run buttons."""
-        margin = self.layout().contentsMargins().left()
-        width = self.width() - 2 * margin
-        top = self.run_button.geometry().bottom() + margin // 2
+        """Lay the floating confirmation over the top of the chart pane (never over the gauge)."""
+        origin = self.right_pane.mapTo(self, QPoint(0, 0))
+        width = self.right_pane.width()
         height = self.confirm.heightForWidth(width)
         height = height if height > 0 else self.confirm.sizeHint().height()
-        self.confirm.setGeometry(margin, top, width, height)
+        self.confirm.setGeometry(origin.x(), origin.y(), width, height)
         self.confirm.raise_()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
