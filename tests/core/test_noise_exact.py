@@ -217,3 +217,18 @@ def test_far_tail_at_the_largest_usable_scale_stays_exact_int64():
     g = sampling.geometric(PrefixedBits(9), t, 50)
     assert g.dtype == np.int64
     assert all((int(x) + 1) % 2**40 == 0 and int(x) >= 45 * 2**40 - 1 for x in g)
+
+
+def test_discrete_gaussian_chi_square():
+    # CKS Algorithm 3 runs its acceptance on Python ints, so 40,000 draws (≈ 2 s), not 10^7. σ = 3.3:
+    # bins −11..11 and two tails against the exact normalised law; χ² at false failure ≤ 1e-6.
+    sigma = 3.3
+    y = noise.seeded(10).discrete_gaussian(sigma, 40_000)
+    s = float(noise.exact_scale(sigma))
+    support = np.arange(-200, 201)
+    weights = np.exp(-(support.astype(float) ** 2) / (2 * s * s))
+    pmf = weights / weights.sum()
+    inner = (support >= -11) & (support <= 11)
+    probs = np.concatenate([[pmf[support < -11].sum()], pmf[inner], [pmf[support > 11].sum()]])
+    counts = np.bincount(np.clip(y, -12, 12) + 12, minlength=25)
+    assert chi2(counts, probs) <= chi2_critical(24)
