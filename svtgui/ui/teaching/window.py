@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
+from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.theme import named
 
 
@@ -23,7 +24,7 @@ class TeachingWindow(QMainWindow):
             self.pages[name] = page
             self.tabs.addTab(page, getattr(page, "title", name))
         self.setCentralWidget(self.tabs)
-        self.resize(1100, 760)
+        fit_to_screen(self, 1100, 760)
 
     def show_page(self, name: str) -> None:
         self.tabs.setCurrentWidget(self.pages[name])

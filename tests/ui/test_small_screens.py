@@ -1,0 +1,59 @@
+"""Everything fits a small screen: windows cap their size to the available area, bottom rows stay on it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect, QSize
+
+from svtgui.ui.app import create_app
+from svtgui.ui.common import screen as screen_module
+from svtgui.ui.teaching.window import TeachingWindow
+
+
+class SmallScreen:
+    """A stand-in screen of a 1366×768 laptop with a 32-pixel panel."""
+
+    def availableGeometry(self) -> QRect:  # noqa: N802 - Qt's name
+        return QRect(0, 0, 1366, 768 - 32)
+
+
+def test_the_teaching_window_fits_a_1366_by_768_screen_with_its_controls_on_it(qtbot, monkeypatch):
+    create_app()
+    monkeypatch.setattr(TeachingWindow, "screen", lambda self: SmallScreen())
+    win = TeachingWindow()
+    qtbot.addWidget(win)
+    win.show()
+    avail = SmallScreen().availableGeometry()
+    assert win.width() + screen_module.FRAME_ROOM <= avail.width()
+    assert win.height() + screen_module.FRAME_ROOM <= avail.height()
+    page = win.pages["walkthrough"]
+    win.show_page("walkthrough")
+    qtbot.waitUntil(page.isVisible)
+    for button in (page.back_button, page.step_button, page.play_button):
+        rect = QRect(button.mapTo(win, QPoint(0, 0)), button.size())
+        assert win.rect().contains(rect), button.text()
+
+
+class LargeScreen:
+    def availableGeometry(self) -> QRect:  # noqa: N802 - Qt's name
+        return QRect(0, 0, 1920, 1080 - 40)
+
+
+def test_a_large_screen_gets_the_preferred_size(qtbot, monkeypatch):
+    create_app()
+    monkeypatch.setattr(TeachingWindow, "screen", lambda self: LargeScreen())
+    win = TeachingWindow()
+    qtbot.addWidget(win)
+    assert win.size() == QSize(1100, 760)
+
+
+def test_the_main_window_fits_a_1366_by_768_screen_on_first_start(qtbot, monkeypatch):
+    from svtgui.ui.main_window import MainWindow
+
+    create_app()
+    monkeypatch.setattr(MainWindow, "screen", lambda self: SmallScreen())
+    win = MainWindow()
+    qtbot.addWidget(win)
+    avail = SmallScreen().availableGeometry()
+    assert win.width() + screen_module.FRAME_ROOM <= avail.width()
+    assert win.height() + screen_module.FRAME_ROOM <= avail.height()
+    win.controller.shutdown()
