@@ -69,7 +69,7 @@ _MAX_I64 = (1 << 63) - 1
 
 
 class Bits:
-    """Uniform 16- or 64-bit integers and Python ints cut from a buffer of uniform 64-bit words."""
+    """Uniform 8-, 16- or 64-bit integers and Python ints cut from a buffer of uniform 64-bit words."""
 
     __slots__ = ("_words", "_buffer")
 
