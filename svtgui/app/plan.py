@@ -36,6 +36,7 @@ from svtgui.app.runs import linear
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
+from svtgui.core.noise import ScaleProbe
 from svtgui.core.validation import ParamError
 
 # Parameters a run derives itself: the user never types them (and cannot lie about them).
@@ -294,9 +295,9 @@ def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts:
 
 
 def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanism:
-    """Build the mechanism (the catalogue's own parameter checks) with a seeded source that never
-    sees data: it is only read for its guarantee, never run."""
-    return mechanisms.create(mechanism_id, rng=mechanisms.seeded(0), **params)
+    """Build the mechanism (the catalogue's own parameter checks, the sampler's scale limits) on a
+    source that draws no noise: it is only read for its guarantee and cutoff, never run."""
+    return mechanisms.create(mechanism_id, rng=ScaleProbe(), **params)
 
 
 def _fits(budget: Budget, cost: Guarantee, problems: list[Problem]) -> bool:

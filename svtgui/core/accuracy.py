@@ -31,12 +31,13 @@ from svtgui.core.bounds import (  # noqa: F401 - the public formulas, re-exporte
     tail_factor,
     union_bound,
 )
+from svtgui.core.noise import ScaleProbe
 
 
 def bound(mechanism_id: str, params: dict[str, Any], k: int, beta: float) -> Accuracy:
     """The (α, β) guarantee of a run of ``mechanism_id`` with ``params`` over ``k`` queries.
 
-    The mechanism is built with the same parameters (and a throwaway seeded source that never
+    The mechanism is built with the same parameters (on a source that draws no noise and never
     sees data) and answers from its own scales, so the bound always matches what a run adds. For
     every SVT mechanism it is the union bound: tighter than the book theorems in every case we
     know of, and — unlike D&R Theorem 3.28 with δ > 0 — it holds for every k (see
@@ -44,7 +45,7 @@ def bound(mechanism_id: str, params: dict[str, Any], k: int, beta: float) -> Acc
     """
     k = validation.count("k", k)
     beta = validation.probability("beta", beta, allow_zero=False)
-    mech = mechanisms.create(mechanism_id, rng=mechanisms.seeded(0), allow_non_private=True, **params)
+    mech = mechanisms.create(mechanism_id, rng=ScaleProbe(), allow_non_private=True, **params)
     return mech.accuracy_bound(k, beta)
 
 
