@@ -53,7 +53,8 @@ Two public facts complete the statement:
   rounded, so within a few units of 2^-53 of the real formula). The sampler uses the exact
   rational ``Fraction(t)·(1 + 2^-40)``: rounded *up* by far more than that error, so the noise is
   never smaller than the formula asks and ``D/t ≤ ε`` holds for the noise actually drawn;
-* scales are refused outside ``[MIN_SCALE, MAX_SCALE] = [1/8, 2^40]`` lattice steps
+* scales are refused outside ``[MIN_SCALE, MAX_SCALE] = [1/8, 2^40]`` lattice steps (a discrete
+  Gaussian's σ below ``MIN_GAUSSIAN_SIGMA = 0.26``)
   (:func:`check_scale`, called when a mechanism is created, before any budget is charged): below
   1/8 step the noise is 0 in more than 99.9 % of
   draws, so the release would be the exact answer in practice whatever ε says (and ε that large
@@ -89,6 +90,10 @@ _TWO_52 = float(2**52)
 
 #: Smallest noise scale a mechanism may use, in lattice steps (below it the noise is almost always 0).
 MIN_SCALE = 0.125
+#: Suffix of a ``noise_scales()`` name whose value is a discrete Gaussian's σ (its own floor below).
+GAUSSIAN = "(Gaussian σ)"
+#: The same floor for a discrete Gaussian's σ: below it P[Y ≠ 0] ≈ 2·e^(−1/(2σ²)) < 10^-3.
+MIN_GAUSSIAN_SIGMA = 0.26
 #: Largest noise scale a mechanism may use, in lattice steps (keeps ``k + Z`` an exact double).
 MAX_SCALE = 2.0**40
 #: Real-valued sensitivities the lattice can carry: step Δ/2^10 above 2^-1010, 2^53 steps below 2^1024.

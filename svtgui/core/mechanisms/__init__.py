@@ -46,7 +46,17 @@ from svtgui.core.mechanisms.base import (
     TraceStep,
 )
 from svtgui.core.mechanisms.usable_ranges import refusal
-from svtgui.core.noise import NoiseRangeError, NoiseSource, ScaleProbe, check_scale, secure, seeded
+from svtgui.core.noise import (
+    GAUSSIAN,
+    MIN_GAUSSIAN_SIGMA,
+    MIN_SCALE,
+    NoiseRangeError,
+    NoiseSource,
+    ScaleProbe,
+    check_scale,
+    secure,
+    seeded,
+)
 from svtgui.core.validation import ParamError
 
 __all__ = [
@@ -110,7 +120,7 @@ def _noise_checked(mech: Mechanism) -> Mechanism:
     """``mech`` if every noise scale it draws from is in the exact sampler's usable range."""
     for name, units in mech.noise_scales().items():
         if name not in mech.noiseless:
-            check_scale(units, name)
+            check_scale(units, name, minimum=MIN_GAUSSIAN_SIGMA if name.endswith(GAUSSIAN) else MIN_SCALE)
     return mech
 
 

@@ -48,6 +48,7 @@ from svtgui.core.mechanisms.base import (
     Param,
     register,
 )
+from svtgui.core.noise import GAUSSIAN
 
 FORMAT = "svtgui-sparse-project"
 FORMAT_VERSION = 2  # 2: the header carries CHECKSUM, checked on every load
@@ -225,7 +226,8 @@ class SparseProject(Mechanism):
 
     def noise_scales(self) -> dict[str, float]:
         """The projected counts' noise (integer units of w = √T·u) and, under add/remove, n's noise."""
-        scales = {"projection": self.scale * math.sqrt(self.projection_size)}
+        name = "projection " + GAUSSIAN if self.noise == theory.GAUSSIAN else "projection"
+        scales = {name: self.scale * math.sqrt(self.projection_size)}
         if self.count_epsilon > 0:
             scales["count"] = 1 / self.count_epsilon
         return scales
