@@ -76,3 +76,17 @@ def test_row_order_never_matters(rows, rnd):
     order = list(range(len(f)))
     rnd.shuffle(order)
     assert content_fingerprint(f.iloc[order], KEY) == content_fingerprint(f, KEY)
+
+
+def test_categorical_text_hashes_as_the_text_it_stands_for():
+    """The fast categorical path (categories converted once) gives the digest of the plain text."""
+    key = new_key()
+    cells = ["F", None, "M", "F", "Zürich, CH"] * 40
+    as_text = pd.DataFrame({"x": pd.Series(cells, dtype=object), "n": range(200)})
+    as_categorical = pd.DataFrame({"x": pd.Categorical(cells), "n": range(200)})
+    assert content_fingerprint(as_text, key) == content_fingerprint(as_categorical, key)
+    clash = pd.DataFrame({"x": pd.Categorical([1, "1", None], categories=[1, "1"]), "n": range(3)})
+    plain = pd.DataFrame({"x": pd.Series(["1", "1", None], dtype=object), "n": range(3)})
+    assert content_fingerprint(clash, key) == content_fingerprint(plain, key)  # same text, same rows
+    other = pd.DataFrame({"x": pd.Categorical(["F", None, "F", "F", "Zürich, CH"] * 40), "n": range(200)})
+    assert content_fingerprint(other, key) != content_fingerprint(as_categorical, key)
