@@ -48,6 +48,7 @@ done
 for page in $session_pages; do                    # after a run: View → History, File → Export release
     shot "page-$page" --sample "$SAMPLE" --page "$page"
 done
+shot page-recipes --sample "$SAMPLE" --page recipes   # Queries → Recipes…, after an auto-clipped mean
 shot teaching-window --page teaching
 for page in $teaching_pages; do
     shot "teaching-$page" --page "teaching-$page"

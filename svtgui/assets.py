@@ -23,6 +23,20 @@ def _roots() -> list[Path]:
     return roots
 
 
+def guide() -> Path:
+    """The bundled user guide (``docs/user-guide.md``; its screenshots sit beside it).
+
+    Searched like the resources: a PyInstaller bundle's ``docs``, the wheel's ``svtgui/_docs``,
+    a source checkout's ``docs/``.
+    """
+    frozen = getattr(sys, "_MEIPASS", None)
+    roots = ([Path(frozen) / "docs"] if frozen else []) + [_PACKAGE / "_docs", _PACKAGE.parent / "docs"]
+    for root in roots:
+        if (root / "user-guide.md").exists():
+            return root / "user-guide.md"
+    raise FileNotFoundError(f"the user guide was not found (searched {', '.join(map(str, roots))})")
+
+
 def asset(name: str) -> Path:
     """Path of the bundled file ``name`` (e.g. ``"samples/census.csv"``); FileNotFoundError if absent."""
     for root in _roots():

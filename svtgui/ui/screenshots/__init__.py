@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QWidget
 SIZE = (1280, 820)
 DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
 SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
+TOOL_PAGES = ("recipes",)  # Queries → Recipes…, after the auto-clipped mean ran on the sample
 
 
 def wait_until(predicate, timeout: float = 120.0) -> bool:
@@ -92,6 +93,8 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
             return 2
         if extra is not None:
             return _save(extra, out)
+    if page in TOOL_PAGES:
+        return _save(_recipes(win), out, resize=False)
     if run:
         c = win.controller
         c.validate()
@@ -116,6 +119,17 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
     wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
     wait_until(lambda: not win.mechanism.preview.sim.busy, 60)  # the preview's curve (a background task)
     return _save(win, out)
+
+
+def _recipes(win) -> QWidget:
+    """The recipes dialog after the auto-clipped mean ran on the sample (throwaway ledger)."""
+    from svtgui.app import dataset_identity
+
+    dataset_identity.register(win.controller.ledger, win.ds, DECLARED_TOTAL)
+    dlg = win.open_recipes()
+    dlg.run()
+    wait_until(lambda: bool(dlg.result.toPlainText()), 120)
+    return dlg
 
 
 def _save(widget: QWidget, out: str | Path, resize: bool = True) -> int:
