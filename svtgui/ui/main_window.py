@@ -26,6 +26,7 @@ from svtgui import __version__
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.mechanisms import HISTOGRAM
+from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
 from svtgui.ui.common.theme import named
 from svtgui.ui.run.results_store import ResultStore
@@ -42,6 +43,7 @@ from svtgui.ui.setup.recipes_dialog import RecipesDialog
 from svtgui.ui.setup.schema_editor import SchemaEditor
 from svtgui.ui.setup.spark_open import EngineActions
 from svtgui.ui.setup.start_page import SAMPLES, StartPage
+from svtgui.ui.tools.help_window import HelpWindow
 from svtgui.ui.tools.linear_answer import ReleaseAnswerDialog
 
 log = logging.getLogger("svtgui.ui")
@@ -126,7 +128,8 @@ class MainWindow(QMainWindow):
         self.sessions = SessionActions(self)  # Open/Save session, Export release, History
         self._make_actions()
         self.refresh_recent()
-        self.resize(1280, 820)
+        self._help: HelpWindow | None = None
+        fit_to_screen(self, 1280, 820)
         if self.settings.geometry is not None:
             self.restoreGeometry(self.settings.geometry)
         if self.settings.window_state is not None:
@@ -146,7 +149,7 @@ class MainWindow(QMainWindow):
         a = QAction(text, self)
         a.setShortcut(QKeySequence(shortcut))
         keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
-        a.setToolTip(f"{tip} ({keys})")
+        a.setToolTip(f"{tip} ({keys})" if keys else tip)
         a.setStatusTip(tip)
         a.setCheckable(checkable)
         a.triggered.connect(slot)
@@ -241,9 +244,13 @@ class MainWindow(QMainWindow):
         self.act_teaching = self.add_action(
             "&Teaching mode…", "Ctrl+T", "Watch SVT work step by step on toy data", self.open_teaching, h, tb
         )
+        self.act_guide = self.add_action(
+            "&User guide", "F1", "The user guide, offline, at the section for the page in view",
+            self.show_help, h,
+        )
         self.act_about = self.add_action(
             "&About SVT Studio",
-            "F1",
+            "",
             "Version, licence and citations",
             self.show_about,
             h,
@@ -350,7 +357,7 @@ class MainWindow(QMainWindow):
     def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False) -> None:
         """Show a loaded dataset everywhere (with its queue) — an ordinary open and a restored session."""
         self.dataset_panel.show_dataset(ds)
-        self.schema_editor.set_schema(ds.schema, ds.n_rows)
+        self.schema_editor.set_schema(ds.schema, ds.n_rows, dataset=ds)
         self.mechanism.linear.set_schema(ds.schema)
         self.queries.set_schema(ds.schema)
         self.workspace.set_dataset(ds, queries or [])
@@ -465,6 +472,25 @@ class MainWindow(QMainWindow):
         dlg = ReleaseAnswerDialog(self, path)
         dlg.show()
         return dlg
+
+    def current_page(self) -> str:
+        """The page in view: ``start`` or one of PAGES."""
+        if self.stack.currentWidget() is self.start:
+            return "start"
+        return PAGES[self.tabs.currentIndex()]
+
+    def show_help(self) -> HelpWindow | None:
+        """Help ▸ User guide (F1): the bundled guide at the section for the page in view."""
+        if self._help is None:
+            try:
+                self._help = HelpWindow(self)
+            except FileNotFoundError as exc:
+                self.status_label.setText(f"The user guide is missing from this installation ({exc}).")
+                return None
+        self._help.show()  # laid out first: the scroll range exists only once the window is shown
+        self._help.raise_()
+        self._help.show_section(self.current_page())
+        return self._help
 
     def show_about(self) -> None:
         try:

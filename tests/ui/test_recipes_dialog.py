@@ -95,3 +95,12 @@ def test_range_screening_lists_the_ranges_it_answered(qtbot, ages):
     text = dlg.result.toPlainText()
     for a in answers:
         assert a["query"] in text
+
+
+def test_the_window_opens_recipes_from_the_queries_menu(qtbot, window, act):
+    assert window.open_recipes() is None and "Open a dataset first" in window.status_label.text()
+    act.load(qtbot, window)
+    dlg = window.open_recipes()
+    assert dlg is not None and dlg.ds is window.ds and window.act_recipes.text() == "&Recipes…"
+    assert not dlg.run_button.isEnabled() and "declare its total budget" in dlg.cost.text()
+    dlg.close()
