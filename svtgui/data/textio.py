@@ -36,6 +36,7 @@ from svtgui.data.errors import DatasetError, InputFileError, LoadCancelled
 SAMPLE_BYTES = 1 << 16
 DELIMITER_CANDIDATES = (",", "\t", ";", "|")
 TEXT_LIMIT = 64 << 20  # queries, schema, config and session files: far above any real one
+MAX_RECORD_BYTES = 64 << 20  # one CSV record (line): longer is damage, and pandas would hold it whole
 
 
 # -- the guarded reader: every file SVT Studio reads goes through open_regular ----------------------
@@ -293,6 +294,11 @@ class FieldCounter:
             self.pending_len += len(data)
             if len(self.pending_head) < 3:
                 self.pending_head = (self.pending_head + data[:3])[:3]
+        if self.pending_len > MAX_RECORD_BYTES:
+            raise DatasetError(
+                f"a line longer than {size_text(MAX_RECORD_BYTES)} (no line break where one is due): the "
+                "file is damaged or is not delimited text", path=self.path, line=self.pending_line,
+            )
         self.physical += int(newlines.sum())
         if len(data):
             self.last = int(arr[-1])
