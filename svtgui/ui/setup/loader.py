@@ -15,6 +15,7 @@ from svtgui.app.tasks import TaskCancelled, TaskState
 from svtgui.data import Dataset, LoadCancelled, LoadOptions
 from svtgui.data.engines import open_dataset
 from svtgui.data.errors import load_failure_text
+from svtgui.ledger import Ledger, LedgerError
 from svtgui.ui.common.background import Background
 
 
@@ -28,9 +29,21 @@ def load_task(state: TaskState, path: Path, options: LoadOptions, engine: dict |
         ds = open_dataset(path, options=options, progress=state, **(engine or {}))
         if ds.engine != "memory":
             ds.n_rows, ds.preview()  # noqa: B018 - cached on the dataset for the Dataset page
+            _fingerprint(ds, state)
         return ds
     except LoadCancelled as exc:
         raise TaskCancelled(str(exc)) from exc
+
+
+def _fingerprint(ds: Dataset, state: TaskState) -> None:
+    """Compute the rows' private fingerprint here, with progress and Cancel, so the window's budget
+    look-up (which keys by it) finds it cached instead of reading 10^8 rows on the GUI thread."""
+    try:
+        with Ledger.open() as ledger:
+            key = ledger.content_key()
+    except (LedgerError, OSError):
+        return  # the window reports an unusable ledger itself
+    ds.content_fingerprint(key, state)
 
 
 class DatasetLoader(QObject):
