@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
-from svtgui.data.queries import queries_from_json, queries_to_json
+from svtgui.data.queries import queries_to_json, read_queries
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
@@ -236,16 +236,15 @@ class QueriesPage(QWidget):
 
     def import_json(self, path: str | Path) -> bool:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-            queries = queries_from_json(text)
+            queries = read_queries(path)  # the guarded reader: a FIFO or a device is named, never read
             if self.schema is not None:
                 for i, q in enumerate(queries):
                     try:
                         q.validate(self.schema)
                     except ValueError as exc:
-                        raise ValueError(f"query {i + 1}: {exc}") from None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self.error.show_error(f"{path}: {exc}")
+                        raise ValueError(f"{path}: query {i + 1}: {exc}") from None
+        except ValueError as exc:  # read_queries names the file in its message
+            self.error.show_error(str(exc))
             return False
         self.error.show_error(None)
         self.set_queries(queries)
