@@ -85,6 +85,34 @@ def test_a_signal_mid_run_ends_it_interrupted_with_its_spend_kept(workload, sig,
     assert run.status == "interrupted" and run.epsilon == Fraction(EPS)
 
 
+def _reading(proc: subprocess.Popen, path: Path) -> bool:
+    """True while ``proc`` holds ``path`` open (it is loading it)."""
+    fds = Path(f"/proc/{proc.pid}/fd")
+    try:
+        return any(os.path.realpath(fd) == str(path) for fd in fds.iterdir())
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to see the file being read")
+def test_ctrl_c_while_loading_is_an_interruption_and_charges_nothing(workload):
+    _, qfile, ledger = workload
+    big = ledger.parent / "big.csv"
+    with big.open("w") as f:  # large enough to be still loading when the signal arrives
+        f.write("x,y\n")
+        f.writelines(f"{i % 97},{i % 89}\n" for i in range(3_000_000))
+    proc = _spawn(_argv(big, qfile, ledger))
+    while not _reading(proc, big):  # wait (polling every 10 ms) until it is reading the data
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.01)  # it must not end before it has read the file
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and out == ""
+    line = _one_line(err)
+    assert "interrupted (Ctrl-C)" in line and "parse" not in line
+    assert _runs(ledger) == []
+
+
 # -- a ledger locked by another program ------------------------------------------------------------
 
 
