@@ -44,6 +44,8 @@ class Dialect:
     backslash_escapes: bool  # Spark string literals treat backslash as an escape character
     distinct_items: str  # {c}: a row per distinct item of a list column (in a SELECT list)
     has_all: str  # {c}, {items}: the list column holds every item of the literal list
+    round_even: str  # {x}: x rounded to an integer, ties to even (exact_sums' rint)
+    exact_int: str  # the type an exact integer sum is taken in
 
     def ident(self, name: str) -> str:
         q = self.quote_char
@@ -71,8 +73,11 @@ class Dialect:
             f"[{', '.join(map(self.literal, values))}]"
 
 
-DUCKDB = Dialect("duckdb", '"', False, "unnest(list_distinct({c}))", "list_has_all({c}, {items})")
-SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_except({items}, {c})) = 0")
+DUCKDB = Dialect("duckdb", '"', False, "unnest(list_distinct({c}))", "list_has_all({c}, {items})",
+                 "round_even({x}, 0)", "HUGEINT")
+SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_except({items}, {c})) = 0",
+                # doubles of 2^52 and more are integers already (and Spark's bround goes through decimal text)
+                "CASE WHEN abs({x}) >= 4503599627370496 THEN {x} ELSE bround({x}, 0) END", "DECIMAL(38, 0)")
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 The plans, chosen per batch (``docs/scale.md`` has the table):
 
 * **numeric histogram** (range counts, clipped sums, clip differences on one column): one
-  ``SELECT x, count(*) … GROUP BY x`` of the column's distinct values, then the same sorted /
-  cumulative evaluation as the memory engine, with sums computed exactly (``exact``).
+  ``SELECT x, count(*) … GROUP BY x`` of the column's distinct values, then the memory engine's own
+  exact evaluator (``exact_sums.SortedColumn`` on the weighted histogram): sums bit for bit equal.
 * **grouped histogram** (counts and means with conditions): one ``GROUP BY`` of every column the
   batch's conditions read; each condition is evaluated on the histogram's rows by the memory
   engine's own ``condition_mask`` and the counts of the matching rows are added.
@@ -32,12 +32,12 @@ import pandas as pd
 
 from svtgui.core.linear import SparseHistogram
 from svtgui.data.engines.base import AGGREGATES_PER_SCAN, HISTOGRAM_LIMIT, TableEngine
-from svtgui.data.engines.exact import WeightedColumn
 from svtgui.data.engines.sql import predicate_sql
 from svtgui.data.evaluate import _public_n, _validate, condition_mask
+from svtgui.data.exact_sums import SortedColumn, clip_diff_grid, clip_diff_value, sum_grid, to_float
 from svtgui.data.predicates import Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
-from svtgui.data.schema import ColumnKind, Schema
+from svtgui.data.schema import Schema
 
 _N = "__svt_n"
 _NUMERIC = (RangeCount, ClipDiff, ClippedSum)
@@ -50,7 +50,7 @@ class Planner:
         self.table = table
         self.limit = limit
         self.distinct: dict[str, int] = {}
-        self.numeric: dict[str, WeightedColumn | None] = {}
+        self.numeric: dict[str, SortedColumn | None] = {}
         self.grouped: dict[frozenset[str], pd.DataFrame] = {}
         self.items: dict[str, pd.DataFrame | None] = {}
         self.scans = 0  # SQL statements run (for tests and the bench: "few passes")
@@ -103,8 +103,9 @@ class Planner:
         return self.table.sql(text)
 
     # -- range counts, clipped sums, clip differences ----------------------------------------
-    def weighted(self, column: str) -> WeightedColumn | None:
-        """The column's exact weighted histogram, or None when it would be too large."""
+    def weighted(self, column: str) -> SortedColumn | None:
+        """The column's weighted histogram (sorted distinct values, rows per value) as the memory
+        engine's exact evaluator (``exact_sums.SortedColumn``), or None when it would be too large."""
         if column not in self.numeric:
             self._estimate({column})
             if not self._fits(frozenset([column])):
@@ -113,29 +114,32 @@ class Planner:
                 c, rel = self.table.dialect.ident(column), self.table.relation
                 hist = self._sql(f"SELECT CAST({c} AS DOUBLE) AS v, count(*) AS {_N} FROM {rel} "
                                  f"WHERE {c} IS NOT NULL GROUP BY {c}")
-                self.numeric[column] = WeightedColumn.of(hist["v"].to_numpy(np.float64),
-                                                         hist[_N].to_numpy(np.int64))
+                values = hist["v"].to_numpy(np.float64)
+                order = np.argsort(values, kind="stable")
+                self.numeric[column] = SortedColumn(values[order], hist[_N].to_numpy(np.int64)[order])
         return self.numeric[column]
 
     def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
         small = cls is RangeCount and len(batch) <= AGGREGATES_PER_SCAN and column not in self.numeric
         w = None if small else self.weighted(column)  # a few counts: one scan beats two
         if w is None:
-            return self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
+            raw = self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
+            return np.array([_finish(q, schema, v) for q, v in zip(batch, raw, strict=True)])
         if cls is RangeCount:
             low, high = _floats(batch, "low"), _floats(batch, "high")
             closed = np.array([q.closed for q in batch])
             with_low, with_high = np.isin(closed, ("left", "both")), np.isin(closed, ("right", "both"))
-            lo = w.cum[np.where(with_low, w.below(low, False), w.below(low, True))]
-            hi = w.cum[np.where(with_high, w.below(high, True), w.below(high, False))]
+            v = w.values
+            lo = w.rows[np.where(with_low, np.searchsorted(v, low, "left"),
+                                 np.searchsorted(v, low, "right"))]
+            hi = w.rows[np.where(with_high, np.searchsorted(v, high, "right"),
+                                 np.searchsorted(v, high, "left"))]
             return np.maximum(hi - lo, 0).astype(np.float64)
         if cls is ClippedSum:
             bounds = np.array([q.bounds(schema) for q in batch], dtype=np.float64).reshape(-1, 2)
             return w.clipped_sums(bounds[:, 0], bounds[:, 1])
-        b, s = _floats(batch, "bound"), _floats(batch, "step")
-        diff = w.clip_diffs(b, s)
         norm = np.array([q.normalised for q in batch], dtype=bool)
-        return np.where(norm, diff / s, diff)
+        return w.clip_diffs(_floats(batch, "bound"), _floats(batch, "step"), norm)
 
     # -- counts with conditions ----------------------------------------------------------------
     def _counts(self, wheres: list[Predicate | None], schema: Schema) -> np.ndarray:
@@ -153,7 +157,8 @@ class Planner:
                 out[k] = int(hist[_N].to_numpy()[_mask(hist, where, schema)].sum())
         if pending:
             d = self.table.dialect
-            out[pending] = self._aggregates([predicate_sql(wheres[k], schema, d) for k in pending])
+            counted = self._aggregates([predicate_sql(wheres[k], schema, d) for k in pending])
+            out[pending] = np.asarray(counted, dtype=np.float64)
         return out
 
     def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str],
@@ -176,7 +181,7 @@ class Planner:
 
     # -- item supports ---------------------------------------------------------------------------
     def _supports(self, column: str, batch: list[ItemSupport], schema: Schema) -> np.ndarray:
-        d, rel = self.table.dialect, self.table.relation
+        d = self.table.dialect
         element = _element_kind(self.table, column)
         hist = self._item_histogram(column) if any(len(q.items) == 1 for q in batch) else None
         out = np.zeros(len(batch))
@@ -192,8 +197,7 @@ class Planner:
                 pending.append(k)
                 exprs.append(d.has_all.format(c=d.ident(column), items=d.items(items)))
         if pending:
-            out[pending] = self._aggregates(exprs)
-        del rel
+            out[pending] = np.asarray(self._aggregates(exprs), dtype=np.float64)
         return out
 
     def _item_histogram(self, column: str) -> dict[Any, int] | None:
@@ -211,15 +215,17 @@ class Planner:
         return self.items[column]
 
     # -- the fallback: many aggregates per scan --------------------------------------------------
-    def _aggregates(self, expressions: list[str]) -> np.ndarray:
-        """Each expression is a boolean condition (counted) or ``sum:<SQL>`` (summed)."""
-        out = np.empty(len(expressions))
+    def _aggregates(self, expressions: list[str]) -> list[int]:
+        """Each expression is a boolean condition (counted) or ``sum:<SQL>`` (an exact integer sum);
+        the results as Python integers (no rounding on the way back)."""
+        out: list[int] = []
         for start in range(0, len(expressions), AGGREGATES_PER_SCAN):
             part = expressions[start:start + AGGREGATES_PER_SCAN]
             cols = [f"SUM({e[4:]}) AS a{k}" if e.startswith("sum:") else
                     f"SUM(CASE WHEN {e} THEN 1 ELSE 0 END) AS a{k}" for k, e in enumerate(part)]
             row = self._sql(f"SELECT {', '.join(cols)} FROM {self.table.relation}")
-            out[start:start + len(part)] = [0.0 if pd.isna(v) else float(v) for v in row.iloc[0].tolist()]
+            out.extend(0 if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
+                       for v in row.astype(object).iloc[0].tolist())
         return out
 
     # -- universes (PMW, SparseProject) and observed values -------------------------------------
@@ -272,23 +278,45 @@ def _mask(hist: pd.DataFrame, where: Predicate, schema: Schema) -> np.ndarray:
 
 
 def _numeric_sql(q: Query, schema: Schema, table: TableEngine) -> str:
-    """One numeric query as an aggregate expression (the fallback plan)."""
+    """One numeric query as an aggregate expression (the fallback plan). Sums follow
+    ``exact_sums``' rule in SQL — each value snapped to the grid of the public bounds, clipped to
+    the integer bounds, summed as exact integers — and are finished by :func:`_finish`."""
     d = table.dialect
     c = d.ident(q.column)
     if isinstance(q, RangeCount):
         lo = ">=" if q.closed in ("left", "both") else ">"
         hi = "<=" if q.closed in ("right", "both") else "<"
         return f"({c} {lo} {d.literal(float(q.low))} AND {c} {hi} {d.literal(float(q.high))})"
-    if isinstance(q, ClippedSum):
-        lo, hi = (d.literal(float(b)) for b in q.bounds(schema))
-        clipped = f"CAST(LEAST(GREATEST({c}, {lo}), {hi}) AS DOUBLE)"
-    else:
-        b, top = float(q.bound), float(q.bound) + float(q.step)
-        scale = f" / {d.literal(float(q.step))}" if q.normalised else ""
-        low, high = d.literal(b), d.literal(top)
-        clipped = f"(LEAST(GREATEST(CAST({c} AS DOUBLE), {low}), {high}) - {low}){scale}"
+    grid = sum_grid(*q.bounds(schema)) if isinstance(q, ClippedSum) else clip_diff_grid(q.bound, q.step)
+    scaled = f"CAST({c} AS DOUBLE)"
+    for part in _power_steps(-grid.exponent):  # x / 2^k, exactly (powers of two, each a finite double)
+        scaled = f"({scaled} * {d.literal(math.ldexp(1.0, part))})"
+    units = (f"LEAST(GREATEST({d.round_even.format(x=scaled)}, {d.literal(float(grid.low))}), "
+             f"{d.literal(float(grid.high))})")
+    if isinstance(q, ClipDiff):
+        units = f"({units} - {d.literal(float(grid.low))})"
     # GREATEST/LEAST skip NULLs in DuckDB and Spark: a missing cell must add nothing
-    return f"sum:CASE WHEN {c} IS NOT NULL THEN {clipped} END"
+    return f"sum:CASE WHEN {c} IS NOT NULL THEN CAST({units} AS {d.exact_int}) END"
+
+
+def _power_steps(exponent: int) -> list[int]:
+    """Split 2^exponent into factors each representable as a double (|e| ≤ 1000)."""
+    steps, left = [], exponent
+    while left:
+        step = max(-1000, min(1000, left))
+        steps.append(step)
+        left -= step
+    return steps
+
+
+def _finish(q: Query, schema: Schema, units: Any) -> float:
+    """A numeric query's answer from its aggregate: a count, or exact integer units rounded once."""
+    if isinstance(q, RangeCount):
+        return float(units)
+    n = int(units)
+    if isinstance(q, ClippedSum):
+        return to_float(n, sum_grid(*q.bounds(schema)).exponent)
+    return clip_diff_value(clip_diff_grid(q.bound, q.step).exponent, n, float(q.step), q.normalised)
 
 
 def _element_kind(table: TableEngine, column: str) -> str:
@@ -308,5 +336,3 @@ def _coerce_item(item: Any, element: str) -> Any:
             return None
     return str(item)
 
-
-__all__ = ["Planner", "ColumnKind"]
