@@ -116,12 +116,16 @@ def main() -> None:
     rng = np.random.default_rng(16)
     print(f"file: {big} ({big.stat().st_size / 1e9:.2f} GB)")
     measure(big, "auto", rng)
+    print(f"  peak resident memory so far (the large file's part): {_peak_mb():.0f} MB", flush=True)
     size = small.stat().st_size / 1e9
     print(f"memory engine on the first {sample:,} rows ({size:.2f} GB), for comparison:")
     measure(small, "memory", np.random.default_rng(16))
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"scale: rows={args.rows} seconds={seconds:.1f} peak_rss_mb={peak:.0f}")
+    print(f"scale: rows={args.rows} seconds={seconds:.1f} peak_rss_mb={_peak_mb():.0f}")
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":
