@@ -225,6 +225,9 @@ def report(progress: ProgressState | None, fraction: float) -> None:
     progress.set_progress(fraction, "reading")
 
 
+_FIELD_START, _UNQUOTED, _QUOTED, _QUOTE_IN_QUOTED = range(4)  # the CSV parser's states
+
+
 class FieldCounter:
     """Counts fields per record across chunk boundaries to find ragged rows, in linear time.
 
@@ -233,8 +236,10 @@ class FieldCounter:
     quoted fields are not counted: the quote parity before every byte is one ``cumsum`` per chunk.
     Only an unfinished record's counts are carried to the next chunk, never its bytes, so a line of
     any length costs time proportional to its length. A *stray* quote (one in the middle of an
-    unquoted field, which the parser keeps as a literal character) makes parity meaningless; the
-    check then stops and says so in :attr:`note` (the parser still reads the file).
+    unquoted field, which the parser keeps as a literal character: ``5'3"``) makes parity
+    meaningless; from that chunk on the counter follows the parser's own states byte by byte on
+    the lines that hold a quote (:meth:`_feed_sequential`; quote-free lines are still counted
+    with ``bytes.count``).
     """
 
     def __init__(self, path: Path, delimiter: str) -> None:
@@ -249,22 +254,19 @@ class FieldCounter:
         self.pending_line = 1  # physical line where the unfinished record starts
         self.last = -1  # the previous chunk's last byte (-1: start of file)
         self.last_solid = -1  # ... and its last non-space byte
-        self.active = True
-        self.note: str | None = None
+        self.state: int | None = None  # the parser's state once counting byte by byte (None: not yet)
 
     def feed(self, data: bytes, final: bool = False) -> None:
-        if not self.active:
-            return
+        if self.state is not None:
+            return self._feed_sequential(data, final)
         arr = np.frombuffer(data, dtype=np.uint8)
         newlines = arr == 10
         quotes = arr == 34
         if self.in_quote or quotes.any():
             before = (np.cumsum(quotes, dtype=np.int64) - quotes + self.in_quote) & 1
             if self._stray_quote(arr, np.flatnonzero(quotes), before):
-                self.active = False
-                self.note = ("a quote inside an unquoted field: ragged-row check stopped at physical line "
-                             f"{self.physical + 1}")
-                return
+                self.state = self._state_now()
+                return self._feed_sequential(data, final)
             outside = before == 0
             self.in_quote = int((self.in_quote + int(quotes.sum())) & 1)
             ends = np.flatnonzero(newlines & outside)
@@ -294,11 +296,7 @@ class FieldCounter:
             self.pending_len += len(data)
             if len(self.pending_head) < 3:
                 self.pending_head = (self.pending_head + data[:3])[:3]
-        if self.pending_len > MAX_RECORD_BYTES:
-            raise DatasetError(
-                f"a line longer than {size_text(MAX_RECORD_BYTES)} (no line break where one is due): the "
-                "file is damaged or is not delimited text", path=self.path, line=self.pending_line,
-            )
+        self._check_length()
         self.physical += int(newlines.sum())
         if len(data):
             self.last = int(arr[-1])
@@ -306,11 +304,90 @@ class FieldCounter:
             if len(solid):
                 self.last_solid = int(arr[solid[-1]])
         if final and self.pending_len:
-            self._check(
-                np.array([self.pending_fields]), np.array([self.pending_len]), np.array([self.pending_line]),
-                b"", np.array([0]), np.array([0]), [self.pending_head],
+            self._end_record()
+
+    def _check_length(self) -> None:
+        if self.pending_len > MAX_RECORD_BYTES:
+            raise DatasetError(
+                f"a line longer than {size_text(MAX_RECORD_BYTES)} (no line break where one is due): the "
+                "file is damaged or is not delimited text", path=self.path, line=self.pending_line,
             )
-            self.pending_len = self.pending_fields = 0
+
+    def _end_record(self) -> None:
+        """Check the record counted so far and start the next one."""
+        self._check(
+            np.array([self.pending_fields]), np.array([self.pending_len]), np.array([self.pending_line]),
+            b"", np.array([0]), np.array([0]), [self.pending_head],
+        )
+        self.pending_len = self.pending_fields = 0
+        self.pending_head = b""
+        self.pending_line = self.physical + 1
+
+    # -- byte by byte, as the parser reads (after a stray quote) ----------------------------------
+
+    def _state_now(self) -> int:
+        """The parser's state at the start of the current chunk, from what parity mode carried."""
+        if self.in_quote:
+            return _QUOTED
+        if self.last == 34:
+            return _QUOTE_IN_QUOTED
+        if self.last in (-1, 10, self.byte) or (self.last == 32 and self.last_solid in (-1, 10, self.byte)):
+            return _FIELD_START
+        return _UNQUOTED
+
+    def _feed_sequential(self, data: bytes, final: bool) -> None:
+        segments = data.split(b"\n")
+        for k, segment in enumerate(segments):
+            self._scan(segment)
+            if k == len(segments) - 1:
+                break
+            self.physical += 1
+            if self.state == _QUOTED:  # a newline inside a quoted field
+                self.pending_len += 1
+                continue
+            self._end_record()
+            self.state = _FIELD_START
+        self._check_length()
+        if final and self.pending_len:
+            self._end_record()
+
+    def _scan(self, segment: bytes) -> None:
+        """Advance the parser's state machine over one line's bytes (no newline among them)."""
+        self.pending_len += len(segment)
+        if len(self.pending_head) < 3:
+            self.pending_head = (self.pending_head + segment[:3])[:3]
+        state, delimiter = self.state, self.byte
+        if state in (_FIELD_START, _UNQUOTED) and b'"' not in segment:
+            self.pending_fields += segment.count(delimiter)
+            solid = segment.rstrip(b" ")
+            if solid:
+                self.state = _FIELD_START if solid[-1] == delimiter else _UNQUOTED
+            return
+        fields = 0
+        for b in segment:
+            if state == _FIELD_START:
+                if b == 34:
+                    state = _QUOTED
+                elif b == delimiter:
+                    fields += 1
+                elif b != 32:  # spaces after a delimiter are skipped (skipinitialspace)
+                    state = _UNQUOTED
+            elif state == _UNQUOTED:  # a quote here is a literal character
+                if b == delimiter:
+                    fields += 1
+                    state = _FIELD_START
+            elif state == _QUOTED:
+                if b == 34:
+                    state = _QUOTE_IN_QUOTED
+            elif b == 34:  # "" inside a quoted field: one literal quote
+                state = _QUOTED
+            elif b == delimiter:
+                fields += 1
+                state = _FIELD_START
+            else:  # text after the closing quote continues the field, unquoted
+                state = _UNQUOTED
+        self.pending_fields += fields
+        self.state = state
 
     def _check(self, counts, lengths, lines, data, starts, ends, heads) -> None:  # noqa: ANN001
         # a record holding only "\r" or spaces is a blank line; pandas skips blank lines, so do we

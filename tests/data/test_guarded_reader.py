@@ -9,10 +9,15 @@ field is still found, and its cost is linear in the length of a line.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import threading
+from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from svtgui.app.project_file import SessionError
 from svtgui.app.project_file import load as load_session
@@ -175,3 +180,34 @@ def test_a_symlink_loop_in_the_recent_files_never_raises(tmp_path, monkeypatch):
     settings.add_recent_file(loop)
     settings.remove_recent_file(loop)
     assert settings.recent_files == []
+
+
+def _csv_field_counts(text: str) -> list[int]:
+    """Fields per record as Python's csv module reads them (the same states as pandas' C parser)."""
+    rows = csv.reader(io.StringIO(text), skipinitialspace=True)
+    return [len(row) for row in rows if row]
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+@given(st.text(alphabet='ab,"\n ', min_size=1, max_size=60), st.lists(st.integers(1, 7), max_size=8))
+def test_the_field_counter_agrees_with_a_csv_parser(text, cuts):
+    """Ragged or not, as a real CSV parser counts fields — with stray quotes, quoted newlines and
+    records split across reads at arbitrary points."""
+    lines = text.split("\n")
+    assume(lines[0].strip() and not any(ln and not ln.strip() for ln in lines))  # no blank-but-spaces
+    counts = _csv_field_counts(text)
+    data, pieces, at = text.encode(), [], 0
+    for cut in cuts:
+        pieces.append(data[at:at + cut])
+        at += cut
+    pieces.append(data[at:])
+    counter = textio.FieldCounter(Path("t.csv"), ",")
+    try:
+        for piece in pieces:
+            counter.feed(piece)
+        counter.feed(b"", final=True)
+    except DatasetError as exc:
+        bad = next(c for c in counts if c != counts[0])
+        assert f"ragged row: {bad} fields where the header has {counts[0]}" in str(exc)
+    else:
+        assert len(set(counts)) <= 1, counts
