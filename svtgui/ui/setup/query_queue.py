@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
+from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -43,6 +44,7 @@ from svtgui.ui.setup.query_builder import QueryBuilder
 
 Index = QModelIndex | QPersistentModelIndex
 MIME = "application/x-svtgui-query-rows"
+UNDO_DEPTH = 20  # Remove / Clear steps that Undo can take back
 
 
 class QueueModel(QAbstractListModel):
@@ -167,12 +169,16 @@ class QueriesPage(QWidget):
         self.down = button("Move down", "Move the selected queries down", "Alt+Down", lambda: self._move(+1))
         self.remove = button("Remove", "Remove the selected queries", "Delete", self._remove)
         self.clear = button("Clear", "Remove every query from the queue", "Ctrl+Shift+Delete", self._clear)
+        self.undo_button = button("Undo", "Bring back the queries removed or cleared last", "Ctrl+Z",
+                                  self.undo)
+        self.undo_button.setEnabled(False)
+        self._removed: list[list[Any]] = []  # queues as they were before each Remove / Clear
         tools = QHBoxLayout()
         for b in (self.generate, self.import_, self.export):
             tools.addWidget(b)
         tools.addStretch(1)
         order = QHBoxLayout()
-        for b in (self.up, self.down, self.remove, self.clear):
+        for b in (self.up, self.down, self.remove, self.clear, self.undo_button):
             order.addWidget(b)
         order.addStretch(1)
 
@@ -202,6 +208,8 @@ class QueriesPage(QWidget):
         return self.model.queries
 
     def set_schema(self, schema) -> None:
+        if schema is not self.schema:
+            self._forget_removed()  # another dataset: queries removed from the last one do not come back
         self.schema = schema
         self.builder.set_schema(schema)
         self._changed()
@@ -229,10 +237,35 @@ class QueriesPage(QWidget):
             sel.select(self.model.index(r), sel.SelectionFlag.Select)
 
     def _remove(self) -> None:
-        self.model.remove_rows(self._selected())
+        rows = self._selected()
+        if rows:
+            self._keep_for_undo()
+            self.model.remove_rows(rows)
+            self._undo_note(f"Removed {count(len(rows), 'query')}.")
 
     def _clear(self) -> None:
-        self.model.set_queries([])
+        n = len(self.queries)
+        if n:
+            self._keep_for_undo()
+            self.model.set_queries([])
+            self._undo_note(f"Cleared {count(n, 'query')}.")
+
+    def undo(self) -> None:
+        """Put the queue back as it was before the last Remove or Clear."""
+        if self._removed:
+            self.model.set_queries(self._removed.pop())
+            self.undo_button.setEnabled(bool(self._removed))
+
+    def _keep_for_undo(self) -> None:
+        self._removed = [*self._removed[-(UNDO_DEPTH - 1):], list(self.queries)]
+        self.undo_button.setEnabled(True)
+
+    def _undo_note(self, what: str) -> None:
+        self.summary.setText(f"{self.summary.text()}\n{what} Undo (Ctrl+Z) brings them back.")
+
+    def _forget_removed(self) -> None:
+        self._removed = []
+        self.undo_button.setEnabled(False)
 
     def import_json(self, path: str | Path) -> bool:
         try:
