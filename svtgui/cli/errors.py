@@ -101,6 +101,7 @@ def sqlite_text(exc: sqlite3.Error) -> str:
 def describe(exc: BaseException) -> tuple[str, int] | None:
     """One line and an exit code for ``exc``; None when it must propagate (SystemExit, a bug in debug)."""
     from svtgui.core.budget import BudgetExceeded
+    from svtgui.data.errors import DatasetError
     from svtgui.ledger import LedgerError
 
     if isinstance(exc, CliError):
@@ -111,7 +112,7 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
         return _INTERRUPTED.format("terminated by SIGTERM"), EXIT_BAD_INPUT
     if isinstance(exc, KeyboardInterrupt):
         return _INTERRUPTED.format("Ctrl-C"), EXIT_BAD_INPUT
-    if isinstance(exc, LedgerError):
+    if isinstance(exc, LedgerError | DatasetError):  # a file, or an engine (DuckDB, Spark) that failed
         return str(exc), EXIT_BAD_INPUT
     if isinstance(exc, sqlite3.Error):
         return sqlite_text(exc), EXIT_BAD_INPUT
