@@ -1,6 +1,6 @@
 """``svtgui-cli audit ID --epsilon E [--seconds S] [--seed N] [--json]``: test a mechanism's claimed ε.
 
-Exit codes: 0 no violation found, 1 violation (the witness inputs and event are printed),
+Exit codes: 0 no violation found in this audit, 1 violation (the witness inputs and event are printed),
 2 bad input (unknown id, a bad number, an option the mechanism does not have). ``pmw`` and
 ``sparse_project`` are audited on neighbouring histograms; ``--neighbouring replace`` audits them
 under replace-one neighbours instead of add/remove.
@@ -12,8 +12,38 @@ import argparse
 import json
 import math
 import sys
+import time
 
 from svtgui.cli import EXIT_FINDING, EXIT_OK, CliError
+from svtgui.core.audit.defaults import DEFAULT_SECONDS
+
+
+class TerminalProgress:
+    """The audit's progress on one rewritten stderr line (a :class:`~svtgui.core.progress.ProgressState`).
+
+    Only for a terminal: redirected stderr (logs, pipes, CI) gets no carriage-return noise. At most
+    ten updates a second; never cancelled (Ctrl-C interrupts the command as usual).
+    """
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.last = 0.0
+        self.width = 0
+
+    def set_progress(self, fraction: float | None, text: str = "") -> None:
+        now = time.monotonic()
+        if now - self.last < 0.1 and fraction != 1.0:
+            return
+        self.last = now
+        line = f"{100 * (fraction or 0.0):5.1f}%  {text}"[:78]
+        self.stream.write("\r" + line.ljust(self.width))
+        self.width = len(line)
+        if fraction == 1.0:
+            self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.flush()
+
+    def is_cancelled(self) -> bool:
+        return False
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__.splitlines()[0].split(": ", 1)[1])
     p.add_argument("mechanism", metavar="ID", help="mechanism id (see `svtgui-cli mechanisms`)")
     p.add_argument("--epsilon", type=float, required=True, help="the claimed ε to test")
-    p.add_argument("--seconds", type=float, default=30.0, help="time budget (default 30)")
+    p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
+                   help=f"time budget (default {DEFAULT_SECONDS:g})")
     p.add_argument("--seed", type=int, default=None, help="seed of the audit's simulations (reproducible)")
     p.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
     p.add_argument("--cutoff", type=int, default=None, help="cutoff c to audit with (default 1)")
@@ -53,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"auditing {entry.id} at claimed ε = {args.epsilon:g} for about {args.seconds:g} s …",
               file=sys.stderr, flush=True)
+    progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() and not args.json else None
     result = auditor.audit(entry.id, args.epsilon, seconds=args.seconds, seed=args.seed, alpha=args.alpha,
-                           params=params or None)
+                           params=params or None, progress=progress)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -68,7 +100,8 @@ def _print_text(r) -> None:
         print(f"VIOLATION: the mechanism leaks more than ε = {r.epsilon:g}: with {100 * (1 - r.alpha):g}% "
               f"confidence its true ε is at least {r.epsilon_lcb:.3f}.")
     else:
-        print("No violation found (this is evidence, not a proof, of privacy).")
+        print("No violation found in this audit. This is not a proof of privacy: this search, with these "
+              "runs, found no evidence against the claim.")
     print(f"witness inputs ({r.witness.name}):")
     for line in r.witness.describe():
         print(f"  {line}")

@@ -48,17 +48,19 @@ from svtgui.core.audit.events import Event, View, best_event
 from svtgui.core.audit.inputs import InputPair, candidates
 from svtgui.core.audit.linear import HistogramPair, pmw_candidates, sparse_project_candidates
 from svtgui.core.audit.linear_sim import PMWSim, SparseProjectSim
-from svtgui.core.audit.sim import Outputs, Simulator, audit_params, on_histograms, simulator_for
+from svtgui.core.audit.sim import Outputs, Simulator, ThresholdSim, audit_params, on_histograms, simulator_for
 from svtgui.core.audit.stats import ratio_test
 from svtgui.core.progress import NO_PROGRESS, ProgressState
 
 VIOLATION = "violation"
-NO_VIOLATION = "no violation found"
-SEARCH_SHARE = 0.4  # of the time budget spent choosing the input pair and the event
+NO_VIOLATION = "no violation found in this audit"
+SEARCH_SHARE = 0.3  # of the time budget spent choosing the input pair and the event
 CHUNK = 1 << 17  # runs simulated at once in the final phase (bounds memory)
 MIN_SEARCH_RUNS = 2000
+TIMING_RUNS = 20_000  # runs timed to plan the final test of an exactly chosen event
 SEARCH_OVERHEAD = 2.5  # search time per simulated run, relative to simulating it (event ranking)
-MAX_SEARCH_RUNS = 2_000_000
+MAX_SEARCH_RUNS = 2_000_000  # per pair and input
+MAX_SEARCH_CELLS = 20_000_000  # runs × queries of one search sample (bounds memory: about 200 MB)
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ class AuditResult:
     witness: InputPair | HistogramPair
     event: str
     counts: tuple[int, int]
-    runs: int
+    runs: int  # fresh runs on d1 in the final test
+    runs_d2: int  # ... and on d2 (more when the event is rare on d2)
     search_runs: int
     seconds: float
     params: dict
@@ -89,7 +92,8 @@ class AuditResult:
             "mechanism": self.mechanism_id, "epsilon": self.epsilon, "delta": self.delta,
             "verdict": self.verdict, "epsilon_lcb": self.epsilon_lcb, "p_value": self.p_value,
             "alpha": self.alpha, "witness": self.witness.to_dict(), "event": self.event,
-            "counts": {"d1": self.counts[0], "d2": self.counts[1]}, "runs_per_input": self.runs,
+            "counts": {"d1": self.counts[0], "d2": self.counts[1]},
+            "runs": {"d1": self.runs, "d2": self.runs_d2},
             "search_runs_per_input": self.search_runs, "seconds": self.seconds, "params": self.params,
         }
 
@@ -97,7 +101,7 @@ class AuditResult:
         head = (f"{self.mechanism_id}: {self.verdict} at claimed ε = {self.epsilon:g}"
                 f"{'' if self.delta == 0 else f', δ = {self.delta:g}'}; "
                 f"ε_lcb = {self.epsilon_lcb:.3f} ({100 * (1 - self.alpha):g}% confidence), "
-                f"p = {self.p_value:.3g}, {self.runs:,} runs per input, {self.seconds:.1f} s")
+                f"p = {self.p_value:.3g}, {self.runs:,} + {self.runs_d2:,} runs, {self.seconds:.1f} s")
         return head
 
 
@@ -122,8 +126,9 @@ def candidate_pairs(sim: Simulator, params: Mapping[str, Any], queries: int,
         return pmw_candidates(sim.threshold_rows, sim.neighbouring, queries=queries, long_run=long_run)
     if isinstance(sim, SparseProjectSim):
         return sparse_project_candidates(sim.signs, sim.neighbouring)
+    stairs = 3 * sim.rho_scale * sim.lattice.step if isinstance(sim, ThresholdSim) and sim.noiseless else 0.0
     return candidates(float(params.get("threshold", 0.0)), float(params.get("sensitivity", 1.0)),
-                      queries=queries, long_run=long_run)
+                      queries=queries, long_run=long_run, stairs=stairs)
 
 
 def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int | None = None,
@@ -182,33 +187,49 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
         def runs_for(pair: InputPair, left: int) -> int:
             """An equal share of the search time left, at this pair's measured speed."""
             t0 = time.perf_counter()
-            sim.run(pair.d1, MIN_SEARCH_RUNS, search_gen)
+            sim.search_draw(pair.d1, MIN_SEARCH_RUNS, search_gen)
             per_run = 2 * SEARCH_OVERHEAD * (time.perf_counter() - t0) / MIN_SEARCH_RUNS
             share = max(0.0, search_deadline - time.perf_counter()) / left
-            return int(np.clip(share / per_run, MIN_SEARCH_RUNS, MAX_SEARCH_RUNS))
+            width = len(pair.d1) if isinstance(pair, InputPair) else 1
+            most = max(MIN_SEARCH_RUNS, min(MAX_SEARCH_RUNS, MAX_SEARCH_CELLS // width))
+            return int(np.clip(share / per_run, MIN_SEARCH_RUNS, most))
     if final_runs is not None:
         final_runs = validation.count("final_runs", final_runs, minimum=100)
     event, used = _search(sim, pairs, runs_for, planned, search_gen, report, stop)
-    k1, k2, runs = _final_counts(sim, event, start + budget, final_runs, MIN_SEARCH_RUNS, final_gen, report,
-                                 stop)
-    test = ratio_test(k1, runs, k2, runs, eps, alpha, delta)
+    (k1, n1), (k2, n2) = _final_counts(sim, event, start + budget, final_runs, final_gen, report, stop)
+    test = ratio_test(k1, n1, k2, n2, eps, alpha, delta)
     verdict = VIOLATION if test.p_value < alpha else NO_VIOLATION
     report("done", 1.0)
     return AuditResult(entry.id, eps, delta, verdict, test.epsilon_lcb, test.p_value, alpha, event.pair,
-                       event.describe(), (k1, k2), runs, used, time.perf_counter() - start, full)
+                       event.describe(), (k1, k2), n1, n2, used, time.perf_counter() - start, full)
 
 
 def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[[float], int],
                   gen: np.random.Generator) -> tuple[Event | None, float]:
     """The best event for one pair (both directions) and the seconds the search took.
 
-    Each event is judged at the final sample size ``planned(seconds per run of this pair)``
-    (simulation plus event evaluation, both inputs).
+    Each event is judged at the final sample size ``planned(seconds per run)`` of its view: a run
+    simulated in full plus evaluating the event, or, for views of the first ⊤, a draw of the fast
+    first-⊤ sampler plus the likelihood lookup.
     """
     t0 = time.perf_counter()
-    out1, out2 = sim.run(pair.d1, runs, gen), sim.run(pair.d2, runs, gen)
-    per_run = 1.5 * (time.perf_counter() - t0) / runs  # +50% for evaluating the event
-    final_runs = max(runs, planned(per_run))
+    if isinstance(sim, ThresholdSim) and sim.cutoff == 1:  # exact probabilities: no search sample
+        sim.first_hits(pair.d1, TIMING_RUNS, gen)
+        final = max(MIN_SEARCH_RUNS, planned(3.0 * (time.perf_counter() - t0) / TIMING_RUNS))
+        exact = [e for e in (sim.exact_event(pair, final), sim.exact_event(pair.swapped(), final)) if e]
+        if exact:
+            return max(exact, key=lambda e: e.predicted_lcb), time.perf_counter() - t0
+    out1, out2 = sim.search_draw(pair.d1, runs, gen), sim.search_draw(pair.d2, runs, gen)
+    full = max(runs, planned(1.5 * (time.perf_counter() - t0) / runs))  # +50% for evaluating the event
+    compact = full
+    if isinstance(sim, ThresholdSim):
+        t1 = time.perf_counter()
+        sim.first_hits(pair.d1, runs, gen)
+        compact = max(runs, planned(3.0 * (time.perf_counter() - t1) / runs))
+
+    def final_runs(view: View) -> int:
+        return compact if view.hit_keys is not None else full
+
     found = [e for e in (best_event(pair, out1, out2, final_runs, sim.views),
                          best_event(pair.swapped(), out2, out1, final_runs, sim.views)) if e is not None]
     best = max(found, key=lambda e: e.predicted_lcb, default=None)
@@ -239,32 +260,57 @@ def _everything_view() -> View:
     return View("any output", lambda o: np.zeros(o.runs, dtype=np.int64), lambda _k: "any output")
 
 
-def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | None, minimum: int,
-                  gen: np.random.Generator, report: Progress,
-                  stop: Callable[[], bool]) -> tuple[int, int, int]:
-    """Event counts on ``runs`` fresh runs each of d1 and d2, in chunks so memory stays small.
+def share_on_d1(event: Event) -> float:
+    """The share of the final runs spent on d1, from the *search* estimates of the event's odds.
 
-    ``runs`` is ``fixed``, or else re-planned after every chunk from the elapsed time and the time
-    left, and cut short on cancellation. It never depends on the counts (a count-dependent stopping
-    rule would bias the p-value).
+    Var(ln p̂) is about (1 − p)/(n·p) on each side; their sum over n1 + n2 runs is smallest with
+    n1/n2 = √((1 − p1)/p1) / √((1 − p2)/p2). An event never seen under d2 (Algorithm 5) thus gets
+    most runs there, where its bound grows with the log of the sample size. Clipped to [5%, 95%];
+    it depends only on the search sample, so the final test stays exact.
     """
+    p1, p2 = (min(max(p, 1e-12), 1 - 1e-12) for p in event.estimates)
+    w1, w2 = math.sqrt((1 - p1) / p1), math.sqrt((1 - p2) / p2)
+    return float(np.clip(w1 / (w1 + w2), 0.05, 0.95))
+
+
+def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | None,
+                  gen: np.random.Generator, report: Progress,
+                  stop: Callable[[], bool]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``((k1, n1), (k2, n2))``: the event's count on n1 fresh runs on d1 and n2 on d2, in chunks.
+
+    The total is ``2·fixed``, or else re-planned after every chunk from the elapsed time and the
+    time left, and cut short on cancellation; the split follows :func:`share_on_d1`. Neither ever
+    depends on the counts (a count-dependent stopping rule would bias the p-value). Events of a
+    threshold mechanism's first ⊤ are counted from the fast first-⊤ sampler.
+    """
+    compact = event.view.hit_keys is not None and isinstance(sim, ThresholdSim)
+    draw = sim.first_hits if compact else sim.run
     chunk = CHUNK if sim.vectorised else 500
-    k1 = k2 = done = 0
-    runs = chunk if fixed is None else fixed
+    share = share_on_d1(event)
+    k = [0, 0]
+    done = [0, 0]
+    total = 2 * (chunk if fixed is None else fixed)
     t0 = time.perf_counter()
-    while done < runs:
-        size = min(chunk, runs - done)
-        k1 += int(event.contains(sim.run(event.pair.d1, size, gen)).sum())
-        k2 += int(event.contains(sim.run(event.pair.d2, size, gen)).sum())
-        done += size
+    while True:
+        targets = (math.ceil(share * total), math.ceil((1 - share) * total))
+        side = 0 if done[0] / targets[0] <= done[1] / targets[1] else 1
+        size = min(chunk, targets[side] - done[side])
+        if size <= 0:
+            break
+        inp = event.pair.d1 if side == 0 else event.pair.d2
+        k[side] += int(event.contains(draw(inp, size, gen)).sum())
+        done[side] += size
         if fixed is None:  # re-planned from elapsed time only, never from the counts
-            per_chunk = (time.perf_counter() - t0) * chunk / done
+            per_run = (time.perf_counter() - t0) / sum(done)
             left = max(0.0, deadline - time.perf_counter())
-            runs = max(minimum, done + chunk * int(left / per_chunk))
-        report(f"final test: {done:,} of {runs:,} runs", SEARCH_SHARE + (1 - SEARCH_SHARE) * done / runs)
+            total = max(2 * MIN_SEARCH_RUNS, sum(done) + chunk * int(left / per_run / chunk))
+            if left <= 0 and min(done) > 0:
+                break
+        report(f"final test: {sum(done):,} of {total:,} runs", SEARCH_SHARE + (1 - SEARCH_SHARE) * min(
+            1.0, sum(done) / total))
         if stop():  # cancelled: test what was run so far (a stop never depends on the counts)
-            runs = done
-    return k1, k2, runs
+            break
+    return (k[0], done[0]), (k[1], done[1])
 
 
 __all__ = ["NO_VIOLATION", "VIOLATION", "AuditResult", "Outputs", "audit", "auditable"]

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from svtgui.core.audit.first_hit import FirstHits
 from svtgui.core.audit.inputs import InputPair
 from svtgui.core.audit.outputs import Outputs
 
 Z_99 = 2.576  # one-sided normal quantile for α/2 = 0.005, used only to *predict* power
-Z_SEARCH = 1.0  # margin for the search estimates' own noise
+Z_SEARCH = 2.0  # margin for the search estimates' own noise: keys ranked on an estimated ratio
+Z_ORDERED = 1.0  # ... for an ordered view, whose only choice is a threshold (nested events)
 MAX_PATTERN_QUERIES = 16  # longer patterns are too many keys to rank on a search sample
 VALUE_BINS = 24
 MIN_EVENT_COUNT = 30  # an event seen fewer times on the selection half is too noisy to judge
@@ -40,14 +42,18 @@ MIN_EVENT_COUNT = 30  # an event seen fewer times on the selection half is too n
 class View:
     """A named function from outputs to integer keys, with a decoder for explanations.
 
-    ``families`` are extra candidate events (key sets) of a simple shape, tried besides the
-    likelihood-ratio prefixes: few and structured, they are hard to overfit.
+    ``ordered`` views have keys that grow with the likelihood ratio P1/P2 (an exact ratio, or a
+    statistic known to order outputs that way): their events are ``key ≥ threshold``, so the search
+    only picks the threshold. Other views rank their keys by the ratio estimated on half the search
+    sample. ``hit_keys`` computes the same keys from :class:`FirstHits` alone (a view of a threshold
+    mechanism's first ⊤), so the final test can use the simulator's fast first-⊤ sampler.
     """
 
     name: str
     keys: Callable[[Outputs], np.ndarray]
     describe: Callable[[int], str]
-    families: list[np.ndarray] = field(default_factory=list)
+    ordered: bool = False
+    hit_keys: Callable[[FirstHits], np.ndarray] | None = None
 
 
 def _symbols(row: np.ndarray) -> str:
@@ -107,15 +113,7 @@ def first_value_view(sample: Outputs) -> View | None:
         hi = "∞" if b - 1 >= len(edges) else f"{edges[b - 1]:g}"
         return f"first ⊤ at query {f + 1} with released value in [{lo}, {hi})"
 
-    # "the first ⊤ came late and its value was low (or high)": the shape of the lecture-notes leak
-    grid_f, grid_b = np.meshgrid(np.arange(n), np.arange(1, width), indexing="ij")
-    families = []
-    for m in range(n):
-        for b in range(1, width):
-            late = grid_f >= m
-            families.append((grid_f * width + grid_b)[late & (grid_b <= b)])
-            families.append((grid_f * width + grid_b)[late & (grid_b >= b)])
-    return View("first ⊤ and value", keys, describe, families)
+    return View("first ⊤ and value", keys, describe)
 
 
 def score_view(pair: InputPair) -> View:
@@ -124,7 +122,7 @@ def score_view(pair: InputPair) -> View:
     def keys(o: Outputs) -> np.ndarray:
         return (o.above == 1).astype(np.int64) @ sign
 
-    return View("#⊤ where d1 is higher − #⊤ where d2 is higher", keys, lambda k: f"{k}")
+    return View("#⊤ where d1 is higher − #⊤ where d2 is higher", keys, lambda k: f"{k}", ordered=True)
 
 
 def count_view() -> View:
@@ -146,10 +144,11 @@ class Event:
     view: View
     keys: np.ndarray
     predicted_lcb: float
-    search_counts: tuple[int, int] = (0, 0)
-    extra: dict = field(default_factory=dict)
+    estimates: tuple[float, float] = (0.5, 0.5)  # P1[E], P2[E] as the search saw them (exact or estimated)
 
-    def contains(self, outputs: Outputs) -> np.ndarray:
+    def contains(self, outputs: Outputs | FirstHits) -> np.ndarray:
+        if isinstance(outputs, FirstHits):
+            return np.isin(self.view.hit_keys(outputs), self.keys)
         return np.isin(self.view.keys(outputs), self.keys)
 
     def describe(self, limit: int = 4) -> str:
@@ -159,21 +158,33 @@ class Event:
         return f"{self.view.name} ∈ {{{shown}{more}}}"
 
 
-def _relative_error(p1: np.ndarray, p2: np.ndarray, runs: int) -> np.ndarray:
-    return np.sqrt((1 - p1) / (runs * p1)) + np.sqrt((1 - p2) / (runs * p2))
+def predicted_lcb(k1: np.ndarray, k2: np.ndarray, judged_on: int, runs: int,
+                  margin: float = Z_SEARCH) -> np.ndarray:
+    """A cautious guess of the ε_lcb a final test of ``runs`` runs per input would give.
 
-
-def predicted_lcb(p1: np.ndarray, p2: np.ndarray, runs: int, judged_on: int) -> np.ndarray:
-    """A cautious guess of the ε_lcb a final test of ``runs`` runs would give for these estimates.
-
-    ln(p1/p2), less the final test's own error margin, less a margin for the uncertainty of the
-    estimates themselves (from ``judged_on`` runs): among thousands of candidate events, the one
-    whose estimate looks best by luck would otherwise win (the winner's curse).
+    From search counts ``k1``, ``k2`` out of ``judged_on`` runs: the lower bound of p1 and the upper
+    bound of p2 a final test would find (normal approximation, and about ln(2/α)/runs for an
+    event never seen under d2, as Clopper–Pearson gives), less a ``margin`` of standard
+    errors of the search estimate itself: among hundreds of candidate events, the one whose
+    estimate looks best by luck would otherwise win (the winner's curse).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        err = Z_99 * _relative_error(p1, p2, runs) + Z_SEARCH * _relative_error(p1, p2, judged_on)
-        out = np.log(p1 / p2) - err
-    return np.where((p1 > 0) & (p2 > 0), out, -np.inf)
+        p1 = k1 / judged_on
+        search_error = np.sqrt((1 - p1) / np.maximum(k1, 1)) + np.sqrt(1 / np.maximum(k2, 1))
+        return expected_lcb(p1, k2 / judged_on, runs) - margin * search_error
+
+
+def expected_lcb(p1: np.ndarray, p2: np.ndarray, runs: int) -> np.ndarray:
+    """About the ε_lcb a final test of ``runs`` runs per input gives for events of these probabilities.
+
+    The lower bound of p1 and the upper bound of p2 (normal approximation, and about ln(2/α)/runs
+    for an event of probability 0 under d2, as Clopper–Pearson gives); −∞ when p1's bound is 0.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower1 = p1 - Z_99 * np.sqrt(p1 * (1 - p1) / runs)
+        upper2 = p2 + Z_99 * np.sqrt(p2 * (1 - p2) / runs) + Z_99**2 / runs
+        out = np.log(lower1 / upper2)
+    return np.where(lower1 > 0, out, -np.inf)
 
 
 def halves(o: Outputs) -> tuple[Outputs, Outputs]:
@@ -186,37 +197,39 @@ def _counts(keys: np.ndarray, inverse: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(inverse, minlength=size) if inverse.size else np.zeros(size, dtype=np.int64)
 
 
-def best_event(pair: InputPair, out1: Outputs, out2: Outputs, final_runs: int,
+def best_event(pair: InputPair, out1: Outputs, out2: Outputs, final_runs: int | Callable[[View], int],
                views: Callable[[InputPair, Outputs], list[View]] | None = None) -> Event | None:
     """The event (over all views, prefixes of the ratio ranking) most likely to show a large ε_lcb.
 
-    ``out1``/``out2`` are search-sample outputs on ``pair.d1``/``pair.d2``. Each is split in two:
-    keys are ranked by likelihood ratio on the first half and the prefix is chosen on the second,
-    so the choice is not fooled by keys that look extreme by chance. A prefix never seen under d2
-    counts as seen once there, so impossible-looking events are not over-trusted. ``views``
-    gives the views to try (default: :func:`views_for`, the answer-vector views).
+    ``out1``/``out2`` are search-sample outputs on ``pair.d1``/``pair.d2``. For a view whose order
+    is not known, each is split in two: keys are ranked by estimated likelihood ratio on the first
+    half and the prefix is chosen on the second, so the choice is not fooled by keys that look
+    extreme by chance; an ordered view's thresholds are judged on the whole sample. ``final_runs``
+    is the final test's size, or a function of the view (some views are cheaper to evaluate).
+    ``views`` gives the views to try (default: :func:`views_for`, the answer-vector views).
     """
-    (rank_1, judge_1), (rank_2, judge_2) = halves(out1), halves(out2)
     best: Event | None = None
     for view in (views or views_for)(pair, out1.concat(out2)):
-        ka1, ka2 = view.keys(rank_1), view.keys(rank_2)
-        kb1, kb2 = view.keys(judge_1), view.keys(judge_2)
-        keys = np.unique(np.concatenate([ka1, ka2, kb1, kb2]))
-        rank1 = _counts(keys, np.searchsorted(keys, ka1), len(keys))
-        rank2 = _counts(keys, np.searchsorted(keys, ka2), len(keys))
-        order = np.argsort(-(rank1 + 0.5) / (rank2 + 0.5), kind="stable")
+        if view.ordered:  # the order is known: judge thresholds on the whole search sample
+            kb1, kb2 = view.keys(out1), view.keys(out2)
+            keys = np.unique(np.concatenate([kb1, kb2]))
+            order = np.arange(len(keys))[::-1]
+        else:  # rank keys on one half, judge the prefixes on the other
+            (rank_1, judge_1), (rank_2, judge_2) = halves(out1), halves(out2)
+            ka1, ka2 = view.keys(rank_1), view.keys(rank_2)
+            kb1, kb2 = view.keys(judge_1), view.keys(judge_2)
+            keys = np.unique(np.concatenate([ka1, ka2, kb1, kb2]))
+            rank1 = _counts(keys, np.searchsorted(keys, ka1), len(keys))
+            rank2 = _counts(keys, np.searchsorted(keys, ka2), len(keys))
+            order = np.argsort(-(rank1 + 0.5) / (rank2 + 0.5), kind="stable")
         b1 = _counts(keys, np.searchsorted(keys, kb1), len(keys))
         b2 = _counts(keys, np.searchsorted(keys, kb2), len(keys))
-        sets = [keys[order[: j + 1]] for j in range(len(keys))]
         cum1, cum2 = np.cumsum(b1[order]), np.cumsum(b2[order])
-        for family in view.families:
-            inside = np.isin(keys, family)
-            sets.append(keys[inside])
-            cum1 = np.append(cum1, b1[inside].sum())
-            cum2 = np.append(cum2, b2[inside].sum())
-        score = predicted_lcb(cum1 / len(kb1), np.maximum(cum2, 1) / len(kb2), final_runs, len(kb1))
+        runs = final_runs(view) if callable(final_runs) else final_runs
+        score = predicted_lcb(cum1, cum2, len(kb1), runs, Z_ORDERED if view.ordered else Z_SEARCH)
         score[cum1 < MIN_EVENT_COUNT] = -np.inf
         j = int(np.argmax(score))
         if math.isfinite(score[j]) and (best is None or score[j] > best.predicted_lcb):
-            best = Event(pair, view, sets[j], float(score[j]), (int(cum1[j]), int(cum2[j])))
+            best = Event(pair, view, keys[order[: j + 1]], float(score[j]),
+                         (max(int(cum1[j]), 1) / len(kb1), max(int(cum2[j]), 1) / len(kb2)))
     return best

@@ -10,6 +10,7 @@ noise scale below T as well was tried: it never won and halved the search sample
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,13 +43,30 @@ def _pair(name: str, low_high: list[tuple[int, int]], level: float, step: float)
     return InputPair(name, d1, d2)
 
 
+def staircase(threshold: float, sensitivity: float, half_width: float) -> InputPair:
+    """Answers that rise in steps of 2Δ, each step twice on d1 and offset by one on d2.
+
+    d1 = a, a+2Δ, a+2Δ, a+4Δ, a+4Δ, …; d2 = a+Δ, a+Δ, a+3Δ, a+3Δ, … (a = T − ``half_width``). Without
+    query noise the first ⊤ is the first answer at or above the noisy threshold: on d2 that is never
+    the second of two equal answers, on d1 it is whenever T + ρ falls in a step, so the event
+    "first ⊤ at an even position" has probability about P[|ρ| ≤ half_width] on d1 and 0 on d2.
+    """
+    steps = max(1, math.ceil(half_width / sensitivity))
+    j = np.arange(2 * steps + 1)
+    d1 = threshold - steps * sensitivity + 2 * sensitivity * np.ceil(j / 2)
+    d2 = d1 + np.where(j % 2 == 0, sensitivity, -sensitivity)
+    return InputPair(f"staircase of {len(j)} answers", d1, d2)
+
+
 def candidates(threshold: float, sensitivity: float, *, queries: int = 10,
-               long_run: int = 30, wide: int = 100) -> list[InputPair]:
+               long_run: int = 30, wide: int = 200, stairs: float = 0.0) -> list[InputPair]:
     """The candidate pairs the search tries (see the module docstring).
 
     ``queries`` is the length of the fixed-length patterns, ``long_run`` of the longest ⊥ run and
+    of the longest all-shifted input (the lecture notes' leak grows with the ⊥ a run survives),
     ``wide`` of the long half-half input that exposes mechanisms without a cutoff (whose leak
-    grows with the number of ⊤ answers).
+    grows with the number of ⊤ answers). ``stairs`` > 0 adds a :func:`staircase` of that half-width
+    (for mechanisms without query noise: the auditor passes a few threshold-noise scales).
     """
     if min(queries, long_run, wide) < 2:
         raise ValueError(f"the audit needs at least 2 queries per input, got {min(queries, long_run, wide)}")
@@ -60,8 +78,10 @@ def candidates(threshold: float, sensitivity: float, *, queries: int = 10,
         (f"{long_run - 1} ⊥ then ⊤", [below] * (long_run - 1) + [above]),
         ("one above, rest below", [above] + [below] * (queries - 1)),
         ("all shifted up vs. down", [below] * queries),
+        (f"all shifted, {long_run} queries", [below] * long_run),
         ("half-half", [below] * half + [above] * (queries - half)),
         ("alternating", [below, above] * half),
         (f"half-half, {wide} queries", [below] * (wide // 2) + [above] * (wide - wide // 2)),
     ]
-    return [_pair(name, offsets, threshold, sensitivity) for name, offsets in patterns]
+    pairs = [_pair(name, offsets, threshold, sensitivity) for name, offsets in patterns]
+    return pairs + ([staircase(threshold, sensitivity, stairs)] if stairs > 0 else [])

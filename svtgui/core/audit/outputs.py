@@ -59,6 +59,10 @@ class Simulator:
     def run(self, inp, runs: int, gen: np.random.Generator) -> Outputs:
         raise NotImplementedError
 
+    def search_draw(self, inp, runs: int, gen: np.random.Generator):
+        """The outputs the event search looks at (by default: :meth:`run`'s)."""
+        return self.run(inp, runs, gen)
+
     def views(self, pair, sample: Outputs) -> list:
         """The output views the event search tries for ``pair`` (``sample``: search-sample outputs)."""
         raise NotImplementedError

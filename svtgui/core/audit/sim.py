@@ -19,13 +19,22 @@ threshold mechanisms, the selection rank for selections.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from svtgui.core import mechanisms
-from svtgui.core.audit.events import View, views_for
+from svtgui.core.audit.events import Event, View, expected_lcb, views_for
+from svtgui.core.audit.first_hit import (
+    FirstHits,
+    Likelihood,
+    ThresholdModel,
+    all_outcomes,
+    log_ratios,
+    sample_first_hits,
+)
 from svtgui.core.audit.inputs import InputPair
 from svtgui.core.audit.linear_sim import PMWSim, SparseProjectSim
 from svtgui.core.audit.outputs import Outputs, Simulator, discrete_laplace
@@ -33,6 +42,11 @@ from svtgui.core.mechanisms.engine import Release, ThresholdSVT
 from svtgui.core.mechanisms.lyu import ExponentialTopC, RetraversalSVT
 from svtgui.core.mechanisms.pmw import PrivateMultiplicativeWeights
 from svtgui.core.mechanisms.sparse_project import SparseProject
+
+
+def _quantised(log_ratio: np.ndarray) -> np.ndarray:
+    """Log-likelihood ratios as integer view keys (10^-6 steps; ±700 where one side is impossible)."""
+    return np.rint(np.clip(np.nan_to_num(log_ratio, nan=0.0), -700.0, 700.0) * 1e6).astype(np.int64)
 
 
 class VectorSimulator(Simulator):
@@ -43,7 +57,13 @@ class VectorSimulator(Simulator):
 
 
 class ThresholdSim(VectorSimulator):
-    """The whole :class:`ThresholdSVT` family (AboveThreshold … lecture notes, Lyu 4–6)."""
+    """The whole :class:`ThresholdSVT` family (AboveThreshold … lecture notes, Lyu 4–6).
+
+    With cutoff 1 the output is the first ⊤ and its value, drawn by the fast exact sampler of
+    :mod:`svtgui.core.audit.first_hit`; otherwise every query is simulated. Besides the standard
+    views it offers the exact likelihood-ratio view of the first ⊤ (any cutoff: what follows the
+    first ⊤ is simply not looked at), which the final test evaluates from first ⊤s alone.
+    """
 
     def __init__(self, mech: ThresholdSVT) -> None:
         self.mechanism_id = mech.info.id
@@ -56,8 +76,88 @@ class ThresholdSim(VectorSimulator):
         self.cutoff = mech.cutoff
         self.refresh = mech.refresh_threshold
         self.release = mech.release
+        self.model = ThresholdModel(self.t_unit, self.rho_scale, self.nu_scale, self.num_scale,
+                                    mech.release.value)
+
+    @property
+    def noiseless(self) -> bool:
+        """True when the query noise is always 0 (Lyu's Algorithm 5: every draw is below one step)."""
+        return self.nu_scale * 40 < 1
+
+    def first_hits(self, answers: np.ndarray, runs: int, gen: np.random.Generator) -> FirstHits:
+        """The first ⊤ of each of ``runs`` runs and its released value (lattice units)."""
+        q = self.lattice.to_units(answers).astype(np.float64)
+        return sample_first_hits(self.model, q, runs, gen, discrete_laplace(gen, self.rho_scale, runs))
+
+    def search_draw(self, answers: np.ndarray, runs: int, gen: np.random.Generator) -> Outputs | FirstHits:
+        """What the search looks at: with cutoff 1 the first ⊤s alone (that is the whole output)."""
+        return self.first_hits(answers, runs, gen) if self.cutoff == 1 else self.run(answers, runs, gen)
+
+    def views(self, pair: InputPair, sample: Outputs | FirstHits) -> list[View]:
+        """With cutoff 1 only the exact likelihood-ratio view: it orders the whole output optimally
+        (Neyman–Pearson), and every further view would only add chances to overfit the search."""
+        if isinstance(sample, FirstHits):
+            return [self._ratio_view(pair)]
+        return [*views_for(pair, sample), self._ratio_view(pair)]
+
+    def exact_event(self, pair: InputPair, runs: int) -> Event | None:
+        """With cutoff 1, the best event ``ln(P1/P2) ≥ t`` chosen on exact probabilities, or None.
+
+        Every outcome is enumerated with its probability under both inputs, so the threshold with
+        the largest expected ε_lcb at ``runs`` final runs is found without any search sample (no
+        winner's curse at all). None for the gap rule and for larger cutoffs: the search samples.
+        """
+        if self.cutoff != 1:
+            return None
+        view, p1, p2 = self._ratio_view_and_models(pair)
+        outcomes = all_outcomes(p1, p2)
+        if outcomes is None:
+            return None
+        lp1, lp2 = p1.log_p(*outcomes), p2.log_p(*outcomes)
+        with np.errstate(invalid="ignore"):
+            keys = _quantised(lp1 - lp2)
+        order = np.unique(keys)[::-1]
+        where = np.searchsorted(-order, -keys)
+        cum1 = np.cumsum(np.bincount(where, np.exp(lp1), minlength=len(order)))
+        cum2 = np.cumsum(np.bincount(where, np.exp(lp2), minlength=len(order)))
+        score = expected_lcb(cum1, cum2, runs)
+        j = int(np.argmax(score))
+        if not math.isfinite(score[j]):
+            return None
+        return Event(pair, view, order[: j + 1], float(score[j]), (float(cum1[j]), float(cum2[j])))
+
+    def _ratio_view(self, pair: InputPair) -> View:
+        return self._ratio_view_and_models(pair)[0]
+
+    def _ratio_view_and_models(self, pair: InputPair) -> tuple[View, Likelihood, Likelihood]:
+        """Outputs keyed by the exact log-likelihood ratio of their first ⊤ (and value), in 10^-6."""
+        to_units = self.lattice.to_units
+        p1, p2 = (Likelihood(self.model, to_units(d).astype(np.float64)) for d in (pair.d1, pair.d2))
+
+        def hit_keys(hits: FirstHits) -> np.ndarray:
+            return _quantised(log_ratios(p1, p2, hits))
+
+        def keys(o: Outputs | FirstHits) -> np.ndarray:
+            return hit_keys(o if isinstance(o, FirstHits) else self._as_hits(o))
+
+        name = "likelihood ratio of the first ⊤" + ("" if self.release is Release.NONE else " and its value")
+        view = View(name, keys, lambda k: f"ln(P1/P2) ≥ {k / 1e6:.3f}", ordered=True, hit_keys=hit_keys)
+        return view, p1, p2
+
+    def _as_hits(self, o: Outputs) -> FirstHits:
+        n = o.above.shape[1]
+        hit = o.above == 1
+        first = np.where(hit.any(axis=1), np.argmax(hit, axis=1), n)
+        if o.values is None:
+            return FirstHits(first, None, n)
+        value = np.full(o.runs, np.nan)
+        top = np.flatnonzero(first < n)
+        value[top] = o.values[top, first[top]] / self.lattice.step
+        return FirstHits(first, np.rint(value), n)
 
     def run(self, answers: np.ndarray, runs: int, gen: np.random.Generator) -> Outputs:
+        if self.cutoff == 1:
+            return self._materialised(self.first_hits(answers, runs, gen))
         q = self.lattice.to_units(answers).astype(np.float64)
         n = len(q)
         above = np.full((runs, n), -1, dtype=np.int8)
@@ -66,7 +166,8 @@ class ThresholdSim(VectorSimulator):
         rho = discrete_laplace(gen, self.rho_scale, runs)
         count = np.zeros(runs, dtype=np.int64)
         for i in range(n):
-            noisy = q[i] + discrete_laplace(gen, self.nu_scale, live.size)
+            noise = np.zeros(live.size) if self.noiseless else discrete_laplace(gen, self.nu_scale, live.size)
+            noisy = q[i] + noise
             hit = noisy >= self.t_unit + rho[live]
             above[live, i] = hit
             winners = live[hit]
@@ -83,6 +184,16 @@ class ThresholdSim(VectorSimulator):
                 break
         if values is not None:
             values *= self.lattice.step
+        return Outputs(above, values)
+
+    def _materialised(self, hits: FirstHits) -> Outputs:
+        """Cutoff 1: ⊥ before the first ⊤, ⊤ there, not answered after."""
+        idx = np.arange(hits.n)[None, :]
+        first = hits.first[:, None]
+        above = np.where(idx < first, 0, np.where(idx == first, 1, -1)).astype(np.int8)
+        values = None
+        if hits.value is not None:
+            values = np.where(idx == first, hits.value[:, None] * self.lattice.step, np.nan)
         return Outputs(above, values)
 
     def _released(self, gen: np.random.Generator, q: float, noisy: np.ndarray, rho: np.ndarray) -> np.ndarray:
