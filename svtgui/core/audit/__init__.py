@@ -82,6 +82,7 @@ class AuditResult:
     search_runs: int
     seconds: float
     params: dict
+    event_plain: str = ""  # the event in plain words (teaching pages, reports)
 
     @property
     def violation(self) -> bool:
@@ -201,7 +202,8 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     verdict = VIOLATION if test.p_value < alpha else NO_VIOLATION
     report("done", 1.0)
     return AuditResult(entry.id, eps, delta, verdict, test.epsilon_lcb, test.p_value, alpha, event.pair,
-                       event.describe(), (k1, k2), n1, n2, used, time.perf_counter() - start, full)
+                       event.describe(), (k1, k2), n1, n2, used, time.perf_counter() - start, full,
+                       event.plain())
 
 
 def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[[float], int],

@@ -54,6 +54,7 @@ class View:
     describe: Callable[[int], str]
     ordered: bool = False
     hit_keys: Callable[[FirstHits], np.ndarray] | None = None
+    plain: Callable[[np.ndarray], str] | None = None  # an event (set of keys) in plain words
 
 
 def _symbols(row: np.ndarray) -> str:
@@ -122,7 +123,13 @@ def score_view(pair: InputPair) -> View:
     def keys(o: Outputs) -> np.ndarray:
         return (o.above == 1).astype(np.int64) @ sign
 
-    return View("#⊤ where d1 is higher − #⊤ where d2 is higher", keys, lambda k: f"{k}", ordered=True)
+    def plain(event_keys: np.ndarray) -> str:
+        least = int(np.min(event_keys))
+        return (f"the questions whose answer is higher on the first list got at least {least} more ⊤ "
+                "than the questions whose answer is higher on the second list")
+
+    return View("#⊤ where d1 is higher − #⊤ where d2 is higher", keys, lambda k: f"{k}", ordered=True,
+                plain=plain)
 
 
 def count_view() -> View:
@@ -150,6 +157,14 @@ class Event:
         if isinstance(outputs, FirstHits):
             return np.isin(self.view.hit_keys(outputs), self.keys)
         return np.isin(self.view.keys(outputs), self.keys)
+
+    def plain(self) -> str:
+        """The event in words a non-programmer follows (no set notation)."""
+        if self.view.plain is not None:
+            return self.view.plain(self.keys)
+        shown = [self.view.describe(int(k)) for k in sorted(int(k) for k in self.keys)[:3]]
+        more = f", and {len(self.keys) - 3} more outcomes of this kind" if len(self.keys) > 3 else ""
+        return f"the output's {self.view.name} was one of: {'; '.join(shown)}{more}"
 
     def describe(self, limit: int = 4) -> str:
         ordered = sorted(int(k) for k in self.keys)

@@ -30,10 +30,33 @@ class InputPair:
     def to_dict(self) -> dict:
         return {"name": self.name, "d1": self.d1.tolist(), "d2": self.d2.tolist()}
 
+    def plain(self) -> list[str]:
+        """The pair for a non-programmer: runs of questions and their two true answers."""
+        return plain_runs(self.d1, self.d2)
+
     def describe(self) -> list[str]:
         """Lines for a human reader: the two answer vectors."""
         return [f"{name} = [{', '.join(f'{x:g}' for x in d)}]"
                 for name, d in (("d1", self.d1), ("d2", self.d2))]
+
+
+def number(x: float) -> str:
+    """A number as people write it: 3, −2.5, 176,000 (never 1.76e+05)."""
+    if float(x).is_integer():
+        return f"{int(x):,}".replace("-", "−")
+    return f"{x:,.6f}".rstrip("0").rstrip(".").replace("-", "−")
+
+
+def plain_runs(d1: np.ndarray, d2: np.ndarray) -> list[str]:
+    """The two answer lists in runs of equal pairs: "questions 1 to 29: 0 on the first, 1 on the second"."""
+    lines: list[str] = []
+    start = 0
+    for i in range(1, len(d1) + 1):
+        if i == len(d1) or d1[i] != d1[start] or d2[i] != d2[start]:
+            where = f"question {start + 1}" if i == start + 1 else f"questions {start + 1} to {i}"
+            lines.append(f"{where}: {number(d1[start])} on the first list, {number(d2[start])} on the second")
+            start = i
+    return lines
 
 
 def _pair(name: str, low_high: list[tuple[int, int]], level: float, step: float) -> InputPair:

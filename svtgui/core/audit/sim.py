@@ -35,7 +35,7 @@ from svtgui.core.audit.first_hit import (
     log_ratios,
     sample_first_hits,
 )
-from svtgui.core.audit.inputs import InputPair
+from svtgui.core.audit.inputs import InputPair, number
 from svtgui.core.audit.linear_sim import PMWSim, SparseProjectSim
 from svtgui.core.audit.outputs import Outputs, Simulator, discrete_laplace
 from svtgui.core.mechanisms.engine import Release, ThresholdSVT
@@ -141,8 +141,20 @@ class ThresholdSim(VectorSimulator):
             return hit_keys(o if isinstance(o, FirstHits) else self._as_hits(o))
 
         name = "likelihood ratio of the first ⊤" + ("" if self.release is Release.NONE else " and its value")
-        view = View(name, keys, lambda k: f"ln(P1/P2) ≥ {k / 1e6:.3f}", ordered=True, hit_keys=hit_keys)
+        view = View(name, keys, lambda k: f"ln(P1/P2) ≥ {k / 1e6:.3f}", ordered=True, hit_keys=hit_keys,
+                    plain=self._plain_ratio_event)
         return view, p1, p2
+
+    def _plain_ratio_event(self, event_keys: np.ndarray) -> str:
+        factor = math.exp(float(np.min(event_keys)) / 1e6)
+        what = "where the first ⊤ came" if self.release is Release.NONE else (
+            "where the first ⊤ came and the number released with it")
+        if factor > 1e12:
+            return (f"{what} was an outcome that, by the mechanism's published noise, cannot happen at all "
+                    "with the second list of answers")
+        times = number(round(factor, 2 if factor < 10 else 0))
+        return (f"{what} was an outcome that, by the mechanism's published noise, is at least {times} "
+                "times as likely with the first list of answers as with the second")
 
     def _as_hits(self, o: Outputs) -> FirstHits:
         n = o.above.shape[1]
