@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --screenshot: stream the sample's default query set to the end first",
     )
+    p.add_argument("--startup-probe", action="store_true", help=argparse.SUPPRESS)  # bench/startup.py
     p.add_argument(
         "--page",
         metavar="NAME",
@@ -51,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     # is this executable again, and freeze_support() turns it into the child before any parsing.
     multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)
+
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from svtgui.ui.screenshots import take
@@ -62,17 +64,39 @@ def main(argv: list[str] | None = None) -> int:
     if missing is not None:
         print(missing.message(), file=sys.stderr)
         return 2
-    from svtgui.ui.app import create_app
-    from svtgui.ui.main_window import MainWindow
+    from PySide6.QtCore import QTimer
 
+    from svtgui.ui.app import create_app
+    from svtgui.ui.common.splash import show_splash
+
+    probe = StartupProbe() if args.startup_probe else None
     app = create_app(sys.argv[:1])
+    splash = show_splash()  # on screen before the heavy modules load
+    app.processEvents()
+    if probe:
+        probe.mark("first-window")
+    from svtgui.ui.main_window import MainWindow  # Qt widgets, pandas, pyqtgraph: about a second
+
     win = MainWindow()
+    win.show_page("start")
     win.show()
-    if args.sample:
-        win.open_sample(args.sample)
-    else:
-        win.show_page("start")
+    splash.finish(win)
+    # The sample loads once the window has painted (a background task: the window stays usable).
+    QTimer.singleShot(0, (lambda: win.open_sample(args.sample)) if args.sample else (lambda: None))
+    if probe:
+        QTimer.singleShot(0, lambda: probe.mark("main-window", quit_app=True))
     return app.exec()
+
+
+class StartupProbe:
+    """``--startup-probe`` (for bench/startup.py): print when each window is on screen, then quit."""
+
+    def mark(self, what: str, quit_app: bool = False) -> None:
+        print(what, flush=True)
+        if quit_app:
+            from PySide6.QtWidgets import QApplication
+
+            QApplication.quit()
 
 
 if __name__ == "__main__":
