@@ -57,6 +57,9 @@ def test_a_batch_costs_a_few_scans_not_one_per_query(tmp_path: Path) -> None:
     assert ds.planner.scans == before
     evaluate(ds, [Count(Condition("age", ">", 50))])  # a new kind on a seen column: one scan
     assert ds.planner.scans == before + 1
+    evaluate(ds, [Count(Condition("age", "<", 30))])  # asked again: the histogram is built
+    evaluate(ds, [Count(Condition("age", "<", 40))])  # and answers from then on
+    assert ds.planner.scans == before + 2
 
 
 def test_content_fingerprint_is_the_memory_engines(tmp_path: Path) -> None:

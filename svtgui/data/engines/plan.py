@@ -11,8 +11,9 @@ The plans, chosen per batch (``docs/scale.md`` has the table):
 * **item histogram** (supports of single items): one ``GROUP BY item`` of the distinct items of
   each basket. Itemsets of two or more items use aggregates per scan.
 * **aggregates per scan** (when a histogram would exceed ``HISTOGRAM_LIMIT`` rows by the engine's
-  distinct-count estimate, and for a batch of at most ``AGGREGATES_PER_SCAN`` counts or range
-  counts whose columns no cached histogram covers — an adaptive query costs one scan, not two):
+  distinct-count estimate, and the first time a batch of at most ``AGGREGATES_PER_SCAN`` counts or
+  range counts reads columns no cached histogram covers — an adaptive query costs one scan, not
+  two; the next small batch on those columns builds the histogram):
   up to ``AGGREGATES_PER_SCAN`` queries become one ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …``.
 
 Histograms are cached on the dataset, so the next batch of a run (and an adaptive query) costs no
@@ -54,6 +55,7 @@ class Planner:
         self.grouped: dict[frozenset[str], pd.DataFrame] = {}
         self.items: dict[str, pd.DataFrame | None] = {}
         self.scans = 0  # SQL statements run (for tests and the bench: "few passes")
+        self.scanned: set[frozenset[str]] = set()  # column sets answered once by an aggregate scan
 
     # -- entry point -------------------------------------------------------------------------
     def evaluate(self, ds: Any, queries: Sequence[Query]) -> np.ndarray:
@@ -98,6 +100,13 @@ class Planner:
         size = math.prod(self.distinct.get(c, self.limit) + 1 for c in columns)
         return size <= self.limit
 
+    def _first(self, columns: frozenset[str]) -> bool:
+        """True the first time a small batch reads ``columns`` (answer it by one aggregate scan);
+        the next time (a run's next batch, another adaptive query) a cached histogram pays off."""
+        first = columns not in self.scanned
+        self.scanned.add(columns)
+        return first
+
     def _sql(self, text: str) -> pd.DataFrame:
         self.scans += 1
         return self.table.sql(text)
@@ -120,8 +129,9 @@ class Planner:
         return self.numeric[column]
 
     def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
-        small = cls is RangeCount and len(batch) <= AGGREGATES_PER_SCAN and column not in self.numeric
-        w = None if small else self.weighted(column)  # a few counts: one scan beats two
+        small = (cls is RangeCount and len(batch) <= AGGREGATES_PER_SCAN and column not in self.numeric
+                 and self._first(frozenset([column])))
+        w = None if small else self.weighted(column)  # a few counts, first time: one scan beats two
         if w is None:
             raw = self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
             return np.array([_finish(q, schema, v) for q, v in zip(batch, raw, strict=True)])
@@ -144,13 +154,16 @@ class Planner:
     # -- counts with conditions ----------------------------------------------------------------
     def _counts(self, wheres: list[Predicate | None], schema: Schema) -> np.ndarray:
         need = frozenset().union(*(w.columns() for w in wheres if w is not None))
+        sets = {frozenset(w.columns()) for w in wheres if w is not None}
+        fresh = {c for c in sets if self._first(c)} if len(wheres) <= AGGREGATES_PER_SCAN else set()
         out = np.empty(len(wheres))
         pending: list[int] = []
         for k, where in enumerate(wheres):
             if where is None:
                 out[k] = self.table.row_count()
                 continue
-            hist = self._grouped(frozenset(where.columns()), need, few=len(wheres) <= AGGREGATES_PER_SCAN)
+            cols = frozenset(where.columns())
+            hist = self._grouped(cols, need, few=cols in fresh)
             if hist is None:
                 pending.append(k)
             else:
