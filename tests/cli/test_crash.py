@@ -1,12 +1,16 @@
 """Kill a real ``svtgui-cli run`` with SIGKILL mid-stream; the ledger must still hold everything shown.
 
-Each repetition starts a streaming run (one query per committed batch, so the stream lasts several
-seconds), waits for its first printed ⊤ row, sleeps a seeded random delay, and sends SIGKILL. Then
-the ledger is reopened and checked:
+Each repetition starts a streaming run (one query per committed batch) and reads its output up to a
+seeded, random number of printed ⊤ rows; then it stops reading and sends SIGKILL. The run cannot end
+before the kill, whatever the machine's speed: it prints far more than a pipe holds (about 20,000 rows
+of 40 bytes against 64 KiB), so once the reader stops, the process blocks on its next write. Then the
+rest of the output is drained and the ledger reopened and checked:
 
 * every row the process printed is in the ledger, with the same index, query and value;
 * the killed run is marked ``interrupted`` and its full ε stays spent;
 * spent budget = the sum of the charges of every run so far (nothing lost, nothing refunded).
+
+No test here waits a fixed time: kills follow observed output.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from fractions import Fraction
 
 import pytest
@@ -27,31 +30,36 @@ from svtgui.ledger import Ledger
 
 EPS = "0.25"
 REPETITIONS = 5
+QUERIES = 20_000  # × ~40 bytes of output each: far more than a pipe buffers (64 KiB on Linux)
+TIMEOUT = 60  # seconds; only reached when something is broken
 
 
 @pytest.fixture
 def workload(tmp_path):
     data = tmp_path / "toy.csv"
     data.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(2000)))
-    queries = [{"kind": "range", "column": "x", "low": lo, "high": lo + 1} for lo in range(100)] * 40
+    ranges = [{"kind": "range", "column": "x", "low": lo, "high": lo + 1} for lo in range(100)]
+    queries = ranges * (QUERIES // len(ranges))
     qfile = tmp_path / "q.json"
     qfile.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": queries}))
     return data, qfile, tmp_path / "ledger.sqlite"
 
 
-def _start(data, qfile, ledger_path):
-    # threshold 0 with a huge cutoff: many ⊤ rows with released values, so output streams steadily
+def _start(data, qfile, ledger_path, *extra):
+    # threshold 0 with a huge cutoff: every row is ⊤ with a released value, so output streams steadily
     cmd = [sys.executable, "-m", "svtgui.cli", "run", "--data", str(data), "--queries", str(qfile),
-           "--mechanism", "numeric_sparse", "--epsilon", EPS, "--threshold", "0", "--cutoff", "4000",
-           "--batch-size", "1", "--ledger", str(ledger_path), "--budget-epsilon", "100"]
+           "--mechanism", "numeric_sparse", "--epsilon", EPS, "--threshold", "0", "--cutoff", str(QUERIES),
+           "--batch-size", "1", "--ledger", str(ledger_path), "--budget-epsilon", "100", *extra]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
 
 
-def _collect(stream, lines: list[str], first: threading.Event) -> None:
+def _read_lines(stream, n: int, lines: list[str], reached: threading.Event) -> None:
+    """Read ``n`` lines (or to the end), then stop reading: the writer blocks once the pipe is full."""
     for line in stream:
         lines.append(line)
-        first.set()
-    first.set()
+        if len(lines) >= n:
+            break
+    reached.set()
 
 
 def _parse(line: str) -> tuple[int, str, str]:
@@ -60,65 +68,77 @@ def _parse(line: str) -> tuple[int, str, str]:
     return int(index), value, query
 
 
+def _check_ledger(ledger_path, shown: list[tuple[int, str, str]]) -> None:
+    with Ledger.open(ledger_path) as led:
+        run = led.runs()[-1]
+        stored = {(r.index, r.description): r for r in led.responses(run.id)}
+        for index, value, query in shown:
+            r = stored.get((index, query))
+            assert r is not None, f"row {index} was printed but is not in the ledger"
+            assert r.above and str(r.value) == value
+        assert run.status == "interrupted"
+        assert run.epsilon == Fraction(EPS)
+        b = led.budget(run.dataset_id)
+        assert b.spent_epsilon == sum((r.epsilon for r in led.runs()), Fraction(0))
+
+
 def test_sigkill_mid_stream_loses_nothing_that_was_shown(workload):
     data, qfile, ledger_path = workload
-    rng = random.Random(20240521)  # seeded choice of kill points
-    killed = 0
+    rng = random.Random(20240521)  # seeded choice of kill points (rows read before the kill)
     for _ in range(REPETITIONS):
         proc = _start(data, qfile, ledger_path)
         lines: list[str] = []
-        first = threading.Event()
-        reader = threading.Thread(target=_collect, args=(proc.stdout, lines, first), daemon=True)
+        reached = threading.Event()
+        kill_after = rng.randint(1, 60)  # each row is one commit (~20 ms): a second or so of streaming
+        reader = threading.Thread(target=_read_lines, args=(proc.stdout, kill_after, lines, reached),
+                                  daemon=True)
         reader.start()
-        assert first.wait(60), "the run printed nothing within 60 s"
-        time.sleep(rng.uniform(0.0, 1.0))
+        assert reached.wait(TIMEOUT), "the run printed too little within 60 s"
+        reader.join(TIMEOUT)
+        assert len(lines) == kill_after, proc.stderr.read()  # the run was still printing: not ended
         proc.send_signal(signal.SIGKILL)
-        proc.wait(30)  # reaped: the pid is gone, so the next open sees the run's owner is dead
-        reader.join(30)
-        killed += proc.returncode == -signal.SIGKILL
-        shown = [_parse(line) for line in lines if line.strip()]
-        assert shown, proc.stderr.read()
-        with Ledger.open(ledger_path) as led:
-            run = led.runs()[-1]
-            stored = {(r.index, r.description): r for r in led.responses(run.id)}
-            for index, value, query in shown:
-                r = stored.get((index, query))
-                assert r is not None, f"row {index} was printed but is not in the ledger"
-                assert r.above and str(r.value) == value
-            assert run.status == "interrupted" if proc.returncode == -signal.SIGKILL else "finished"
-            assert run.epsilon == Fraction(EPS)
-            b = led.budget(run.dataset_id)
-            assert b.spent_epsilon == sum((r.epsilon for r in led.runs()), Fraction(0))
-        proc.stdout.close()
-        proc.stderr.close()
-    assert killed == REPETITIONS, "every repetition should have been killed mid-stream"
+        rest, _ = proc.communicate(timeout=TIMEOUT)  # reaped: the next open sees the run's owner is dead
+        assert proc.returncode == -signal.SIGKILL
+        shown = [_parse(line) for line in [*lines, *rest.splitlines(keepends=True)] if line.strip()]
+        assert len(shown) < QUERIES  # killed mid-stream
+        _check_ledger(ledger_path, shown)
     with Ledger.open(ledger_path) as led:
         runs = led.runs()
         assert len(runs) == REPETITIONS and all(r.status == "interrupted" for r in runs)
         assert led.budget(runs[0].dataset_id).spent_epsilon == REPETITIONS * Fraction(EPS)
 
 
-def test_sigkill_before_any_output_still_leaves_a_consistent_ledger(workload):
-    """Killed at a random early moment (perhaps before, perhaps after the charge): no orphan state."""
+def _killed_at(proc, moment) -> str:
+    """SIGKILL ``proc`` at ``moment`` ("start": at once; "charged": when it says so on stderr, with the
+    first rows possibly printed); returns what it printed on stdout."""
+    if moment == "charged":
+        # --test-seed makes the run say, on stderr, that it has been charged, before it streams
+        assert "NOT differentially private" in proc.stderr.readline()
+    proc.send_signal(signal.SIGKILL)
+    out, _ = proc.communicate(timeout=TIMEOUT)
+    return out
+
+
+@pytest.mark.parametrize("moment", ["start", "charged"])
+def test_sigkill_before_or_at_the_charge_leaves_a_consistent_ledger(workload, moment):
+    """Killed before anything happened, or just after the charge: no orphan state, nothing refunded."""
     data, qfile, ledger_path = workload
-    rng = random.Random(7)
-    for _ in range(2):
-        proc = _start(data, qfile, ledger_path)
-        time.sleep(rng.uniform(0.05, 1.5))
-        proc.send_signal(signal.SIGKILL)
-        out, _ = proc.communicate(timeout=30)
-        if not ledger_path.exists():
-            continue  # killed before the ledger was created: nothing was charged or shown
-        with Ledger.open(ledger_path) as led:
-            assert all(r.status == "interrupted" for r in led.runs())
-            runs = led.runs()
-            stored = {(r.index, r.description) for r in led.responses(runs[-1].id)} if runs else set()
-            for line in out.splitlines():
-                index, _value, query = _parse(line)
-                assert (index, query) in stored
-            for d in led.datasets():
-                spent = led.budget(d.dataset_id).spent_epsilon
-                assert spent == sum((r.epsilon for r in led.runs(d.dataset_id)), Fraction(0))
+    proc = _start(data, qfile, ledger_path, *(["--test-seed", "7"] if moment == "charged" else []))
+    out = _killed_at(proc, moment)
+    if moment == "start" and not ledger_path.exists():
+        return  # killed before the ledger was created: nothing was charged or shown
+    with Ledger.open(ledger_path) as led:
+        runs = led.runs()
+        assert all(r.status == "interrupted" for r in runs)
+        if moment == "charged":
+            assert len(runs) == 1  # it said it was charged: the run is in the ledger, interrupted
+        stored = {(r.index, r.description) for r in led.responses(runs[-1].id)} if runs else set()
+        for line in out.splitlines():
+            index, _value, query = _parse(line)
+            assert (index, query) in stored
+        for d in led.datasets():
+            spent = led.budget(d.dataset_id).spent_epsilon
+            assert spent == sum((r.epsilon for r in led.runs(d.dataset_id)), Fraction(0))
 
 
 def test_cli_run_uses_the_environment_ledger(workload, monkeypatch):

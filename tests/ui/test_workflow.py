@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -76,16 +74,12 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     assert all("⊤" in model.data(model.index(r, COL_ANSWER)) for r in range(4))
 
 
-def settle(qtbot, store, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
-    """Wait until no new row has arrived for ``quiet_ms``."""
-    seen = [store.n, time.monotonic()]
-
-    def quiet() -> bool:
-        if store.n != seen[0]:
-            seen[0], seen[1] = store.n, time.monotonic()
-        return time.monotonic() - seen[1] >= quiet_ms / 1000
-
-    qtbot.waitUntil(quiet, timeout=timeout_ms)
+def barrier(qtbot, controller) -> None:
+    """Wait until the run process has handled every message sent so far and the window has taken
+    everything it sent before (its ``sync`` barrier, echoed in order): an event, not a delay."""
+    worker = controller.worker
+    token = worker.sync()
+    qtbot.waitUntil(lambda: worker.synced >= token, timeout=10_000)
 
 
 def test_pause_step_stop(qtbot, window, act):
@@ -101,14 +95,14 @@ def test_pause_step_stop(qtbot, window, act):
     qtbot.mouseClick(win.run_page.pause_button, LEFT)
     assert c.state == "paused"
     assert win.run_page.pause_button.text() == "Resume"
-    settle(qtbot, store)  # batches already answered (at most one being computed + those in flight) land
+    barrier(qtbot, c)  # batches already answered (at most one being computed + those in flight) land
     before = store.n
-    qtbot.wait(500)
-    assert store.n == before  # paused: nothing more is answered
+    barrier(qtbot, c)  # the process went round its loop again, paused: it answered nothing meanwhile
+    assert store.n == before
     assert before < 300_000
     qtbot.mouseClick(win.run_page.step_button, LEFT)
     qtbot.waitUntil(lambda: store.n == before + 1, timeout=5000)
-    qtbot.wait(200)
+    barrier(qtbot, c)
     assert store.n == before + 1  # exactly one
     qtbot.mouseClick(win.run_page.pause_button, LEFT)  # resume
     assert c.state == "running"

@@ -19,10 +19,15 @@ Protocol (one ``Pipe`` each way, pickled tuples ``(kind, payload)``)
 -------------------------------------------------------------------
 window → child: ``RunJob`` first, then the planned queries in chunks, then ``None``; afterwards
 control messages ``ack`` (one more batch may come), ``pause``, ``resume``, ``step``, ``stop``,
-``finish``, ``ask`` (an adaptive query), ``pace`` (queries per second, or None: as fast as possible).
+``finish``, ``ask`` (an adaptive query), ``pace`` (queries per second, or None: as fast as possible),
+``sync`` (a token, echoed back: a barrier, see below).
 child → window: ``started_run`` (:class:`RunView`), ``refused`` (nothing charged), ``released``
 (:class:`ReleasedBatch`), ``adaptive_failed``, ``drained`` (planned queue empty, run open),
-``ended`` (final status), ``failed`` (run marked interrupted).
+``synced`` (the token of a ``sync``), ``ended`` (final status), ``failed`` (run marked interrupted).
+
+Messages are handled in order, so ``synced`` arrives after everything the child sent before it saw
+the ``sync``: a window (or a test) that has paused and then seen two ``synced`` in a row knows the
+child went round its loop without answering anything — no waiting on a clock to prove it.
 """
 
 from __future__ import annotations
@@ -165,6 +170,8 @@ class StreamLoop:
         elif kind == "pace":
             self.pace = _pace(payload)
             self.next_due = 0.0
+        elif kind == "sync":
+            self._send("synced", payload)
 
     def _pump(self, timeout: float) -> None:
         """Apply every waiting control message (waiting up to ``timeout`` for the first)."""

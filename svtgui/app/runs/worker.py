@@ -160,6 +160,8 @@ class RunWorker:
         self._paused = False
         self._done = False
         self.run_: RunView | None = None
+        self.synced = 0  # the token of the last ``synced`` the child sent (see :meth:`sync`)
+        self._sync_tokens = 0
 
     # -- lifetime ----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -197,7 +199,9 @@ class RunWorker:
             return []
         out: list[tuple[str, Any]] = []
         for event in self.task.events(MAX_EVENTS_PER_POLL):
-            if event.kind == "partial":
+            if event.kind == "partial" and event.payload[0] == "synced":
+                self.synced = event.payload[1]  # a barrier the caller waits on, not an event of the run
+            elif event.kind == "partial":
                 out.append(event.payload)
             elif event.kind == "failed" and not any(kind in TERMINAL for kind, _ in out):
                 exc = event.payload
@@ -250,6 +254,13 @@ class RunWorker:
     def ask(self, query: Any) -> None:
         """Queue an adaptive query, answered before the next planned batch."""
         self._tell("ask", query)
+
+    def sync(self) -> int:
+        """Send a barrier; :attr:`synced` equals the returned token once every message the child sent
+        before it handled the barrier has been drained by :meth:`events`."""
+        self._sync_tokens += 1
+        self._tell("sync", self._sync_tokens)
+        return self._sync_tokens
 
     @property
     def paused(self) -> bool:
