@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -84,10 +83,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["SVTGUI_LEDGER"] = str(Path(tmp) / "ledger.sqlite")
-        os.environ["SVTGUI_CONFIG_DIR"] = str(Path(tmp) / "config")
-        return run(Path(tmp), args.rows)
+    from svtgui.app.demo import throwaway_ledger
+
+    with throwaway_ledger() as ledger:
+        os.environ["SVTGUI_CONFIG_DIR"] = str(ledger.parent / "config")  # nor the curator's settings
+        return run(ledger.parent, args.rows)
 
 
 def run(tmp: Path, rows: int) -> int:
