@@ -59,11 +59,6 @@ _MARGIN = 2.0**-30
 _BISECTIONS = 200
 
 
-def basic_epsilon(eps0: float, k: int) -> float:
-    """ε of k composed ε₀-DP mechanisms by basic composition (δ = 0)."""
-    return k * eps0
-
-
 def basic_per_round(epsilon: float, k: int) -> float:
     """The largest double ε₀ with k·ε₀ ≤ ε exactly (``ε/k`` can round up by half a unit)."""
     eps0 = epsilon / k
