@@ -107,3 +107,36 @@ def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
                                  note=f"{ds.name} bound by the curator")
     ds.dataset_id = record.dataset_id
     return record
+
+
+# -- the declared schema, remembered per rows ----------------------------------------------------
+
+
+def declares_nothing(schema: Any) -> bool:
+    """A schema with no declared bounds and no levels: inferred from the file, nothing promised yet."""
+    return all(c.lower is None and c.upper is None and not c.categories for c in schema.columns)
+
+
+def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
+    """The schema the curator last declared for these rows, when the file brought none of its own.
+
+    Keyed like the budget (the private content fingerprint), so the same rows re-saved, renamed or
+    moved get their bounds and levels back; a schema for other columns is not applied.
+    """
+    from svtgui.data.schema import Schema, SchemaError
+
+    if not declares_nothing(ds.schema):
+        return None  # a sidecar or a session declared this schema: it stands
+    stored = ledger.remembered_schema(ds.content_fingerprint(ledger.content_key()))
+    if stored is None:
+        return None
+    try:
+        schema = Schema.from_json(stored)
+    except SchemaError:
+        return None
+    return schema if schema.names == ds.schema.names else None
+
+
+def remember_declared(ledger: Ledger, ds: Any, schema: Any) -> None:
+    """Keep ``schema`` as what the curator declared for the rows of ``ds`` (only in the ledger)."""
+    ledger.remember_schema(ds.content_fingerprint(ledger.content_key()), schema.to_json())

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 
@@ -206,6 +206,18 @@ def _to_v3(c: sqlite3.Connection) -> None:
     run(c, _SCHEMA_V3_RULES)
 
 
+# v4: the schema the curator declared for some rows (kinds, public bounds, levels, neighbouring),
+# keyed like the budget by the private content fingerprint, so declaring it once is enough: the same
+# rows opened again get it back. A preference, not a charge: it is replaced on every edit.
+_SCHEMA_V4 = """
+CREATE TABLE declared_schemas (
+    content      TEXT PRIMARY KEY,
+    schema_json  TEXT NOT NULL,
+    at           TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -221,8 +233,10 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda c: run(c, _SCHEMA_V1),
     2: lambda c: run(c, _SCHEMA_V2),
     3: _to_v3,
+    4: lambda c: run(c, _SCHEMA_V4),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
-TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"},
-             3: _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}}
+_V3_TABLES = _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}
+TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
+             4: _V3_TABLES | {"declared_schemas"}}

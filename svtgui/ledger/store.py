@@ -292,6 +292,19 @@ class Ledger:
         rows = self._read(_OWNER, (_content(content),))
         return self.dataset(rows[0][0]) if rows else None
 
+    def remember_schema(self, content: str, schema: dict[str, Any]) -> None:
+        """Keep the schema the curator declared for these rows (replaces the last one)."""
+        text = json.dumps(schema, sort_keys=True, allow_nan=False)
+        with self._transaction() as c:
+            c.execute("INSERT INTO declared_schemas VALUES (?, ?, ?) ON CONFLICT(content) DO UPDATE SET "
+                      "schema_json = excluded.schema_json, at = excluded.at",
+                      (_content(content), text, _now()))
+
+    def remembered_schema(self, content: str) -> dict[str, Any] | None:
+        """The schema last declared for these rows, or None."""
+        rows = self._read("SELECT schema_json FROM declared_schemas WHERE content = ?", (_content(content),))
+        return json.loads(rows[0][0]) if rows else None
+
     def legacy_pending(self) -> bool:
         """Whether a dataset migrated from a 0.1 ledger has not yet been matched to its rows."""
         return bool(self._read("SELECT 1 FROM legacy_files l WHERE NOT EXISTS (SELECT 1 FROM "

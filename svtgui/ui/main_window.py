@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui import __version__
+from svtgui.app.dataset_identity import recall_declared, remember_declared
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.mechanisms import HISTOGRAM
+from svtgui.ledger import LedgerError
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
 from svtgui.ui.common.theme import named
@@ -356,6 +358,9 @@ class MainWindow(QMainWindow):
 
     def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False) -> None:
         """Show a loaded dataset everywhere (with its queue) — an ordinary open and a restored session."""
+        recalled = self._recall_declared(ds)
+        if recalled is not None:
+            ds = ds.with_schema(recalled)
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows, dataset=ds)
         self.mechanism.linear.set_schema(ds.schema)
@@ -368,8 +373,18 @@ class MainWindow(QMainWindow):
         self.status_label.setText(
             f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
             "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5)."
+            + (" Declared bounds and levels restored as you last declared them for these rows."
+               if recalled is not None else "")
         )
         self._run_state(self.controller.state)
+
+    def _recall_declared(self, ds: Any) -> Any | None:
+        """The schema last declared for these rows (ledger), if the file brought none of its own."""
+        try:
+            return recall_declared(self.controller.ledger, ds)
+        except (LedgerError, OSError, ValueError) as exc:  # the window opens the data anyway
+            log.warning("declared schema not recalled: %s", exc)
+            return None
 
     def _load_failed(self, message: str) -> None:
         self.dataset_panel.show_error(message)
@@ -399,6 +414,10 @@ class MainWindow(QMainWindow):
         self.queries.set_schema(schema)
         self.mechanism.linear.set_schema(schema)
         self.workspace.set_schema(schema)
+        try:  # remembered for these rows: opening them again brings the declarations back
+            remember_declared(self.controller.ledger, self.ds, schema)
+        except (LedgerError, OSError, ValueError) as exc:
+            log.warning("declared schema not remembered: %s", exc)
 
     def generate_queries(self) -> GeneratorDialog | None:
         if self.ds is None:
