@@ -126,7 +126,7 @@ def solve(epsilon: float, delta: float, k: int) -> float:
     Starts from basic composition ε/k, which is always certified.
     """
     lo = basic_per_round(epsilon, k)
-    hi = 2 * lo
+    hi = 2 * lo if lo > 0 else math.ulp(0.0)  # ε/k may underflow to 0 (tiny ε, huge k)
     while certifies(hi, k, epsilon, delta):  # δ < 1 keeps this finite: δ_opt → 1 as ε₀ → ∞
         lo, hi = hi, 2 * hi
         if not math.isfinite(hi):
