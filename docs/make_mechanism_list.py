@@ -37,13 +37,14 @@ def render() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def splice(text: str, block: str) -> str:
-    """``text`` with the marked block replaced by ``block`` (ValueError if the markers are missing)."""
-    head, sep, rest = text.partition(BEGIN)
-    old, sep2, tail = rest.partition(END)
+def splice(text: str, block: str, begin: str = BEGIN, end: str = END, name: str = GUIDE.name) -> str:
+    """``text`` with the block between ``begin`` and ``end`` replaced by ``block`` (ValueError if the
+    markers are missing). docs/make_contracts.py splices with its own markers."""
+    head, sep, rest = text.partition(begin)
+    old, sep2, tail = rest.partition(end)
     if not sep or not sep2:
-        raise ValueError(f"{GUIDE.name}: markers {BEGIN!r} … {END!r} not found")
-    return f"{head}{BEGIN}\n\n{block}\n{END}{tail}"
+        raise ValueError(f"{name}: markers {begin!r} … {end!r} not found")
+    return f"{head}{begin}\n\n{block}\n{end}{tail}"
 
 
 def main(argv: list[str]) -> int:

@@ -35,6 +35,19 @@ def test_mechanism_list_names_every_catalogue_entry_once():
         assert entry.citation in guide, entry.id
 
 
+def test_contract_list_in_contracts_md_is_current():
+    assert _load("make_contracts").main(["--check"]) == 0, "run docs/make_contracts.py"
+
+
+def test_contract_list_names_every_import_contract():
+    import tomllib
+
+    page = (DOCS / "contracts.md").read_text(encoding="utf-8")
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    for contract in contracts["contracts"]:
+        assert page.count(f"* **{contract['name']}** — ") == 1, contract["name"]
+
+
 def test_splice_refuses_a_guide_without_markers():
     with pytest.raises(ValueError, match="markers"):
         _load("make_mechanism_list").splice("# no markers here\n", "x")
