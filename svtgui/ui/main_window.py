@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
         a = QAction(text, self)
         a.setShortcut(QKeySequence(shortcut))
         keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
-        a.setToolTip(f"{tip} ({keys})" if keys else tip)
+        a.setToolTip(f"{tip} ({keys})")
         a.setStatusTip(tip)
         a.setCheckable(checkable)
         a.triggered.connect(slot)
@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         )
         self.act_about = self.add_action(
             "&About SVT Studio",
-            "",
+            "Ctrl+F1",
             "Version, licence and citations",
             self.show_about,
             h,
