@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from svtgui.app.runs import linear
+from svtgui.app import linear_setup as linear
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo

@@ -25,8 +25,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
 from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget, queue_facts
-from svtgui.app.runs.linear import RUN_PARAMS, SET_BY_RUN
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget
 from svtgui.core.mechanisms import MechanismInfo, Param

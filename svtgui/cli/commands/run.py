@@ -16,7 +16,6 @@ from typing import Any
 from svtgui.app import dataset_identity
 from svtgui.app.plan import Plan, PlanError, build, declared_budget
 from svtgui.app.reports.content import value_text
-from svtgui.app.runs.linear import LINEAR, SPARSE_PROJECT
 from svtgui.app.runs.runner import Row, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
@@ -116,7 +115,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
-    if s.get("mechanism") == SPARSE_PROJECT:
+    if s.get("mechanism") and mechanisms.info(s["mechanism"]).input == mechanisms.RELEASE:
         needed = tuple(k for k in needed if k != "queries")  # the release answers queries later
     for key in needed:
         if s.get(key) is None:
@@ -133,13 +132,14 @@ def _linear_settings(s: dict[str, Any]) -> None:
     from svtgui.cli import CliError
 
     mid = s.get("mechanism")
+    info = mechanisms.info(mid)
     universe = s.get("universe") or s["params"].get("universe")
-    if mid in LINEAR and not universe:
+    if info.linear and not universe:
         raise CliError(f"{mid} answers linear queries over a universe: give its columns with --universe "
                        "(e.g. --universe age@17,25,35,45,55,65,91 education sex income)")
-    if mid not in LINEAR and (s.get("universe") or s.get("release_out")):
+    if not info.linear and (s.get("universe") or s.get("release_out")):
         raise CliError(f"--universe/--release-out are for pmw and sparse_project, not {mid}")
-    if mid == SPARSE_PROJECT and not (s.get("release_out") or s["params"].get("release_out")):
+    if info.input == mechanisms.RELEASE and not (s.get("release_out") or s["params"].get("release_out")):
         raise CliError("sparse_project is a non-interactive release: give the file to write with "
                        "--release-out RELEASE.npz (or use `svtgui-cli sparse-project build`); answer "
                        "queries later with `svtgui-cli sparse-project answer --release RELEASE.npz`")
@@ -258,9 +258,10 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"run {run_.id} interrupted: {exc}") from None
         record = run_.record
         b = led.budget(record.dataset_id)
-        if record.mechanism_id == SPARSE_PROJECT:
+        kind = mechanisms.info(record.mechanism_id).input
+        if kind == mechanisms.RELEASE:
             done = f"release written to {led.facts(record.id).get('release_file')}"
-        elif record.mechanism_id in LINEAR:
+        elif kind == mechanisms.HISTOGRAM:
             done = (f"{run_.answered - run_.above_count} free, {run_.above_count} paid (c = {run_.cutoff}) "
                     f"of {run_.answered} answered; n̂ = {led.facts(record.id).get('n_released')}")
         else:
@@ -269,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
               f"charged ε = {fmt(record.epsilon)}, δ = {fmt(record.delta)}; "
               f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, "
               f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
-        if record.mechanism_id == SPARSE_PROJECT:
+        if kind == mechanisms.RELEASE:
             print_release(led.facts(record.id))
         write_reports(led, record.id, reports, "--report")
     return 0
