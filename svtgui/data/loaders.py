@@ -384,7 +384,7 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
             tables.append(pf.read_row_group(i))
             textio.report(progress, 0.3 + 0.6 * (i + 1) / max(pf.num_row_groups, 1))
         table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
+    except (pa.ArrowException, OSError, ValueError) as e:  # ValueError: e.g. undecodable metadata
         raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
     _check_header(table.column_names, path, line=None)
     table = _plain_columns(table, path)

@@ -3,8 +3,8 @@
 Seeded (``derandomize=True``), so a failure reproduces. Inputs per parser: at least 10,000 for
 the queries, schema, session, config and release-file parsers (batches of mutated seeds, see
 :mod:`tests.data.fuzzing`); the full dataset loaders cost ~5–20 ms an input (pandas, schema
-inference), so the default suite feeds them 800 (200 per format) and ``SVTGUI_FUZZ_SCALE=15``
-feeds 12,000.
+inference), so the default suite feeds them 1,200 (200 per format: CSV, TSV, JSON lines, FIMI,
+Parquet, Excel) and ``SVTGUI_FUZZ_SCALE=15`` feeds 18,000.
 
 Documented errors: ``QueryError`` (queries), ``SchemaError`` (schema), ``SessionError`` (session
 files), ``CliError`` (``--config``), ``ValueError`` (release files), ``DatasetError`` (datasets).
@@ -203,6 +203,33 @@ def test_fuzz_dataset_loaders(tmp_path, suffix, seed):
 
     _valid(load_dataset_file, [seed])
     _run(Fuzzer(load_dataset_file, (DatasetError,)), [seed], examples=20 * SCALE)
+
+
+def _binary_seeds(folder: Path) -> list[tuple[str, bytes]]:
+    import openpyxl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"age": [1, 2, 3], "sex": ["F", "M", "F"], "items": [[1], [2, 3], []]}),
+                   folder / "seed.parquet")
+    wb = openpyxl.Workbook()
+    for row in (["age", "sex"], [1, "F"], [2, "M"]):
+        wb.active.append(row)
+    wb.save(folder / "seed.xlsx")
+    return [(s, (folder / f"seed{s}").read_bytes()) for s in (".parquet", ".xlsx")]
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".xlsx"])
+def test_fuzz_binary_dataset_loaders(tmp_path, suffix):
+    seed = dict(_binary_seeds(tmp_path))[suffix]
+    path = tmp_path / f"d{suffix}"
+
+    def load_binary_file(data: bytes) -> object:
+        path.write_bytes(data)
+        return load_dataset(path)
+
+    _valid(load_binary_file, [seed])
+    _run(Fuzzer(load_binary_file, (DatasetError,)), [seed], examples=20 * SCALE)
 
 
 @pytest.mark.parametrize("header", [b"age,age.1\n1,2\n", b"a,b\n1,2\n"])
