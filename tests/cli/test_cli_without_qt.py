@@ -5,6 +5,7 @@ raises ImportError, as on a machine where it is not installed)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -57,7 +58,8 @@ def test_run_writes_html_json_csv_reports_without_qt(no_qt, tmp_path):
     html = reports[0].read_text(encoding="utf-8")
     assert "<svg" in html and "Release report" in html
     assert json.loads(reports[1].read_text())["run"]["status"] == "halted"
-    assert reports[2].read_text().startswith("index,query,result")
+    rows = list(csv.DictReader(reports[2].open(encoding="utf-8")))
+    assert len(rows) == 3 and all(r["result"] == "⊤" for r in rows)  # halted at c = 3
 
 
 def test_a_pdf_without_qt_is_refused_before_any_charge(no_qt, tmp_path):
