@@ -272,6 +272,7 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     chunks: list[Chunk] = []
+    lengths: list[int] = []  # records per chunk (a chunk of {} records has no column to tell)
     records: list[dict] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
@@ -295,18 +296,32 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
             records.append(_flat_record(rec, path, lineno))
             if len(records) >= options.chunk_rows:
                 chunks.append(split_chunk(pd.DataFrame.from_records(records)))
+                lengths.append(len(records))
                 records = []
         fingerprint = raw.fingerprint
     if records:
         chunks.append(split_chunk(pd.DataFrame.from_records(records)))
+        lengths.append(len(records))
     if not chunks:
         raise DatasetError("the file holds no JSON records", path=path)
     if not any(chunk for chunk in chunks):
         raise DatasetError("the records have no fields (every line is {}): nothing to query", path=path)
-    frame = combine_chunks(chunks)
+    frame = combine_chunks(_same_fields(chunks, lengths))
     if options.missing:
         frame = tidy_frame(frame.replace(list(options.missing), pd.NA), categorical=True)
     return _Loaded(frame, fingerprint, "jsonl")
+
+
+def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:
+    """Give every chunk every field (missing in the records of a chunk: all missing there); records
+    need not all name the same fields, and a field may first appear in a later chunk."""
+    names = list(dict.fromkeys(name for chunk in chunks for name in chunk))
+    # a missing part takes the field's type from a chunk that has it (all missing: NaN, NA, ...)
+    empty = {name: next(c[name] for c in chunks if name in c).iloc[:0] for name in names}
+    return [
+        {name: chunk[name] if name in chunk else empty[name].reindex(range(n)) for name in names}
+        for chunk, n in zip(chunks, lengths, strict=True)
+    ]
 
 
 def _flat_record(rec: dict, path: Path, line: int) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from fuzzing import BATCH, Fuzzer
 
@@ -237,3 +238,13 @@ def test_headers_that_look_like_repeats_are_valid(tmp_path, header):
     path = tmp_path / "h.csv"
     path.write_bytes(header)
     assert list(load_dataset(path).frame.columns) == header.split(b"\n")[0].decode().split(",")
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 2, 3, 100])
+def test_json_records_naming_different_fields_load_alike_in_any_chunking(tmp_path, chunk_rows):
+    """Found by the fuzzer: a field first named in a later chunk raised KeyError."""
+    path = tmp_path / "drift.jsonl"
+    path.write_text('{"a": 1}\n{"a": 2}\n{"b": "x"}\n{}\n{"a": 3, "b": "y"}\n')
+    frame = load_dataset(path, LoadOptions(chunk_rows=chunk_rows)).frame
+    assert frame["a"].dtype == np.float64 and frame["a"].isna().tolist() == [False, False, True, True, False]
+    assert [None if pd.isna(v) else v for v in frame["b"]] == [None, None, "x", None, "y"]
