@@ -57,7 +57,11 @@ NO_VIOLATION = "no violation found in this audit"
 SEARCH_SHARE = 0.3  # of the time budget spent choosing the input pair and the event
 CHUNK = 1 << 17  # runs simulated at once in the final phase (bounds memory)
 MIN_SEARCH_RUNS = 2000
-TIMING_RUNS = 20_000  # runs timed to plan the final test of an exactly chosen event
+TIMING_RUNS = CHUNK  # runs timed to plan the final test of an exactly chosen event (one final chunk)
+# The planned final sample is this many times smaller than the timing promises: a shared machine
+# may run the final test slower than the timing ran, and an event planned for too many runs is seen
+# too rarely to bound anything, while one planned for too few loses little.
+PLAN_MARGIN = 2.0
 SEARCH_OVERHEAD = 2.5  # search time per simulated run, relative to simulating it (event ranking)
 MAX_SEARCH_RUNS = 2_000_000  # per pair and input
 MAX_SEARCH_CELLS = 20_000_000  # runs × queries of one search sample (bounds memory: about 200 MB)
@@ -216,8 +220,12 @@ def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[
     """
     t0 = time.perf_counter()
     if isinstance(sim, ThresholdSim) and sim.cutoff == 1:  # exact probabilities: no search sample
-        sim.first_hits(pair.d1, TIMING_RUNS, gen)
-        final = max(MIN_SEARCH_RUNS, planned(3.0 * (time.perf_counter() - t0) / TIMING_RUNS))
+        view = sim.ratio_view(pair)
+        view.hit_keys(sim.first_hits(pair.d1, 100, gen))  # builds the view's ratio table: not per run
+        t1 = time.perf_counter()  # time what the final test does per run: draw, then compute the key
+        view.hit_keys(sim.first_hits(pair.d1, TIMING_RUNS, gen))
+        per_run = PLAN_MARGIN * (time.perf_counter() - t1) / TIMING_RUNS
+        final = max(MIN_SEARCH_RUNS, planned(per_run))
         exact = [e for e in (sim.exact_event(pair, final), sim.exact_event(pair.swapped(), final)) if e]
         if exact:
             return max(exact, key=lambda e: e.predicted_lcb), time.perf_counter() - t0

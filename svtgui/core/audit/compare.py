@@ -10,12 +10,13 @@ it with the exact test, so the measured ε is an honest lower bound, not the bes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from svtgui.core import validation
+from svtgui.core.audit import audit
 from svtgui.core.audit.events import best_event, halves
 from svtgui.core.audit.inputs import InputPair
 from svtgui.core.audit.sim import Outputs, audit_params, on_histograms, simulator_for
@@ -30,8 +31,10 @@ class Comparison:
     freq1: np.ndarray  # share of runs with each outcome on d1
     freq2: np.ndarray  # ... on d2
     epsilon_lcb: float  # 99% lower confidence bound from the held-out half
-    event: str
+    event: str  # in plain words
     runs: int
+    witness: list[str] = field(default_factory=list)  # the auditor's pair in plain words, when used
+    shares: tuple[float, float] = (0.0, 0.0)  # share of held-out runs in the event on d1 and on d2
 
 
 def first_above_outcomes(o: Outputs) -> np.ndarray:
@@ -63,10 +66,35 @@ def compare(mechanism_id: str, epsilon: float, d1, d2, *, runs: int = 20_000, se
     found = [e for e in (best_event(pair, pick1, pick2, half), best_event(pair.swapped(), pick2, pick1, half))
              if e is not None]
     if not found:
-        return Comparison(labels, f1, f2, 0.0, "no telling event", runs)
+        return Comparison(labels, f1, f2, 0.0, "no output was seen often enough to compare", runs)
     event = max(found, key=lambda e: e.predicted_lcb)
     held1, held2 = (test1, test2) if event.pair.d1 is a else (test2, test1)
     k1, k2 = int(event.contains(held1).sum()), int(event.contains(held2).sum())
     test = ratio_test(k1, runs - half, k2, runs - half, epsilon, 0.01)
-    return Comparison(labels, f1, f2, test.epsilon_lcb, event.describe(2), runs)
+    return Comparison(labels, f1, f2, test.epsilon_lcb, event.plain(), runs,
+                      shares=(k1 / (runs - half), k2 / (runs - half)))
+
+
+def witness_comparison(mechanism_id: str, epsilon: float, *, runs: int = 20_000, seed: int = 0,
+                       params: Mapping[str, Any] | None = None) -> Comparison:
+    """The comparison on the auditor's witness: the neighbouring answers and event that show the leak.
+
+    A small toy dataset may not show a variant's leak at all; the auditor searches for two answer
+    lists that removing one person could produce (each answer moves by at most Δ) and an event
+    whose probabilities differ most. Its final test (``runs`` fresh runs, independent of the
+    search) gives the measured ε; the chart shows where the first ⊤ came on the witness lists.
+    """
+    runs = validation.count("runs", runs, minimum=200)
+    result = audit(mechanism_id, epsilon, seed=seed, params=params, search_runs=2000, final_runs=runs)
+    pair = result.witness
+    if not isinstance(pair, InputPair):
+        raise ValueError(f"{mechanism_id} takes a histogram, not answer vectors")
+    sim = simulator_for(mechanism_id, audit_params(mechanism_id, epsilon, params))
+    gen = np.random.Generator(np.random.SFC64(validation.count("seed", seed, minimum=0) + 1))
+    n = pair.d1.size
+    f1, f2 = (np.bincount(first_above_outcomes(sim.run(d, runs, gen)), minlength=n + 1) / runs
+              for d in (pair.d1, pair.d2))
+    labels = [f"first ⊤ at question {i + 1}" for i in range(n)] + ["no ⊤"]
+    return Comparison(labels, f1, f2, result.epsilon_lcb, result.event_plain, runs, pair.plain(),
+                      (result.counts[0] / result.runs, result.counts[1] / result.runs_d2))
 

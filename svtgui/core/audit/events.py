@@ -154,9 +154,10 @@ class Event:
     estimates: tuple[float, float] = (0.5, 0.5)  # P1[E], P2[E] as the search saw them (exact or estimated)
 
     def contains(self, outputs: Outputs | FirstHits) -> np.ndarray:
-        if isinstance(outputs, FirstHits):
-            return np.isin(self.view.hit_keys(outputs), self.keys)
-        return np.isin(self.view.keys(outputs), self.keys)
+        keys = self.view.hit_keys(outputs) if isinstance(outputs, FirstHits) else self.view.keys(outputs)
+        if self.view.ordered:  # the event is "key ≥ threshold", also for keys the search never saw
+            return keys >= self.keys.min()
+        return np.isin(keys, self.keys)
 
     def plain(self) -> str:
         """The event in words a non-programmer follows (no set notation)."""

@@ -30,9 +30,9 @@ from svtgui.core.audit.events import Event, View, expected_lcb, views_for
 from svtgui.core.audit.first_hit import (
     FirstHits,
     Likelihood,
+    RatioTable,
     ThresholdModel,
     all_outcomes,
-    log_ratios,
     sample_first_hits,
 )
 from svtgui.core.audit.inputs import InputPair, number
@@ -97,8 +97,8 @@ class ThresholdSim(VectorSimulator):
         """With cutoff 1 only the exact likelihood-ratio view: it orders the whole output optimally
         (Neyman–Pearson), and every further view would only add chances to overfit the search."""
         if isinstance(sample, FirstHits):
-            return [self._ratio_view(pair)]
-        return [*views_for(pair, sample), self._ratio_view(pair)]
+            return [self.ratio_view(pair)]
+        return [*views_for(pair, sample), self.ratio_view(pair)]
 
     def exact_event(self, pair: InputPair, runs: int) -> Event | None:
         """With cutoff 1, the best event ``ln(P1/P2) ≥ t`` chosen on exact probabilities, or None.
@@ -109,7 +109,7 @@ class ThresholdSim(VectorSimulator):
         """
         if self.cutoff != 1:
             return None
-        view, p1, p2 = self._ratio_view_and_models(pair)
+        view, p1, p2 = self.ratio_view_and_models(pair)
         outcomes = all_outcomes(p1, p2)
         if outcomes is None:
             return None
@@ -126,16 +126,20 @@ class ThresholdSim(VectorSimulator):
             return None
         return Event(pair, view, order[: j + 1], float(score[j]), (float(cum1[j]), float(cum2[j])))
 
-    def _ratio_view(self, pair: InputPair) -> View:
-        return self._ratio_view_and_models(pair)[0]
+    def ratio_view(self, pair: InputPair) -> View:
+        return self.ratio_view_and_models(pair)[0]
 
-    def _ratio_view_and_models(self, pair: InputPair) -> tuple[View, Likelihood, Likelihood]:
+    def ratio_view_and_models(self, pair: InputPair) -> tuple[View, Likelihood, Likelihood]:
         """Outputs keyed by the exact log-likelihood ratio of their first ⊤ (and value), in 10^-6."""
         to_units = self.lattice.to_units
         p1, p2 = (Likelihood(self.model, to_units(d).astype(np.float64)) for d in (pair.d1, pair.d2))
 
+        table: list[RatioTable] = []  # built on first use: the search of larger cutoffs may never need it
+
         def hit_keys(hits: FirstHits) -> np.ndarray:
-            return _quantised(log_ratios(p1, p2, hits))
+            if not table:
+                table.append(RatioTable(p1, p2))
+            return _quantised(table[0](hits))
 
         def keys(o: Outputs | FirstHits) -> np.ndarray:
             return hit_keys(o if isinstance(o, FirstHits) else self._as_hits(o))

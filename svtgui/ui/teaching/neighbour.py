@@ -1,4 +1,10 @@
-"""Neighbour experiment: the same mechanism on the toy data with and without one person."""
+"""Neighbour experiment: the same mechanism on the toy data with and without one person.
+
+For a variant known not to be private the toy data may hide the leak, and a page that then said
+"the output reveals little" would teach the opposite of the truth. So for those variants the page
+shows the auditor's witness instead: two lists of answers that removing one person could produce
+(each moves by at most 1) and the kind of output whose odds differ most between them.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from svtgui.core import mechanisms
-from svtgui.core.audit.compare import Comparison, compare
+from svtgui.core.audit.compare import Comparison, compare, witness_comparison
+from svtgui.core.audit.inputs import number
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, WARNING_COLOR, named
 from svtgui.ui.teaching import toy
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
@@ -39,8 +46,9 @@ class NeighbourPage(QWidget):
             f"e^{toy.EPSILON:g} ≈ {math.exp(toy.EPSILON):.1f} times more likely because of {toy.LEFT_OUT}.",
             "neighbouring datasets", "ε (epsilon)", name="Neighbour introduction")
         answers = named(QLabel(
-            f"True answers with everyone: {d1}<br>True answers without {toy.LEFT_OUT} "
-            f"(who drinks 4 cups): {d2}"), "Neighbour answers", tip("sensitivity (Δ)"))
+            f"True answers with everyone: {_plain_list(d1)}<br>True answers without {toy.LEFT_OUT} "
+            f"(who drinks 4 cups): {_plain_list(d2)}"), "Neighbour answers", tip("sensitivity (Δ)"))
+        self.answers = answers
         self.choice = named(QComboBox(), "Mechanism choice", "Which SVT variant to run")
         for mid, label in CHOICES:
             self.choice.addItem(label, mid)
@@ -88,21 +96,58 @@ class NeighbourPage(QWidget):
         params = {"threshold": toy.THRESHOLD}
         if any(p.name == "cutoff" for p in mechanisms.info(mid).params):
             params["cutoff"] = 1
-        c = compare(mid, toy.EPSILON, self.d1, self.d2, runs=RUNS, seed=self.seed, params=params)
+        broken = mechanisms.info(mid).status == mechanisms.KNOWN_NON_PRIVATE
+        if broken:
+            c = witness_comparison(mid, toy.EPSILON, runs=RUNS, seed=self.seed, params=params)
+        else:
+            c = compare(mid, toy.EPSILON, self.d1, self.d2, runs=RUNS, seed=self.seed, params=params)
         self.comparison = c
+        self._show_inputs(c)
         x = np.arange(1, len(c.labels) + 1)
         self.bars1.setOpts(x=x - 0.2, height=100 * c.freq1)
         self.bars2.setOpts(x=x + 0.2, height=100 * c.freq2)
         ticks = [(i + 1, str(i + 1)) for i in range(len(c.labels) - 1)] + [(len(c.labels), "none")]
         self.plot.getAxis("bottom").setTicks([ticks])
         self.plot.setYRange(0, 100 * max(c.freq1.max(), c.freq2.max()) * 1.15, padding=0)
-        promised = toy.EPSILON
-        if c.epsilon_lcb > promised:
-            verdict = (f"<span style='color:{WARNING_COLOR.name()}; font-weight:bold'>Promise broken:</span> "
-                       f"measured ε ≥ <b>{c.epsilon_lcb:.2f}</b> but promised ε = {promised:g}.")
+        self.verdict.setText(verdict_text(c, toy.EPSILON))
+
+    def _show_inputs(self, c: Comparison) -> None:
+        if c.witness:
+            lines = "<br>".join(c.witness[:6]) + ("<br>…" if len(c.witness) > 6 else "")
+            self.answers.setText(
+                f"This variant is known to leak, but our toy table with and without {toy.LEFT_OUT} "
+                "happens not to show it clearly. So the auditor searched for two lists of answers that "
+                "adding or removing one person could produce (every answer moves by at most 1), and "
+                f"where the leak shows. Below, the mechanism runs {c.runs:,} times on each list:<br>{lines}")
         else:
-            verdict = (f"Measured ε ≥ <b>{c.epsilon_lcb:.2f}</b> (99% confidence) — within the promised "
-                       f"ε = <b>{promised:g}</b>: the two distributions differ no more than ε allows, so "
-                       f"the output reveals little about whether {toy.LEFT_OUT} is in the data.")
-        self.verdict.setText(f"{verdict}<br><small>Measured by the auditor on held-out runs; event: "
-                             f"{c.event}.</small>")
+            self.answers.setText(
+                f"True answers with everyone: {_plain_list(self.d1)}<br>True answers without "
+                f"{toy.LEFT_OUT} (who drinks 4 cups): {_plain_list(self.d2)}")
+
+
+def _plain_list(values: list[float]) -> str:
+    return ", ".join(number(v) for v in values)
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.2f}%" if share >= 0.0001 or share == 0 else "less than 0.01%"
+
+
+def verdict_text(c: Comparison, promised: float) -> str:
+    """The measured ε against the promise, in words; never "reveals little" (a miss proves nothing)."""
+    first, second = ("the first list", "the second list") if c.witness else (
+        "everyone", f"without {toy.LEFT_OUT}")
+    evidence = (f"How it was measured: on fresh runs, the auditor counted how often {c.event}. That happened "
+                f"in {_percent(c.shares[0])} of the runs with {first} and {_percent(c.shares[1])} with "
+                f"{second}." + ("" if c.witness else f" (The first list of answers is everyone's, the second "
+                                                     f"is without {toy.LEFT_OUT}'s.)"))
+    bound = (f"measured ε of at least <b>{c.epsilon_lcb:.2f}</b> (a lower bound on the true privacy loss, "
+             "at 99% confidence)")
+    if c.epsilon_lcb > promised:
+        head = (f"<span style='color:{WARNING_COLOR.name()}; font-weight:bold'>Promise broken:</span> "
+                f"{bound}, but the promise was ε = {promised:g}: one person's presence changes the odds of "
+                f"this output by more than e<sup>{promised:g}</sup> ≈ {math.exp(promised):.1f} times.")
+    else:
+        head = (f"A {bound}, within the promised ε = <b>{promised:g}</b>. This experiment did not detect a "
+                "leak; that is not a proof that there is none.")
+    return f"{head}<br><small>{evidence}</small>"
