@@ -6,6 +6,8 @@ count the same way.
 
 from __future__ import annotations
 
+import math
+
 _IRREGULAR = {"query": "queries", "is": "are", "was": "were", "entry": "entries"}
 
 
@@ -21,3 +23,25 @@ def plural(noun: str, n: int) -> str:
 def count(n: int, noun: str) -> str:
     """``n`` with its noun, thousands separated: "1 query", "10,001 queries", "0 runs"."""
     return f"{n:,} {plural(noun, n)}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def plain(x: float, digits: int = 4) -> str:
+    """A number as a curator reads it: thousands grouped, about ``digits`` significant digits, never
+    an exponent ("695,187", "21.35", "0.001234"; not "6.952e+05")."""
+    v = float(x)
+    if not math.isfinite(v):
+        return "∞" if v > 0 else "−∞" if v < 0 else "not a number"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e15:  # beyond any count a curator types: a power of ten, still no "e+20"
+        exponent = math.floor(math.log10(abs(v)))
+        mantissa = plain(v / 10**exponent, 3)
+        return f"{mantissa} × 10{str(exponent).translate(_SUPERSCRIPT)}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    text = f"{round(v, decimals):,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text.replace("-", "−")
