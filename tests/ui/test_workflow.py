@@ -165,7 +165,7 @@ def test_invalid_epsilon_disables_run_and_says_why(qtbot, window, act, text, wor
     act.load(qtbot, window)
     act.set_param(window, "epsilon", text)
     err = window.mechanism.form.errors["epsilon"]
-    assert err.isVisible() and words in err.text()
+    assert err.isVisible() and words in err.full_text()
     assert not window.run_page.run_button.isEnabled()
     assert "ε" in window.run_page.run_error.text()
     act.set_param(window, "epsilon", "0.5")
@@ -191,7 +191,7 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     assert "does not fit" in win.run_page.run_error.text()
     win.show_page("mechanism")
     assert win.mechanism.form.errors["epsilon"].isVisible()
-    assert "remains" in win.mechanism.form.errors["epsilon"].text()
+    assert "remains" in win.mechanism.form.errors["epsilon"].full_text()
     # Forcing the spend anyway (the keyboard path) is refused too, and nothing is charged.
     win.show_page("run")
     assert win.controller.confirm_run() is False

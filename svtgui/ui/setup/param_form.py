@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -49,6 +50,63 @@ class ErrorLabel(QLabel):
     def show_error(self, message: str | None) -> None:
         self.setText(f"⚠ {message}" if message else "")
         self.setVisible(bool(message))
+
+
+class FieldError(ErrorLabel):
+    """A field's error in a reserved box of :data:`LINES` lines: fields below never move when it appears.
+
+    Why reserved: a message appearing under a field pushed every field below it down while the
+    curator typed (by as many lines as the window is narrow). The box keeps its height while hidden;
+    a message longer than the box ends with "…" and is shown whole in the tooltip.
+    """
+
+    LINES = 2
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        policy = self.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # never widens the form
+        self.setSizePolicy(policy)
+        self.setFixedHeight(self.LINES * self.fontMetrics().lineSpacing() + 2)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.field = field
+        self._full = ""
+
+    def show_error(self, message: str | None) -> None:
+        self.setToolTip(f"⚠ {message}" if message else "")
+        if message and message.startswith(self.field + " "):
+            message = message[len(self.field) + 1:]  # it sits under the field: "must be a number, …"
+        self._full = f"⚠ {message}" if message else ""
+        self._fit()
+        self.setVisible(bool(message))
+
+    def full_text(self) -> str:
+        """The whole message (the box may show it shortened)."""
+        return self._full
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The longest prefix of whole words (plus "…") that wraps into the box."""
+        fm, box = self.fontMetrics(), self.contentsRect()
+        flags = int(Qt.TextFlag.TextWordWrap)
+
+        def fits(text: str) -> bool:
+            rect = fm.boundingRect(box.x(), 0, max(box.width(), 40), 10_000, flags, text)
+            return rect.height() <= box.height()
+
+        words = self._full.split(" ")
+        if fits(self._full):
+            self.setText(self._full)
+            return
+        lo, hi = 0, len(words)  # fits(words[:lo] + "…") holds; words[:hi] does not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(" ".join(words[:mid]) + "…") else (lo, mid)
+        self.setText(" ".join(words[:lo]) + "…")
 
 
 class ShareSlider(QWidget):
@@ -131,7 +189,7 @@ class ParamForm(QWidget):
                 editor = self._editor(p)
                 text = label(p.name)
                 named(editor, text, p.description)
-                error = ErrorLabel(text)
+                error = FieldError(text)
                 box = QWidget()
                 col = QVBoxLayout(box)
                 col.setContentsMargins(0, 0, 0, 0)
