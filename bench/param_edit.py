@@ -2,18 +2,17 @@
 
 An edit is: type a new ε into the Mechanism page's form, then the debounced preview update runs
 (``MechanismPanel.flush``): the workspace re-plans, the form, the queue summary, the Run button
-and the gauge follow, the accuracy bound is computed and the simulated P[⊤] curve is *submitted*
-to a background task. Measured on the GUI thread, offscreen, on the bundled census sample with
-its 2,000 queued queries, Sparse with c = 5.
+and the gauge follow, the accuracy bound and its words are computed and the exact P[⊤] curve
+(a closed form, :mod:`svtgui.core.preview`) is drawn. Measured on the GUI thread, offscreen, on
+the bundled census sample with its 2,000 queued queries, Sparse with c = 5.
 
-Baseline, same run: the same edit plus the simulated curve computed on the GUI thread, as the
-window did before the curve moved off it (``preview_sim.top_probability`` with the same public
-parameters: about two thousand mechanisms built and fed one synthetic answer each).
+Baseline, same run: the same edit plus the simulated curve the window once computed on the GUI
+thread (:func:`simulated_curve`, kept here only as the baseline: 31 points × 60 one-query runs,
+about two thousand mechanisms built and fed one synthetic answer each).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/param_edit.py [--edits N]
 
-Prints the median and the worst ms per edit for both, and their ratio. Between edits the
-background curve is waited for, so edits never overlap a running simulation.
+Prints the median and the worst ms per edit for both, and their ratio.
 """
 
 from __future__ import annotations
@@ -25,6 +24,22 @@ import tempfile
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def simulated_curve(params: dict, scale: float, points: int = 31, reps: int = 60) -> list[float]:
+    """The old preview: P[⊤] from ``reps`` one-query Sparse runs per point, within ±1.5·scale of T."""
+    import numpy as np
+
+    from svtgui.core import mechanisms
+
+    rng = mechanisms.seeded(20170301)
+    u = np.linspace(-1.0, 1.0, points)
+    out = []
+    for d in np.round(1.5 * scale * np.sign(u) * u**2):  # whole numbers: the census queue counts
+        hits = sum(mechanisms.create("sparse", rng=rng, **params).submit(params["threshold"] + float(d)).above
+                   for _ in range(reps))
+        out.append(hits / reps)
+    return out
 
 
 def main() -> None:
@@ -40,7 +55,6 @@ def main() -> None:
 
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
-    from svtgui.ui.setup import preview_sim
 
     create_app()
     win = MainWindow()
@@ -56,9 +70,6 @@ def main() -> None:
     editor = mech.form.editors["epsilon"]
 
     def settle() -> None:
-        while mech.preview.sim.busy:
-            QApplication.processEvents()
-            time.sleep(0.002)
         QApplication.processEvents()
 
     def edit(i: int, baseline: bool) -> tuple[float, float]:
@@ -68,11 +79,8 @@ def main() -> None:
         editor.setText(f"{0.5 + 0.01 * i:g}")
         t1 = time.perf_counter()
         mech.flush()
-        if baseline:  # the curve as it was computed before: on the GUI thread
-            plan = win.workspace.plan
-            scale = mech.preview.alpha or 10.0
-            preview_sim.top_probability("sparse", plan.params,
-                                        preview_sim.offsets_for(scale, bool(plan.params.get("integer"))))
+        if baseline:  # the curve as it was once computed: simulated, on the GUI thread
+            simulated_curve(win.workspace.plan.params, mech.preview.alpha or 10.0)
         return (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000
 
     edit(0, False)  # warm-up: imports, first plan
@@ -82,8 +90,8 @@ def main() -> None:
     assert win.workspace.plan.ok, win.workspace.plan.problems
     win.close()
     print(f"queued queries: {len(win.workspace.queries):,}; edits: {args.edits}")
-    for name, runs in (("before (curve on the GUI thread)", before),
-                       ("after (curve in a background task)", after)):
+    for name, runs in (("before (simulated curve on the GUI thread)", before),
+                       ("after (exact curve, closed form)", after)):
         key = [k for k, _ in runs]
         pre = [p for _, p in runs]
         print(f"{name}: keystroke median {statistics.median(key):.1f} ms (worst {max(key):.1f}); "

@@ -113,7 +113,7 @@ def test_sparse_project_release_then_answer_without_data(qtbot, window, act, tmp
     out = tmp_path / "census.npz"
     builder.path.setText(str(out))
     act.set_param(window, "projection_size", 256)
-    assert "paper's T" in builder.paper.text() and "T = 256 (yours)" in builder.paper.text()
+    assert "the paper's would be" in builder.paper.text() and "256 (yours)" in builder.paper.text()
     window.controller.seed = 5
     window.controller.validate()
     assert window.run_page.run_button.isEnabled(), window.run_page.run_error.text()

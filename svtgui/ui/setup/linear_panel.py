@@ -10,7 +10,6 @@ run page's note about what such a run released.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.preview_text import describe
 from svtgui.app.runs.linear import PMW, SPARSE_PROJECT, release_path
 from svtgui.app.workspace import Workspace
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import MechanismInfo
-from svtgui.core.wording import count
+from svtgui.core.wording import plain
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.linear_universe import UniverseChooser
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -104,8 +104,9 @@ class ReleaseBuilder(QGroupBox):
             self.paper.setText(f"— ({exc})")
             return
         self.paper.setText(
-            f"T = {m.projection_size:,} (yours) · paper's T = {acc.paper_projection_size:.3g} "
-            f"(for n = {self.planning_n.value():,}, m = {m.sparsity}, k = {m.queries}: never practical)")
+            f"{plain(m.projection_size)} (yours) · the paper's would be {plain(acc.paper_projection_size)} "
+            f"(for n = {plain(self.planning_n.value())}, m = {m.sparsity}, k = {plain(m.queries)}: never "
+            "practical)")
 
 
 class LinearOptions(QWidget):
@@ -181,38 +182,13 @@ class LinearOptions(QWidget):
         preview.show_invalid("")
         n, beta = self.release.planning_n.value(), preview.beta.value()
         try:
-            preview.statement.setText(preview_text(self.mechanism_id, params, max(1, k), beta, n))
+            preview.statement.setText(describe(self.mechanism_id, params, k, beta, n).text)
         except ValueError as exc:
             preview.statement.setText(f"No preview: {exc}")
         if self.mechanism_id == SPARSE_PROJECT:
             self.release.show_theory({p: v for p, v in params.items() if p not in RUN_KEYS})
-        preview.note.setText("No simulated curve: these mechanisms answer linear queries over a universe "
+        preview.note.setText("No P[⊤] curve: these mechanisms answer linear queries over a universe "
                              "(the bounds above use public parameters only).")
-
-
-def preview_text(mechanism_id: str, params: dict[str, Any], k: int, beta: float, planning_n: int) -> str:
-    """The accuracy statement of a PMW or SparseProject run, from public parameters only."""
-    core = {p: v for p, v in params.items() if p not in RUN_KEYS}
-    if mechanism_id == PMW:
-        m = mechanisms.create(PMW, rng=mechanisms.seeded(0), threshold_unit="rows", **core)
-        free, paid = m.free_error_bound(k, beta), m.paid_error_bound(beta)
-        return (f"With probability at least {1 - beta:g} over {count(k, 'query')}: every free answer (from "
-                f"the public synthetic histogram) is within ±{free:,.0f} rows of the truth (T + α of the SVT "
-                f"test), and every paid answer within ±{paid:,.0f} rows (Laplace tail, {m.cutoff} paid "
-                f"answers of "
-                f"ε = {m.answer_epsilon / m.cutoff:.3g} each). At most c = {m.cutoff} answers are paid for; "
-                "then the run halts.\nSource: Hardt & Rothblum (2010) with the Dwork–Roth SVT bound; "
-                "see docs/linear-queries.md.")
-    m = mechanisms.create(SPARSE_PROJECT, rng=mechanisms.seeded(0), **core)
-    acc = m.accuracy(planning_n)
-    return (f"α = {acc.alpha:.4g} (a fraction of n; ≈ {acc.alpha * planning_n:,.0f} rows at n = "
-            f"{planning_n:,}) for k = {m.queries:,} queries touching at most m = {m.sparsity} cells each, "
-            f"with probability {1 - m.beta:g} (the release's own β). Terms: projection "
-            f"{acc.projection:.3g} (worst case ‖D‖₂ = n, very loose on real data), noise {acc.noise:.3g}. "
-            f"The paper's T for this n is {acc.paper_projection_size:.3g} "
-            f"(α there {acc.alpha_at_paper_size:.3g}).\n"
-            "Source: Blum & Roth (2011), calibration corrected; see docs/linear-queries.md."
-            if math.isfinite(acc.alpha) else "bound: see docs/linear-queries.md")
 
 
 class LinearRunNote(QLabel):

@@ -2,8 +2,8 @@
 
 Only mechanisms whose catalogue status is ``private`` are offered; the known-non-private teaching
 variants never appear here. The accuracy preview comes from :mod:`svtgui.core.accuracy` (public
-parameters only) and from a simulation on synthetic numbers (:mod:`svtgui.ui.setup.preview_sim`), never
-from the private data.
+parameters only), its words from :mod:`svtgui.app.preview_text`, and the P[⊤] curve is exact
+(:mod:`svtgui.core.preview`, a closed form from the mechanism's noise scales) — never the private data.
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app import preview_text
 from svtgui.app.workspace import MECHANISM, PARAMS, Workspace
-from svtgui.core import accuracy, mechanisms
+from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
-from svtgui.core.wording import count
-from svtgui.ui.common.background import Background
+from svtgui.core.preview import TopCurve
 from svtgui.ui.common.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
-from svtgui.ui.setup import preview_sim
 from svtgui.ui.setup.linear_panel import LinearOptions
 from svtgui.ui.setup.param_form import ErrorLabel, ParamForm
 
@@ -116,22 +115,20 @@ class AccuracyPreview(QGroupBox):
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
         named(
             self.plot,
-            "Simulated preview chart",
-            "Simulated on synthetic numbers, never your data: the chance that a query whose true "
-            "answer is x comes back ⊤.",
+            "Exact preview chart",
+            "The exact chance that a query whose true answer is x comes back ⊤, from the mechanism's "
+            "noise (public parameters only, never your data).",
         )
         self.plot.setMinimumHeight(150)
         fg = pal.color(QPalette.ColorRole.Text)
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen(fg)
             self.plot.getAxis(axis).setPen(fg)
-        self.plot.setLabel("bottom", "true answer of a query (synthetic)")
+        self.plot.setLabel("bottom", "true answer x of a query")
         self.plot.setLabel("left", "P[⊤]")
         self.plot.setYRange(0, 1.05, padding=0)
         self.plot.setMouseEnabled(False, False)
-        self.curve = self.plot.plot(
-            pen=pg.mkPen(ABOVE_COLOR, width=2), symbol="o", symbolSize=5, symbolBrush=ABOVE_COLOR
-        )
+        self.curve = self.plot.plot(pen=pg.mkPen(ABOVE_COLOR, width=2))
         dash = pg.QtCore.Qt.PenStyle.DashLine
         self.t_line = pg.InfiniteLine(
             angle=90,
@@ -153,7 +150,8 @@ class AccuracyPreview(QGroupBox):
         )
         for line in (self.t_line, self.lo_line, self.hi_line):
             self.plot.addItem(line)
-        self.note = QLabel("Simulated on synthetic numbers, not your data.")
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
         self.note.setEnabled(False)
         row = QHBoxLayout()
         row.addWidget(QLabel("β"))
@@ -165,75 +163,44 @@ class AccuracyPreview(QGroupBox):
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.note)
         self.alpha: float | None = None
-        self.sim_x = np.empty(0)
+        self.sim_x = np.empty(0)  # the curve drawn (x, P[⊤]); tests read them
         self.sim_p = np.empty(0)
-        self.sim = Background("accuracy preview", self)  # the simulated curve, off the GUI thread
-
-    @staticmethod
-    def _words(result, params: dict[str, Any], k: int) -> str:
-        """The bound as a sentence with the numbers filled in."""
-        a = float(result.alpha)
-        text = f"α = {a:,.4g} at β = {result.beta:g}, over {count(k, 'query')}.\n{result.statement}"
-        if "threshold" in params:
-            t = float(params["threshold"])
-            text += (
-                f"\nWith T = {t:,.6g}: queries whose true answer is below {t - a:,.6g} come back ⊥, "
-                f"those above {t + a:,.6g} come back ⊤ (until the run halts), "
-                f"with probability at least {1 - result.beta:g}."
-            )
-        return text + f"\nSource: {result.source}."
 
     def show_invalid(self, why: str) -> None:
         self.alpha = None
-        self.sim.cancel()
-        self.statement.setText(f"No preview: {why}")
+        self.statement.setText(f"No preview: {why}" if why else "")
         self._clear_curve()
 
     def update_for(self, info: MechanismInfo, params: dict[str, Any], k: int) -> None:
-        """The bound now (one mechanism built); the simulated curve off the GUI thread (it builds
-        about two thousand mechanisms), drawn when it arrives — a newer edit supersedes it."""
-        beta = self.beta.value()
-        alpha = None
+        """The words and the exact P[⊤] curve (a closed form: instant, drawn on the spot)."""
         try:
-            result = accuracy.bound(info.id, params, max(1, k), beta)
-            alpha = float(result.alpha)
-            self.statement.setText(self._words(result, params, k))
-        except Exception as exc:  # noqa: BLE001 - some mechanisms have no closed-form bound
-            self.statement.setText(
-                f"No closed-form (α, β) bound for {info.name} with these parameters "
-                f"({type(exc).__name__}: {exc})."
-            )
-        self.alpha = alpha
-        if "threshold" not in params or not info.interactive:
-            self.sim.cancel()
-            self._clear_curve()
-            self.note.setText(
-                "The simulated curve applies to threshold mechanisms; this one selects from the whole list."
-            )
+            shown = preview_text.describe(info.id, params, k, self.beta.value())
+        except (ValueError, TypeError) as exc:
+            self.show_invalid(str(exc))
             return
-        t = float(params["threshold"])
-        scale = alpha if alpha and np.isfinite(alpha) else 10 * float(params.get("sensitivity", 1.0))
-        offsets = preview_sim.offsets_for(scale, bool(params.get("integer")))
+        self.statement.setText(shown.text)
+        self.alpha = shown.alpha
+        if shown.curve is None:
+            self._clear_curve()
+            self.note.setText("No P[⊤] curve: this mechanism selects from the whole list, with no single "
+                              "threshold test.")
+            return
+        self._draw(shown.curve, float(params["threshold"]), shown.alpha)
+
+    def _draw(self, curve: TopCurve, t: float, alpha: float | None) -> None:
+        x = curve.span()
         self.t_line.setValue(t)
-        show = bool(alpha is not None and np.isfinite(alpha))
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
-            line.setVisible(show)
+            line.setVisible(alpha is not None)
             line.setValue(v)
-        self.note.setText("Simulating the curve on synthetic numbers, never your data …")
-        self.sim.start(preview_sim.curve_task, lambda p: self._curve(t + offsets, p), self._no_curve,
-                       info.id, dict(params), offsets)
-
-    def _curve(self, x: np.ndarray, p: np.ndarray) -> None:
-        self.sim_x, self.sim_p = x, p
-        self.curve.setData(x, p)
-        self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.02)
-        self.note.setText(
-            f"Curve simulated on synthetic numbers, never your data ({preview_sim.REPS} one-query runs "
-            "per point).")
-
-    def _no_curve(self, exc: BaseException) -> None:
-        self._clear_curve()
-        self.note.setText(f"No simulated curve for this mechanism ({type(exc).__name__}).")
+        self.sim_x, self.sim_p = x, curve.probability(x)
+        self.curve.setData(self.sim_x, self.sim_p)
+        lo, hi = float(x[0]), float(x[-1])
+        if alpha is not None:  # T ± α in view too
+            lo, hi = min(lo, t - alpha), max(hi, t + alpha)
+        self.plot.setXRange(lo, hi, padding=0.02)
+        self.note.setText("Exact chance that a query compared on its own comes back ⊤ (the mechanism's "
+                          "noise on its lattice; public parameters only, never your data).")
 
     def _clear_curve(self) -> None:
         self.curve.setData([], [])
@@ -379,7 +346,7 @@ class MechanismPanel(QWidget):
             self.preview.show_invalid(next(iter(problems.values())))
             return
         self.settings.set_last_params(ws.mechanism_id, ws.remembered())
-        k = max(1, len(ws.queries))
+        k = len(ws.queries)
         if ws.info.linear:
             self.linear.show_preview(self.preview, params, k)
         else:

@@ -1,0 +1,48 @@
+"""The Mechanism page's preview as a curator reads it: words that follow what is released, plain
+numbers, an exact and monotone P[⊤] curve."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
+
+
+def _preview(win):
+    win.mechanism.flush()
+    return win.mechanism.preview
+
+
+def test_sparse_on_the_census_sample_says_no_numbers_and_draws_an_exact_monotone_curve(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse")
+    preview = _preview(window)
+    text = preview.statement.text()
+    assert "no numbers" in text and "released number" not in text
+    assert not EXPONENT.search(text) and "queries queued" not in text  # the sample comes with a queue
+    x, p = preview.sim_x, preview.sim_p
+    assert len(x) > 50 and np.all(np.diff(x) > 0) and np.all(np.diff(p) >= 0)  # smooth: no zig-zag
+    assert p[0] < 0.01 and p[-1] > 0.99
+    assert "Exact chance" in preview.note.text()
+
+
+def test_numeric_mechanisms_say_numbers_and_an_empty_queue_says_so(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("numeric_sparse")
+    assert "released number is within" in _preview(window).statement.text()
+    window.workspace.set_queries([])
+    text = _preview(window).statement.text()
+    assert "no queries queued" in text and "1 queries" not in text
+
+
+def test_em_has_no_threshold_curve(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("em_top_c")
+    preview = _preview(window)
+    assert "exponential mechanism selects" in preview.statement.text()
+    assert len(preview.sim_x) == 0 and "No P[⊤] curve" in preview.note.text()
