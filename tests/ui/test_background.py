@@ -71,3 +71,28 @@ def test_failure_and_cancellation_have_their_own_callbacks(qtbot):
     job.start(cancelled_inside, got.append, got.append, cancelled=lambda: got.append("cancelled"))
     qtbot.waitUntil(lambda: not job.busy, timeout=TIMEOUT * 1000)
     assert got == [("failed", "Permission denied: /x"), "cancelled"]
+
+
+def test_dataset_loader_reports_progress_and_cancel_ends_it_cancelled(qtbot, monkeypatch, tmp_path):
+    """The window's loader is a task: the load's progress reaches the bar, Cancel reaches the load
+    (through its state) and ends it ``cancelled``; nothing is ``loaded``."""
+    from svtgui.data import LoadCancelled
+    from svtgui.ui.setup import loader as loader_module
+
+    def load_until_cancelled(path, options=None, progress=None, **engine):
+        progress.set_progress(0.25, "reading")
+        while not progress.is_cancelled():  # a load between two reads, until the curator cancels
+            pass
+        raise LoadCancelled("loading was cancelled")
+
+    monkeypatch.setattr(loader_module, "open_dataset", load_until_cancelled)
+    loader = loader_module.DatasetLoader()
+    seen: list = []
+    loader.progress.connect(lambda f: seen.append(f))
+    loader.loaded.connect(lambda ds: seen.append("loaded"))
+    loader.load(tmp_path / "big.csv")
+    qtbot.waitUntil(lambda: 0.25 in seen, timeout=TIMEOUT * 1000)
+    assert loader.busy
+    with qtbot.waitSignal(loader.cancelled, timeout=TIMEOUT * 1000):
+        loader.cancel()
+    assert not loader.busy and "loaded" not in seen
