@@ -117,7 +117,6 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
         return _save(widget, out, resize=page == "history")
     win.show_page(page or ("run" if run else "main"))
     wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
-    wait_until(lambda: not win.mechanism.preview.sim.busy, 60)  # the preview's curve (a background task)
     return _save(win, out)
 
 
