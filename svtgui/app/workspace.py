@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from svtgui.app import threshold_default
 from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
 from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget, queue_facts
 from svtgui.core import mechanisms
@@ -122,6 +123,7 @@ class Workspace:
         self._listeners: list[Listener] = []
         self._facts: QueueFacts | None = None
         self._plan: Plan | None = None
+        self._proposed: float | None = None  # the T last proposed from public facts (None: none)
 
     # -- reading ----------------------------------------------------------------------------------
     @property
@@ -239,17 +241,34 @@ class Workspace:
         self._dataset = dataset
         self._queries = list(queries or [])
         self._budget = None
-        self._changed(DATASET, QUERIES)
+        t = self._propose_threshold(keep_typed=False)  # a T typed for another dataset is not kept
+        self._changed(DATASET, QUERIES, *t)
 
     def set_schema(self, schema: Any) -> None:
         """The curator declared other bounds, kinds or neighbours: the same rows, a new schema."""
         if self._dataset is not None:
             self._dataset = self._dataset.with_schema(schema)
-            self._changed(DATASET)
+            t = self._propose_threshold(keep_typed=True)  # a public n may now be declared
+            self._changed(DATASET, *t)
 
     def set_queries(self, queries: Iterable[Any]) -> None:
         self._queries = list(queries)
-        self._changed(QUERIES)
+        self._changed(QUERIES, *self._propose_threshold(keep_typed=True))
+
+    def _propose_threshold(self, *, keep_typed: bool) -> tuple[str, ...]:
+        """T from public facts of this dataset and queue (:mod:`svtgui.app.threshold_default`), or
+        none; with ``keep_typed`` only while T is still the last proposal (the curator's own T stays).
+        Returns ``(PARAMS,)`` when an entry changed, for the change event."""
+        before = {name: self._entries.get(name) for name in threshold_default.DATASET_ENTRIES}
+        if keep_typed and before["threshold"] != self._proposed:
+            return ()
+        self._facts = None
+        self._proposed = threshold_default.propose(self.schema, lambda: self.facts)
+        for name in threshold_default.DATASET_ENTRIES:
+            self._entries.pop(name, None)
+        if self._proposed is not None:
+            self._entries["threshold"] = self._proposed
+        return (PARAMS,) if any(self._entries.get(k) != v for k, v in before.items()) else ()
 
     def set_mechanism(self, mechanism_id: str) -> None:
         mechanism_id = mechanisms.info(mechanism_id).id

@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         # The set-up (dataset, queries, mechanism, parameters, totals): the panels bind to it.
         self.workspace = Workspace()
         self._pending_queries: list[Any] | None = None
+        self._pending_entries: dict[str, Any] = {}  # a sample's starting parameters, set after its load
         self._remember = False
         self._teaching: QWidget | None = None
 
@@ -327,14 +328,14 @@ class MainWindow(QMainWindow):
             from svtgui.data.queries import queries_from_json
 
             self._pending_queries = queries_from_json(queries.read_text(encoding="utf-8"))
-        self.workspace.set_entries(SAMPLE_PARAMS.get(name, {}))
+        self._pending_entries = SAMPLE_PARAMS.get(name, {})  # set once its rows are open (T is per dataset)
         self._load(path, remember=False)
 
     def open_path(self, path: str | Path) -> None:
         if Path(path).suffix == ".svtsession":  # recent list and drag-and-drop hold sessions too
             self.sessions.open_session(path)
             return
-        self._pending_queries = None
+        self._pending_queries, self._pending_entries = None, {}
         self._load(Path(path), remember=True)
 
     def _load(self, path: Path | str, remember: bool, engine: dict | None = None) -> None:
@@ -355,6 +356,8 @@ class MainWindow(QMainWindow):
     def _loaded(self, ds) -> None:
         queries, self._pending_queries = self._pending_queries, None
         self.adopt_dataset(ds, queries, remember=self._remember)
+        entries, self._pending_entries = self._pending_entries, {}
+        self.workspace.set_entries(entries)
 
     def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False) -> None:
         """Show a loaded dataset everywhere (with its queue) — an ordinary open and a restored session."""

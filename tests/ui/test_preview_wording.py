@@ -23,7 +23,7 @@ def test_sparse_on_the_census_sample_says_no_numbers_and_draws_an_exact_monotone
     text = preview.statement.text()
     assert "no numbers" in text and "released number" not in text
     assert not EXPONENT.search(text) and "queries queued" not in text  # the sample comes with a queue
-    x, p = preview.sim_x, preview.sim_p
+    x, p = preview.curve_x, preview.curve_p
     assert len(x) > 50 and np.all(np.diff(x) > 0) and np.all(np.diff(p) >= 0)  # smooth: no zig-zag
     assert p[0] < 0.01 and p[-1] > 0.99
     assert "Exact chance" in preview.note.text()
@@ -45,4 +45,19 @@ def test_em_has_no_threshold_curve(qtbot, window, act):
     window.mechanism.picker.select("em_top_c")
     preview = _preview(window)
     assert "exponential mechanism selects" in preview.statement.text()
-    assert len(preview.sim_x) == 0 and "No P[⊤] curve" in preview.note.text()
+    assert len(preview.curve_x) == 0 and "No P[⊤] curve" in preview.note.text()
+
+
+def test_another_dataset_does_not_inherit_the_samples_threshold(qtbot, window, act, tmp_path):
+    act.load(qtbot, window)
+    t = window.mechanism.form.editors["threshold"]
+    assert t.text() == "21000"  # the census sample's own starting T
+    data = tmp_path / "other.csv"
+    rows = "".join(f"{20 + i % 50},{i % 60}\n" for i in range(400))
+    data.write_text("age,hours\n" + rows, encoding="utf-8")
+    first = window.ds
+    window.open_path(data)
+    qtbot.waitUntil(lambda: window.ds is not None and window.ds is not first, timeout=30_000)
+    window.mechanism.flush()
+    assert t.text() == "" and "never from the data" in t.placeholderText()
+    assert window.workspace.entry("threshold") is None

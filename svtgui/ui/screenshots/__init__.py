@@ -117,6 +117,7 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
         return _save(widget, out, resize=page == "history")
     win.show_page(page or ("run" if run else "main"))
     wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
+    win.mechanism.flush()  # the preview and its exact curve (a closed form: drawn at once)
     return _save(win, out)
 
 

@@ -163,8 +163,8 @@ class AccuracyPreview(QGroupBox):
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.note)
         self.alpha: float | None = None
-        self.sim_x = np.empty(0)  # the curve drawn (x, P[⊤]); tests read them
-        self.sim_p = np.empty(0)
+        self.curve_x = np.empty(0)  # the curve drawn (x, P[⊤]); tests read them
+        self.curve_p = np.empty(0)
 
     def show_invalid(self, why: str) -> None:
         self.alpha = None
@@ -193,8 +193,8 @@ class AccuracyPreview(QGroupBox):
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
             line.setVisible(alpha is not None)
             line.setValue(v)
-        self.sim_x, self.sim_p = x, curve.probability(x)
-        self.curve.setData(self.sim_x, self.sim_p)
+        self.curve_x, self.curve_p = x, curve.probability(x)
+        self.curve.setData(self.curve_x, self.curve_p)
         lo, hi = float(x[0]), float(x[-1])
         if alpha is not None:  # T ± α in view too
             lo, hi = min(lo, t - alpha), max(hi, t + alpha)
@@ -204,7 +204,7 @@ class AccuracyPreview(QGroupBox):
 
     def _clear_curve(self) -> None:
         self.curve.setData([], [])
-        self.sim_x, self.sim_p = np.empty(0), np.empty(0)
+        self.curve_x, self.curve_p = np.empty(0), np.empty(0)
 
 
 class MechanismPanel(QWidget):

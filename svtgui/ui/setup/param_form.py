@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.threshold_default import PROMPT as THRESHOLD_PROMPT
 from svtgui.app.workspace import DERIVED, HIDDEN, LABELS, Workspace, label, parse_number
 from svtgui.core.mechanisms import MechanismInfo, Param
 from svtgui.ui.common.theme import WARNING_COLOR, named
@@ -237,6 +238,8 @@ class ParamForm(QWidget):
         le = QLineEdit()
         if name == "split":
             le.setPlaceholderText("empty = the paper's optimum")
+        elif name == "threshold":
+            le.setPlaceholderText(THRESHOLD_PROMPT)
         if name in DERIVED:
             le.setReadOnly(True)
         else:
