@@ -207,3 +207,66 @@ def test_main_window_opens_the_teaching_window(qtbot, window):
     qtbot.addWidget(teaching)
     assert isinstance(teaching, TeachingWindow) and teaching.isVisible()
     teaching.close()
+
+
+def _no_programmer_notation(text: str) -> None:
+    """Plain numbers and words: no Python lists, no exponent notation, no set-builder events."""
+    import re
+
+    assert "[" not in text and "∈ {" not in text and not re.search(r"\de[+-]\d", text), text
+    assert "ε_lcb" not in text, text
+
+
+def test_neighbour_experiment_shows_the_auditors_witness_for_a_broken_variant(qtbot):
+    page = NeighbourPage()
+    qtbot.addWidget(page)
+    page.choice.setCurrentIndex(page.choice.findData("lecture_sparse_2011"))
+    c = page.comparison
+    assert c.witness and "the auditor searched for two lists of answers" in page.answers.text()
+    assert c.epsilon_lcb > toy.EPSILON and "Promise broken" in page.verdict.text()
+    for text in (page.answers.text(), page.verdict.text()):
+        _no_programmer_notation(text)
+
+
+def test_neighbour_experiment_never_says_a_private_output_reveals_little(qtbot):
+    page = NeighbourPage()
+    qtbot.addWidget(page)
+    page.choice.setCurrentIndex(page.choice.findData("above_threshold"))
+    text = page.verdict.text()
+    assert "this experiment did not detect a leak" in text.lower() and "reveals little" not in text
+    assert not page.comparison.witness and "Ines" in page.answers.text()
+    _no_programmer_notation(page.answers.text() + text)
+
+
+def test_gallery_credits_each_variant_to_its_own_source(qtbot):
+    page = GalleryPage(**FAST_AUDIT)
+    qtbot.addWidget(page)
+    texts = {mid: " ".join(_labels(card)) for mid, card in page.cards.items()}
+    assert "Roth" in texts["lecture_sparse_2011"] and "Lyu" in texts["lecture_sparse_2011"]
+    assert "Lee" in texts["lyu_alg4_lee_clifton"] and "Stoddard" in texts["lyu_alg5_stoddard"]
+    assert "Chen" in texts["lyu_alg6_chen"]
+
+
+def test_gallery_cancel_stops_a_long_audit_and_tests_the_runs_so_far(qtbot):
+    planned = 20_000_000  # far more final runs than the test waits for
+    page = GalleryPage(seed=3, search_runs=5000, final_runs=planned)
+    qtbot.addWidget(page)
+    card = page.cards["lyu_alg6_chen"]
+    card.button.click()
+    assert card.cancel.isEnabled()
+    qtbot.waitUntil(lambda: card.bar.value() > 0, timeout=60_000)
+    card.cancel.click()
+    qtbot.waitUntil(lambda: not page.busy, timeout=60_000)
+    assert card.result is not None and card.result.runs + card.result.runs_d2 < 2 * planned
+    assert not card.cancel.isEnabled() and card.button.isEnabled()
+    _no_programmer_notation(card.status.text().replace("10<sup>", ""))
+
+
+def test_gallery_cancel_unqueues_a_waiting_variant(qtbot):
+    page = GalleryPage(**FAST_AUDIT)
+    qtbot.addWidget(page)
+    page.enqueue(["lyu_alg5_stoddard", "lyu_alg6_chen"])
+    waiting = page.cards["lyu_alg6_chen"]
+    waiting.cancel.click()
+    assert "lyu_alg6_chen" not in page.queue and "Cancelled" in waiting.status.text()
+    page.stop()

@@ -177,9 +177,12 @@ def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int
     pairs = candidate_pairs(sim, full, queries, long_run)
     final_budget = (1 - SEARCH_SHARE) * budget
 
-    def planned(per_run: float) -> int:
-        """Final runs judged at: fixed, or what the final budget buys at ``per_run`` seconds."""
-        return final_runs if final_runs is not None else int(final_budget / per_run)
+    def planned(per_run: float) -> float:
+        """Final runs judged at: fixed, or what the final budget buys at ``per_run`` seconds (NaN
+        for a NaN speed: the caller then has to time the draws)."""
+        if final_runs is not None:
+            return final_runs
+        return math.nan if math.isnan(per_run) else int(final_budget / per_run)
 
     if search_runs is not None:
         fixed_search = validation.count("search_runs", search_runs, minimum=100)
@@ -220,12 +223,13 @@ def _timed_search(sim: Simulator, pair: InputPair, runs: int, planned: Callable[
     """
     t0 = time.perf_counter()
     if isinstance(sim, ThresholdSim) and sim.cutoff == 1:  # exact probabilities: no search sample
-        view = sim.ratio_view(pair)
-        view.hit_keys(sim.first_hits(pair.d1, 100, gen))  # builds the view's ratio table: not per run
-        t1 = time.perf_counter()  # time what the final test does per run: draw, then compute the key
-        view.hit_keys(sim.first_hits(pair.d1, TIMING_RUNS, gen))
-        per_run = PLAN_MARGIN * (time.perf_counter() - t1) / TIMING_RUNS
-        final = max(MIN_SEARCH_RUNS, planned(per_run))
+        final = planned(math.nan)  # a fixed final size ignores the speed
+        if math.isnan(final):
+            view = sim.ratio_view(pair)
+            view.hit_keys(sim.first_hits(pair.d1, 100, gen))  # builds the view's ratio table: not per run
+            t1 = time.perf_counter()  # time what the final test does per run: draw, then compute the key
+            view.hit_keys(sim.first_hits(pair.d1, TIMING_RUNS, gen))
+            final = max(MIN_SEARCH_RUNS, planned(PLAN_MARGIN * (time.perf_counter() - t1) / TIMING_RUNS))
         exact = [e for e in (sim.exact_event(pair, final), sim.exact_event(pair.swapped(), final)) if e]
         if exact:
             return max(exact, key=lambda e: e.predicted_lcb), time.perf_counter() - t0

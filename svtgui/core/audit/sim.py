@@ -151,14 +151,18 @@ class ThresholdSim(VectorSimulator):
 
     def _plain_ratio_event(self, event_keys: np.ndarray) -> str:
         factor = math.exp(float(np.min(event_keys)) / 1e6)
-        what = "where the first ⊤ came" if self.release is Release.NONE else (
-            "where the first ⊤ came and the number released with it")
+        if self.release is Release.NONE:
+            what = "the first ⊤ came at a question where, by the mechanism's published noise, that"
+            verb = "is"
+        else:
+            what = ("the first ⊤ came at a question and with a released number that, by the mechanism's "
+                    "published noise,")
+            verb = "are together"
         if factor > 1e12:
-            return (f"{what} was an outcome that, by the mechanism's published noise, cannot happen at all "
-                    "with the second list of answers")
+            return f"{what} cannot happen at all with the second list of answers"
         times = number(round(factor, 2 if factor < 10 else 0))
-        return (f"{what} was an outcome that, by the mechanism's published noise, is at least {times} "
-                "times as likely with the first list of answers as with the second")
+        return (f"{what} {verb} at least {times} times as likely with the first list of answers as with "
+                "the second")
 
     def _as_hits(self, o: Outputs) -> FirstHits:
         n = o.above.shape[1]

@@ -59,9 +59,14 @@ def screenshot_widget(page: str) -> QWidget | None:
 
 
 def prepare_for_screenshot(widget: QWidget, timeout: float = 120.0) -> None:
-    """Bring a page to a representative state (walk-through mid-run, gallery audits finished)."""
+    """Bring a page to a representative state (walk-through mid-run, gallery audits finished, the
+    neighbour experiment on the lecture notes' variant: the auditor's witness of its leak)."""
     from svtgui.ui.teaching.gallery import GalleryPage
+    from svtgui.ui.teaching.neighbour import NeighbourPage
     from svtgui.ui.teaching.walkthrough import WalkthroughPage
+
+    if isinstance(widget, NeighbourPage):
+        widget.choice.setCurrentIndex(widget.choice.findData("lecture_sparse_2011"))
 
     if isinstance(widget, WalkthroughPage):
         widget.show_step(len(widget.steps) - 2)

@@ -124,7 +124,8 @@ class VariantCard(QFrame):
         self.button.setEnabled(True)
         self.cancel.setEnabled(False)
         self.button.setText("Run again")
-        evidence = (f"<br><small>Evidence: {r.event_plain}. On fresh runs this happened "
+        evidence = (f"<br><small>Evidence: the auditor counted how often {r.event_plain}. On fresh runs "
+                    "this happened "
                     f"{r.counts[0]:,} times in {r.runs:,} runs on one dataset and {r.counts[1]:,} times in "
                     f"{r.runs_d2:,} runs on its neighbour.</small>")
         bound = (f"measured ε of at least <b>{r.epsilon_lcb:.2f}</b> (a lower bound on its true privacy "

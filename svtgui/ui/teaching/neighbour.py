@@ -60,7 +60,8 @@ class NeighbourPage(QWidget):
         self.plot.setLabel("bottom", "question of the first ⊤ (last = no ⊤ at all)")
         self.plot.setLabel("left", "% of runs")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
-        legend = self.plot.addLegend(offset=(10, 10), labelTextColor=self.palette().text().color())
+        legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=self.palette().text().color())
+        self.legend = legend
         self.bars1 = pg.BarGraphItem(x=[0], height=[0], width=0.38, brush=pg.mkBrush(ABOVE_COLOR))
         self.bars2 = pg.BarGraphItem(x=[0], height=[0], width=0.38, brush=pg.mkBrush(BELOW_COLOR))
         self.plot.addItem(self.bars1)
@@ -106,12 +107,17 @@ class NeighbourPage(QWidget):
         x = np.arange(1, len(c.labels) + 1)
         self.bars1.setOpts(x=x - 0.2, height=100 * c.freq1)
         self.bars2.setOpts(x=x + 0.2, height=100 * c.freq2)
-        ticks = [(i + 1, str(i + 1)) for i in range(len(c.labels) - 1)] + [(len(c.labels), "none")]
+        every = max(1, math.ceil((len(c.labels) - 1) / 20))  # at most about 20 labelled questions
+        ticks = [(i + 1, str(i + 1)) for i in range(0, len(c.labels) - 1, every)] + [(len(c.labels), "none")]
         self.plot.getAxis("bottom").setTicks([ticks])
         self.plot.setYRange(0, 100 * max(c.freq1.max(), c.freq2.max()) * 1.15, padding=0)
         self.verdict.setText(verdict_text(c, toy.EPSILON))
 
     def _show_inputs(self, c: Comparison) -> None:
+        names = ("first list", "second list") if c.witness else ("with everyone", f"without {toy.LEFT_OUT}")
+        self.legend.clear()
+        self.legend.addItem(self.bars1, names[0])
+        self.legend.addItem(self.bars2, names[1])
         if c.witness:
             lines = "<br>".join(c.witness[:6]) + ("<br>…" if len(c.witness) > 6 else "")
             self.answers.setText(
