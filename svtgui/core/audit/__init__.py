@@ -299,7 +299,8 @@ def _final_counts(sim: Simulator, event: Event, deadline: float, fixed: int | No
     """
     compact = event.view.hit_keys is not None and isinstance(sim, ThresholdSim)
     draw = sim.first_hits if compact else sim.run
-    chunk = CHUNK if sim.vectorised else 500
+    width = len(event.pair.d1) if isinstance(event.pair, InputPair) and not compact else 16
+    chunk = max(500, min(CHUNK, CHUNK * 16 // width)) if sim.vectorised else 500  # bounded memory/latency
     share = share_on_d1(event)
     k = [0, 0]
     done = [0, 0]
