@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svtgui.app.preview_text import releases
+from svtgui.app.workspace import read_entry
 from svtgui.core import mechanisms
 from svtgui.core.noise import ScaleProbe
 from svtgui.core.preview import TopCurve
@@ -81,3 +82,20 @@ def compare(base: dict[str, Any], k: int, beta: float, x: float | None) -> list[
     """Every compared mechanism with the shared parameters ``base`` (ε, δ, T, c, Δ, integer,
     monotonic), over ``k`` queued queries, at level β, for a hypothetical answer ``x`` (or None)."""
     return [row(m, base, k, beta, x) for m in COMPARED]
+
+
+def base_from(workspace: Any) -> dict[str, Any]:
+    """The shared parameters as the workspace holds them (typed entries read as each compared
+    mechanism reads them; Δ, integer and monotonic from the queue, as a run derives them)."""
+    facts = workspace.facts
+    base: dict[str, Any] = {"sensitivity": facts.sensitivity or 1.0,
+                            "integer": bool(facts.count and facts.problem is None and facts.integer),
+                            "monotonic": bool(facts.monotonic)}
+    entries = workspace.entries
+    for name in ("epsilon", "delta", "threshold", "cutoff"):
+        param = next(p for m in COMPARED for p in mechanisms.info(m).params if p.name == name)
+        try:
+            base[name] = read_entry(param, entries.get(name, param.default))
+        except ValueError:
+            base[name] = None  # the row then says what is missing
+    return base

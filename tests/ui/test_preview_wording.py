@@ -61,3 +61,24 @@ def test_another_dataset_does_not_inherit_the_samples_threshold(qtbot, window, a
     window.mechanism.flush()
     assert t.text() == "" and "never from the data" in t.placeholderText()
     assert window.workspace.entry("threshold") is None
+
+
+def test_compare_mechanisms_side_by_side_and_use_one(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse")
+    dialog = window.mechanism.open_comparison()
+    qtbot.addWidget(dialog)
+    table = dialog.table
+    names = [table.item(i, 0).text() for i in range(table.rowCount())]
+    assert names[:2] == ["Sparse", "NumericSparse"] and len(names) == 4
+    assert "2,000 queued queries" in dialog.header.text() and "T = 21,000" in dialog.header.text()
+    assert table.item(0, 4).text().endswith("%")  # x defaults to T: P[⊤] there
+    dialog.x.setText("not a number")
+    assert "x must be a number" in dialog.x_error.text() and table.item(0, 4).text() == "type x"
+    dialog.x.setText("30000")
+    assert table.item(0, 4).text() == "100%" and table.item(0, 5).text() == "at most 5"
+    table.selectRow(2)
+    dialog.use.click()
+    assert window.workspace.mechanism_id == "standard_svt"
+    assert window.mechanism.picker.currentItem() is window.mechanism.picker.items["standard_svt"]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QTreeWidget,
@@ -33,6 +34,7 @@ from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
 from svtgui.core.preview import TopCurve
 from svtgui.ui.common.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
+from svtgui.ui.setup.comparison_panel import ComparisonDialog
 from svtgui.ui.setup.linear_panel import LinearOptions
 from svtgui.ui.setup.param_form import ErrorLabel, ParamForm
 
@@ -157,6 +159,10 @@ class AccuracyPreview(QGroupBox):
         row.addWidget(QLabel("β"))
         row.addWidget(self.beta)
         row.addStretch(1)
+        self.compare = named(QPushButton("Compare mechanisms…"), "Compare mechanisms",
+                             "Sparse, NumericSparse, Standard SVT and the exponential mechanism side by side "
+                             "for this queue and ε — before anything is spent.")
+        row.addWidget(self.compare)
         lay = QVBoxLayout(self)
         lay.addWidget(self.statement)
         lay.addLayout(row)
@@ -274,6 +280,7 @@ class MechanismPanel(QWidget):
         self._debounce.timeout.connect(self._update_preview)
         self.picker.picked.connect(self._pick)
         self.preview.beta.valueChanged.connect(self._debounce.start)
+        self.preview.compare.clicked.connect(self.open_comparison)
         self.linear.changed.connect(self._debounce.start)
         self.info: MechanismInfo | None = None
         workspace.subscribe(self._workspace_changed)
@@ -326,6 +333,7 @@ class MechanismPanel(QWidget):
         self.form.set_mechanism(info)
         self.linear.set_mechanism(info)
         self.preview.plot.setVisible(not info.linear)  # no single-threshold curve
+        self.preview.compare.setEnabled(not info.linear)  # those answer other (linear) queries
 
     def _show_problems(self) -> None:
         plan = self.workspace.plan
@@ -351,6 +359,14 @@ class MechanismPanel(QWidget):
             self.linear.show_preview(self.preview, params, k)
         else:
             self.preview.update_for(ws.info, ws.plan.params, k)
+
+    def open_comparison(self) -> ComparisonDialog:
+        """The side-by-side comparison for the current queue and parameters (shown, not modal)."""
+        self.flush()
+        dialog = ComparisonDialog(self.workspace, self.preview.beta.value(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def flush(self) -> None:
         """Apply pending edits now (tests, Run button) instead of after the debounce."""
