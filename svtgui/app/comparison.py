@@ -47,6 +47,16 @@ class Row:
     note: str = ""
 
 
+def chance(p: float) -> str:
+    """A probability as a percentage that never rounds to a certainty it is not ("> 99.9%"): Laplace
+    noise is unbounded, so no query is ever certain to come back ⊤ or ⊥."""
+    if p > 0.999:
+        return "> 99.9%"
+    if p < 0.001:
+        return "< 0.1%"
+    return f"{plain(100 * p, 3)}%"
+
+
 def _params(mechanism_id: str, base: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """``base`` restricted to what ``mechanism_id`` takes, and a note on what it cannot take (δ)."""
     names = {p.name for p in mechanisms.info(mechanism_id).params}
@@ -74,7 +84,7 @@ def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float |
     if x is None:
         return Row(mechanism_id, info.name, releases(mech), alpha, meaning, "type x", "type x", note)
     p = float(TopCurve.of(mech).probability([x])[0])
-    return Row(mechanism_id, info.name, releases(mech), alpha, meaning, f"{plain(100 * p, 3)}%",
+    return Row(mechanism_id, info.name, releases(mech), alpha, meaning, chance(p),
                f"at most {plain(min(cutoff, k * p), 3)}", note)
 
 

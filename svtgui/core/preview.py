@@ -134,10 +134,11 @@ class TopCurve:
                 lo = mid
         return (self.threshold_unit + hi) * self.step
 
-    def span(self, points: int = 121, coverage: float = 1e-3) -> np.ndarray:
-        """Answers from where P[⊤] is ``coverage`` to where it is 1 − ``coverage``, evenly spaced
-        (lattice points only for integer answers)."""
-        lo, hi = self.answer_at(coverage), self.answer_at(1 - coverage)
+    def span(self, points: int = 161, coverage: float = 1e-3, include: Sequence[float] = ()) -> np.ndarray:
+        """Answers from where P[⊤] is ``coverage`` to where it is 1 − ``coverage`` (widened to reach
+        every value of ``include``, e.g. T ± α), evenly spaced (lattice points for integer answers)."""
+        lo = min([self.answer_at(coverage), *include])
+        hi = max([self.answer_at(1 - coverage), *include])
         if hi <= lo:
             hi = lo + self.step
         x = np.linspace(lo, hi, points)

@@ -77,7 +77,7 @@ def test_compare_mechanisms_side_by_side_and_use_one(qtbot, window, act):
     dialog.x.setText("not a number")
     assert "x must be a number" in dialog.x_error.text() and table.item(0, 4).text() == "type x"
     dialog.x.setText("30000")
-    assert table.item(0, 4).text() == "100%" and table.item(0, 5).text() == "at most 5"
+    assert table.item(0, 4).text() == "> 99.9%" and table.item(0, 5).text() == "at most 5"
     table.selectRow(2)
     dialog.use.click()
     assert window.workspace.mechanism_id == "standard_svt"

@@ -58,7 +58,8 @@ class ComparisonDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for stretch in (1, 3):  # the two columns of words share the room
+            head.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
         note = QLabel("P[⊤] is exact for a query compared on its own. “⊤ before the cutoff” is what a run "
                       "would give, on average at most, if every queued query had the true answer x. "
                       "Nothing here reads your data or spends budget.")

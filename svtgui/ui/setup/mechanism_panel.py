@@ -194,17 +194,14 @@ class AccuracyPreview(QGroupBox):
         self._draw(shown.curve, float(params["threshold"]), shown.alpha)
 
     def _draw(self, curve: TopCurve, t: float, alpha: float | None) -> None:
-        x = curve.span()
+        x = curve.span(include=() if alpha is None else (t - alpha, t + alpha))
         self.t_line.setValue(t)
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
             line.setVisible(alpha is not None)
             line.setValue(v)
         self.curve_x, self.curve_p = x, curve.probability(x)
         self.curve.setData(self.curve_x, self.curve_p)
-        lo, hi = float(x[0]), float(x[-1])
-        if alpha is not None:  # T ± α in view too
-            lo, hi = min(lo, t - alpha), max(hi, t + alpha)
-        self.plot.setXRange(lo, hi, padding=0.02)
+        self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.02)
         self.note.setText("Exact chance that a query compared on its own comes back ⊤ (the mechanism's "
                           "noise on its lattice; public parameters only, never your data).")
 
