@@ -49,6 +49,7 @@ for page in $session_pages; do                    # after a run: View → Histor
     shot "page-$page" --sample "$SAMPLE" --page "$page"
 done
 shot page-recipes --sample "$SAMPLE" --page recipes   # Queries → Recipes…, after an auto-clipped mean
+shot page-compare --sample "$SAMPLE" --page compare   # Mechanism ▸ Compare mechanisms…
 shot teaching-window --page teaching
 for page in $teaching_pages; do
     shot "teaching-$page" --page "teaching-$page"

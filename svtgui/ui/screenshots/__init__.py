@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QWidget
 SIZE = (1280, 820)
 DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
 SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
-TOOL_PAGES = ("recipes",)  # Queries → Recipes…, after the auto-clipped mean ran on the sample
+TOOL_PAGES = ("recipes", "compare")  # Queries → Recipes… (after an auto-clipped mean); Compare mechanisms…
 
 
 def wait_until(predicate, timeout: float = 120.0) -> bool:
@@ -94,7 +94,7 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
         if extra is not None:
             return _save(extra, out)
     if page in TOOL_PAGES:
-        return _save(_recipes(win), out, resize=False)
+        return _save(_recipes(win) if page == "recipes" else _compare(win), out, resize=False)
     if run:
         c = win.controller
         c.validate()
@@ -130,6 +130,16 @@ def _recipes(win) -> QWidget:
     dlg.run()
     wait_until(lambda: bool(dlg.result.toPlainText()), 120)
     return dlg
+
+
+def _compare(win) -> QWidget:
+    """Mechanism ▸ Compare mechanisms… for the sample's queue, at x = T + 100 (a hypothetical answer)."""
+    win.show_page("mechanism")
+    dialog = win.mechanism.open_comparison()
+    t = dialog.base.get("threshold")
+    if t is not None:
+        dialog.x.setText(f"{t + 100:g}")
+    return dialog
 
 
 def _save(widget: QWidget, out: str | Path, resize: bool = True) -> int:
