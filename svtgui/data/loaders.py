@@ -126,7 +126,11 @@ def _check_path(path: Path, options: LoadOptions) -> str:
 
 
 def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema:
-    return declared_schema(path, infer_schema(frame), options)
+    try:
+        inferred = infer_schema(frame)
+    except SchemaError as e:  # e.g. a column name a schema cannot hold
+        raise DatasetError(f"the columns cannot be described: {e}", path=path) from None
+    return declared_schema(path, inferred, options)
 
 
 def declared_schema(path: Path, inferred: Schema, options: LoadOptions) -> Schema:
@@ -331,6 +335,9 @@ def _flat_record(rec: dict, path: Path, line: int) -> dict:
     """
     out = {}
     for key, value in rec.items():
+        if not key.strip():
+            raise DatasetError(f"a field has an empty name ({key!r}); every field needs a name", path=path,
+                               line=line)
         if isinstance(value, dict):
             raise DatasetError(
                 f"field {key!r} is a JSON object; nested objects are not supported (flatten them into "

@@ -248,3 +248,12 @@ def test_json_records_naming_different_fields_load_alike_in_any_chunking(tmp_pat
     frame = load_dataset(path, LoadOptions(chunk_rows=chunk_rows)).frame
     assert frame["a"].dtype == np.float64 and frame["a"].isna().tolist() == [False, False, True, True, False]
     assert [None if pd.isna(v) else v for v in frame["b"]] == [None, None, "x", None, "y"]
+
+
+def test_a_json_field_with_an_empty_name_is_refused(tmp_path):
+    """Found by the fuzzer: an empty key escaped as a SchemaError from schema inference."""
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"age": 34}\n{"age": 51, "": null}\n')
+    with pytest.raises(DatasetError, match="empty name") as info:
+        load_dataset(path)
+    assert info.value.line == 2
