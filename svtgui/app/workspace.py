@@ -298,8 +298,9 @@ class Workspace:
 
     def remembered(self) -> dict[str, Any]:
         """The entries worth restoring next time (typed values; nothing derived)."""
+        run_params = {k for keys in RUN_PARAMS.values() for k in keys}  # a file, columns: per session
         return {k: v for k, v in self._entries.items()
-                if k not in DERIVED and k != "monotonic" and k not in RUN_PARAMS.get(self._mechanism_id, ())
+                if k not in DERIVED and k != "monotonic" and k not in run_params
                 and isinstance(v, str | int | float | bool)}
 
     def _changed(self, *what: str) -> None:
