@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from svtgui.core import mechanisms, validation
+from svtgui.core.laplace import check as laplace_check
 from svtgui.core.laplace import laplace_release
 from svtgui.core.noise import NoiseSource, secure
 from svtgui.data import generators
@@ -111,8 +112,7 @@ def auto_avg(
         raise QueryError(f"the sweep must hold clip_diff queries on column {column!r}")
     ClippedSum(column, 0, 1).validate(ds.schema)
     source = rng if rng is not None else secure()
-    _charge(budget, f"auto_avg:{column}", eps)
-    answers = evaluate(ds, sweep)
+    # every mechanism and release is checked before the charge: a scale out of range is refused, not paid
     at = mechanisms.create(
         "above_threshold",
         epsilon=e_svt,
@@ -120,6 +120,11 @@ def auto_avg(
         sensitivity=batch_sensitivity(sweep, ds.schema),
         rng=source,
     )
+    for b in (min(q.bound for q in sweep), sweep[-1].bound + sweep[-1].step):
+        laplace_check(max(float(b), 1e-9), e_sum)
+    laplace_check(1.0, e_count, integer=True)
+    _charge(budget, f"auto_avg:{column}", eps)
+    answers = evaluate(ds, sweep)
     batch = at.submit_many(-answers)
     hits = np.flatnonzero(batch.above[: batch.consumed])
     found = bool(hits.size)
@@ -170,8 +175,6 @@ def range_screening(
     sens = batch_sensitivity(queries, ds.schema)
     integer = all_integer(queries)
     source = rng if rng is not None else secure()
-    _charge(budget, "range_screening", eps)
-    answers = evaluate(ds, queries)
     sparse = mechanisms.create(
         "sparse",
         epsilon=eps * share,
@@ -181,9 +184,13 @@ def range_screening(
         integer=integer,
         rng=source,
     )
+    e_answer = eps * (1 - share) / c
+    for q in queries:  # every possible answer's release is checked before the charge
+        laplace_check(q.sensitivity(ds.schema), e_answer, integer=q.integer)
+    _charge(budget, "range_screening", eps)
+    answers = evaluate(ds, queries)
     batch = sparse.submit_many(answers)
     found = np.flatnonzero(batch.above[: batch.consumed])
-    e_answer = eps * (1 - share) / c
     released = tuple(
         float(
             laplace_release(
@@ -244,13 +251,9 @@ def frequent_items(
         domain = [domain[i] for i in np.random.default_rng(order_seed).permutation(len(domain))]
     queries = generators.every_item(domain, column)
     source = rng if rng is not None else secure()
-    _charge(budget, f"frequent_items:{method}", eps)
-    answers = evaluate(ds, queries)
     if method == "em_top_c":
-        sel = mechanisms.create(
-            "em_top_c", epsilon=eps, cutoff=c, sensitivity=1.0, monotonic=True, rng=source
-        ).select(answers)
-        chosen = list(sel.indices)
+        mech = mechanisms.create("em_top_c", epsilon=eps, cutoff=c, sensitivity=1.0, monotonic=True,
+                                 rng=source)
     else:
         extra = {"monotonic": True} if method == "standard_svt" else {}
         mech = mechanisms.create(
@@ -263,6 +266,11 @@ def frequent_items(
             rng=source,
             **extra,
         )
+    _charge(budget, f"frequent_items:{method}", eps)  # after the mechanism's own checks
+    answers = evaluate(ds, queries)
+    if method == "em_top_c":
+        chosen = list(mech.select(answers).indices)
+    else:
         batch = mech.submit_many(answers)
         chosen = np.flatnonzero(batch.above[: batch.consumed]).tolist()
     return FrequentItemsResult(method, tuple(domain[i] for i in chosen), eps, c)

@@ -148,3 +148,14 @@ def test_laplace_alpha_is_the_smallest_lattice_bound_with_tail_at_most_beta(sens
     alpha = recipes.laplace_alpha(sensitivity, epsilon, integer=integer, beta=0.05)
     k = round((alpha - (0 if integer else lattice.step / 2)) / lattice.step)
     assert 2 * p**k / (1 + p) <= 0.05 < 2 * p ** (k - 1) / (1 + p)
+
+
+def test_a_noise_scale_out_of_range_is_refused_by_the_check_before_any_charge(ledger):
+    ds, key = _dataset(ledger, _ages(), upper=100)
+    for plan in (recipes.auto_mean(ds, "age", 1e-30),
+                 recipes.screen_ranges(ds, generators.range_sweep("age", 18, 81, 10), 1e-30, 300.0, 2)):
+        with pytest.raises(ValueError, match="epsilon|scale|Laplace"):
+            plan.check()
+        with pytest.raises(ValueError):
+            plan.run(ledger, key)
+    assert ledger.runs() == []
