@@ -51,7 +51,7 @@ LABELS = {
     "numeric_share": "Budget split",
     "raise_by": "Threshold raise",
     "max_passes": "Maximum passes",
-    "projection_size": "Projection size T",
+    "projection_size": "Projection size",
     "queries": "Queries covered k",
     "beta": "Failure probability β",
     "sparsity": "Cells per query m",
