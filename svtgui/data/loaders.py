@@ -237,8 +237,13 @@ def _raw_header(path: Path, encoding: str, delimiter: str) -> list[str]:
     import csv
 
     text = textio.read_sample(path).decode(encoding, errors="replace")
-    rows = csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter, skipinitialspace=True)
-    first = next(rows, [])
+    # newline=None: a lone "\r" ends a line, as it does for pandas' parser
+    rows = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=None), delimiter=delimiter,
+                      skipinitialspace=True)
+    try:
+        first = next(rows, [])
+    except csv.Error:  # a header the csv module cannot tokenise: pandas reports the file itself
+        return []
     return [name.strip() for name in first]
 
 

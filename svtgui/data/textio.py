@@ -260,7 +260,7 @@ class FieldCounter:
         if self.state is not None:
             return self._feed_sequential(data, final)
         arr = np.frombuffer(data, dtype=np.uint8)
-        newlines = arr == 10
+        newlines = self._line_ends(arr)
         quotes = arr == 34
         if self.in_quote or quotes.any():
             before = (np.cumsum(quotes, dtype=np.int64) - quotes + self.in_quote) & 1
@@ -335,8 +335,24 @@ class FieldCounter:
             return _FIELD_START
         return _UNQUOTED
 
+    def _line_ends(self, arr: np.ndarray) -> np.ndarray:
+        """Where lines end, as the parser sees it: at "\n", and at a "\r" not followed by "\n"
+        (classic Mac files); the "\n" of a "\r\n" split across two reads ends nothing."""
+        ends = arr == 10
+        cr = np.flatnonzero(arr == 13)
+        if len(cr):
+            after = cr + 1
+            ends[cr[(after >= len(arr)) | (arr[np.minimum(after, len(arr) - 1)] != 10)]] = True
+        if self.last == 13 and len(arr) and arr[0] == 10:
+            ends[0] = False
+        return ends
+
     def _feed_sequential(self, data: bytes, final: bool) -> None:
-        segments = data.split(b"\n")
+        if self.last == 13 and data.startswith(b"\n"):
+            data = data[1:]  # the rest of a "\r\n" split across reads
+        if data:
+            self.last = data[-1]
+        segments = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
         for k, segment in enumerate(segments):
             self._scan(segment)
             if k == len(segments) - 1:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -184,16 +185,16 @@ def test_a_symlink_loop_in_the_recent_files_never_raises(tmp_path, monkeypatch):
 
 def _csv_field_counts(text: str) -> list[int]:
     """Fields per record as Python's csv module reads them (the same states as pandas' C parser)."""
-    rows = csv.reader(io.StringIO(text), skipinitialspace=True)
+    rows = csv.reader(io.StringIO(text, newline=None), skipinitialspace=True)  # "\r" ends a line too
     return [len(row) for row in rows if row]
 
 
 @settings(max_examples=400, derandomize=True, database=None, deadline=None)
-@given(st.text(alphabet='ab,"\n ', min_size=1, max_size=60), st.lists(st.integers(1, 7), max_size=8))
+@given(st.text(alphabet='ab,"\n\r ', min_size=1, max_size=60), st.lists(st.integers(1, 7), max_size=8))
 def test_the_field_counter_agrees_with_a_csv_parser(text, cuts):
-    """Ragged or not, as a real CSV parser counts fields — with stray quotes, quoted newlines and
-    records split across reads at arbitrary points."""
-    lines = text.split("\n")
+    """Ragged or not, as a real CSV parser counts fields — with stray quotes, quoted newlines, "\r",
+    "\r\n" and "\n" line ends, and records split across reads at arbitrary points."""
+    lines = re.split("\r\n|\r|\n", text)
     assume(lines[0].strip() and not any(ln and not ln.strip() for ln in lines))  # no blank-but-spaces
     counts = _csv_field_counts(text)
     data, pieces, at = text.encode(), [], 0
