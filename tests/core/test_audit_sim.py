@@ -14,7 +14,15 @@ import pytest
 
 from svtgui.core import mechanisms
 from svtgui.core.audit import auditable
-from svtgui.core.audit.sim import GenericSim, Outputs, audit_params, on_histograms, simulator_for
+from svtgui.core.audit.first_hit import Likelihood, all_outcomes
+from svtgui.core.audit.sim import (
+    GenericSim,
+    Outputs,
+    ThresholdSim,
+    audit_params,
+    on_histograms,
+    simulator_for,
+)
 
 K = 4000
 ANSWERS = np.array([0.0, 3.0, -2.0, 1.0, 5.0])
@@ -64,6 +72,11 @@ def test_simulator_matches_the_real_mechanism(mid):
     params = _params(mid)
     real = _real_outputs(mid, params)
     sim = simulator_for(mid, params).run(ANSWERS, K, np.random.default_rng(5))
+    _assert_same_law(mid, real, sim)
+
+
+def _assert_same_law(mid: str, real: Outputs, sim: Outputs) -> None:
+    """Every ⊤/⊥ pattern × first-value decile has the same share in both, within 4.5 s.e."""
     assert (sim.values is None) == (not np.isfinite(real.values).any())
     pooled = real.values[np.isfinite(real.values)] if sim.values is not None else np.array([])
     edges = np.unique(np.quantile(pooled, np.linspace(0.1, 0.9, 9))) if pooled.size else pooled
@@ -94,3 +107,42 @@ def test_generic_simulator_runs_the_public_api():
         tops = np.flatnonzero(row == 1)
         if tops.size == 2:
             assert np.all(row[tops[1] + 1:] == -1)
+
+
+THRESHOLD_IDS = [m for m in VECTORISED if isinstance(simulator_for(m, audit_params(m, 1.0)), ThresholdSim)]
+# one mechanism per release rule (⊤/⊥ only, fresh value, noisy gap, the same noisy answer) and Algorithm 5's
+# noiseless queries: the block sampler's branches
+SAMPLER_IDS = ["above_threshold", "numeric_sparse", "gap_svt", "lecture_sparse_2011", "lyu_alg5_stoddard"]
+ENUMERATED_IDS = [m for m in THRESHOLD_IDS if simulator_for(m, audit_params(m, 1.0)).model.release != "gap"]
+
+
+@pytest.mark.parametrize("mid", SAMPLER_IDS)
+def test_first_hit_sampler_matches_the_real_mechanism_at_cutoff_1(mid):
+    """With cutoff 1 the simulator draws (first ⊤, value) by the block sampler: same law as the engine."""
+    names = {p.name for p in mechanisms.info(mid).params}
+    params = audit_params(mid, EPSILON, {"cutoff": 1} if "cutoff" in names else {})
+    real = _real_outputs(mid, params)
+    sim = simulator_for(mid, params).run(ANSWERS, K, np.random.default_rng(6))
+    _assert_same_law(mid, real, sim)
+
+
+@pytest.mark.parametrize("mid", ENUMERATED_IDS)
+def test_exact_first_hit_probabilities_sum_to_one_and_match_the_sampler(mid):
+    """The likelihoods the auditor ranks events by: a distribution, and the sampler's one.
+
+    Per outcome with probability p, the sampler's share of 40,000 runs has s.d. √(p(1−p)/40,000);
+    the tolerance of 5 s.d. (plus 1e-4) fails by chance with probability below 1e-5 per outcome.
+    """
+    sim = simulator_for(mid, audit_params(mid, EPSILON))
+    q = sim.lattice.to_units(ANSWERS).astype(np.float64)
+    like = Likelihood(sim.model, q)
+    outcomes = all_outcomes(like, like)
+    probs = np.exp(like.log_p(*outcomes))
+    assert probs.sum() == pytest.approx(1.0, abs=1e-6)
+    runs = 40_000
+    hits = sim.first_hits(ANSWERS, runs, np.random.default_rng(7))
+    first, _ = outcomes  # compare the law of the first ⊤'s position (values: the law test above)
+    share = np.bincount(hits.first, minlength=len(q) + 1) / runs
+    probs = np.bincount(first, weights=probs, minlength=len(q) + 1)
+    tolerance = 5 * np.sqrt(probs * (1 - probs) / runs) + 1e-4
+    assert np.all(np.abs(share - probs) <= tolerance), (share, probs)
