@@ -107,3 +107,28 @@ def test_mechanisms_without_a_threshold_test_are_refused():
     em = mechanisms.create("em_top_c", epsilon=1.0, cutoff=2, rng=mechanisms.ScaleProbe())
     with pytest.raises(ValueError, match="no single threshold test"):
         TopCurve.of(em)
+
+
+def _reference_tail(b_rho: float, b_nu: float, d: int) -> float:
+    """The closed form evaluated with 80-digit decimals: no cancellation can hurt it at these scales."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 80
+        sign = d >= 1
+        d = d if sign else 1 - d
+        p = (Decimal(-1) / Decimal(b_rho)).exp()
+        q = (Decimal(-1) / Decimal(b_nu)).exp()
+        if p == q:
+            value = p**d * (d * (1 - p * p) + 1 + p + 2 * p * p) / (1 + p) ** 3
+        else:
+            value = (((1 - p) ** 2 * q ** (d + 1) / (1 + q) - (1 - q) ** 2 * p ** (d + 1) / (1 + p))
+                     / ((1 - p * q) * (q - p)))
+        return float(value if sign else 1 - value)
+
+
+@pytest.mark.parametrize("b", [0.125, 0.7, 30.0, 2.0**20, 2.0**40])
+@pytest.mark.parametrize("ratio", [2.0, 1.0 + 1e-7, 1.0, 0.3])
+def test_tail_is_numerically_stable_from_an_eighth_to_two_to_the_forty_steps(b, ratio):
+    for d in (-int(3 * b) - 1, 0, 1, int(b) + 1, int(8 * b) + 2):
+        assert tail(b, b * ratio, d) == pytest.approx(_reference_tail(b, b * ratio, d), rel=1e-9, abs=1e-300)
