@@ -17,7 +17,24 @@ def test_violation_exits_1_and_prints_the_witness(capsys):
 def test_no_violation_exits_0(capsys):
     code = main(["audit", "sparse", "--epsilon", "1", "--seconds", "1", "--seed", "1"])
     assert code == 0
-    assert "No violation found" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "No violation found in this audit" in captured.out and "private." not in captured.out
+    assert "\r" not in captured.err  # stderr is not a terminal here: no progress line
+
+
+def test_progress_line_is_rewritten_in_place_and_cleared_at_the_end():
+    import io
+
+    from svtgui.cli.commands.audit import TerminalProgress
+
+    stream = io.StringIO()
+    progress = TerminalProgress(stream)
+    progress.set_progress(0.25, "searching: half-half")
+    progress.set_progress(0.5, "final test")  # within 0.1 s of the last: coalesced away
+    progress.set_progress(1.0, "done")
+    text = stream.getvalue()
+    assert text.startswith("\r 25.0%  searching: half-half") and "final test" not in text
+    assert text.endswith("\r") and "100.0%  done" in text and not progress.is_cancelled()
 
 
 def test_json_output_is_machine_readable(capsys):
