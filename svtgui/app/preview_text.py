@@ -21,14 +21,24 @@ from svtgui.core.wording import count, plain
 RUN_KEYS = ("universe", "release_out")  # run parameters of PMW / SparseProject, not the mechanism's
 
 
+CURVE_NOTE = ("Exact chance that a query compared on its own comes back ⊤ (the mechanism's noise on its "
+              "lattice; public parameters only, never your data).")
+
+
 @dataclass(frozen=True)
 class Preview:
-    """What the preview shows: the sentences, α (None without a closed form) and the exact P[⊤]
-    curve of a threshold test (None for mechanisms without one)."""
+    """What the preview shows: the sentences, α (None without a closed form), the exact P[⊤] curve of
+    a threshold test (None for mechanisms without one) with its threshold, axis words and the note
+    under it; ``x_min`` cuts the curve where answers cannot go (PMW's test sees an error, ≥ 0)."""
 
     text: str
     alpha: float | None = None
     curve: TopCurve | None = None
+    threshold: float | None = None
+    note: str = ""
+    x_label: str = "true answer x of a query"
+    y_label: str = "P[⊤]"
+    x_min: float | None = None
 
 
 def queue_words(k: int) -> str:
@@ -71,7 +81,7 @@ def threshold_words(mech: Any, k: int, beta: float) -> Preview:
     lines += [f"• a query whose true answer is below T − α = {plain(t - a)} comes back ⊥;",
               f"• one above T + α = {plain(t + a)} comes back ⊤ (until the run stops)."]
     lines.append(f"Source: {acc.source}.")
-    return Preview("\n".join(lines), a, TopCurve.of(mech))
+    return Preview("\n".join(lines), a, TopCurve.of(mech), t, CURVE_NOTE)
 
 
 def selection_words(mech: Any, k: int, beta: float) -> Preview:
@@ -80,7 +90,9 @@ def selection_words(mech: Any, k: int, beta: float) -> Preview:
     a = float(acc.alpha)
     statement = acc.statement.removeprefix("with probability 1 − β, ")
     return Preview(f"Releases: {releases(mech)}\nAccuracy: α = {plain(a)} with probability at least "
-                   f"{percent(1 - beta)}, {queue_words(k)}: {statement}.\nSource: {acc.source}.", a)
+                   f"{percent(1 - beta)}, {queue_words(k)}: {statement}.\nSource: {acc.source}.", a,
+                   note="No P[⊤] curve: this mechanism selects from the whole list, with no single "
+                        "threshold test.")
 
 
 def pmw_words(params: dict[str, Any], k: int, beta: float) -> Preview:
@@ -88,6 +100,9 @@ def pmw_words(params: dict[str, Any], k: int, beta: float) -> Preview:
     m = mechanisms.create("pmw", rng=ScaleProbe(), threshold_unit="rows",
                           **{p: v for p, v in params.items() if p not in RUN_KEYS})
     free, paid = m.free_error_bound(max(1, k), beta), m.paid_error_bound(beta)
+    # PMW's own test as bind() builds it: Sparse on |true − free| rows, sensitivity 1
+    test = mechanisms.create("sparse", rng=ScaleProbe(), epsilon=m.svt_epsilon, delta=m.delta,
+                             threshold=m.threshold, cutoff=m.cutoff, sensitivity=1.0, integer=False)
     return Preview(
         f"Releases: a noisy row count n̂ at the start, then a number for every query — free answers from "
         f"the public synthetic histogram, and at most {count(m.cutoff, 'paid answer')} with fresh noise, "
@@ -99,7 +114,10 @@ def pmw_words(params: dict[str, Any], k: int, beta: float) -> Preview:
         f"• every paid answer is within ±{plain(paid)} rows (Laplace tail, ε = "
         f"{plain(m.answer_epsilon / m.cutoff)} each).\n"
         "Source: Hardt & Rothblum (2010) with the Sparse bound of the test; see docs/linear-queries.md.",
-        free)
+        free - m.threshold, TopCurve.of(test), m.threshold,
+        "Exact chance that a query is paid for (one of the c fresh noisy answers) when the free answer "
+        "would be off by x rows; below that, the free answer is released. Public parameters only.",
+        "how far off the free answer would be (rows)", "P[paid]", 0.0)
 
 
 def sparse_project_words(params: dict[str, Any], planning_n: int) -> Preview:
@@ -119,7 +137,7 @@ def sparse_project_words(params: dict[str, Any], planning_n: int) -> Preview:
         f"{plain(planning_n)} (a worst case: ‖D‖₂ = n).\n"
         f"The paper's projection size for this n would be {plain(acc.paper_projection_size)}.\n"
         "Source: Blum & Roth (2011), calibration corrected; see docs/linear-queries.md.",
-        acc.alpha)
+        acc.alpha, note="No curve: a SparseProject run answers no query now; it writes a release file.")
 
 
 def describe(mechanism_id: str, params: dict[str, Any], k: int, beta: float,

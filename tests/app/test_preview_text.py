@@ -55,8 +55,14 @@ def test_threshold_mechanisms_come_with_their_exact_curve_and_selections_without
 
 
 def test_pmw_and_sparse_project_have_previews_of_their_own():
-    pmw = describe("pmw", dict(epsilon=1.0, threshold=500.0, cutoff=4), 100, 0.05).text
+    shown = describe("pmw", dict(epsilon=1.0, threshold=500.0, cutoff=4), 100, 0.05)
+    pmw = shown.text
     assert "T = 500 rows" in pmw and "4 paid answers" in pmw and "free answer is within" in pmw
-    sp = describe("sparse_project", dict(epsilon=1.0, projection_size=2048), 0, 0.05, planning_n=20_000).text
+    # its curve is its own test's chance of paying, against the free answer's error (≥ 0), centred on T
+    assert shown.curve is not None and shown.x_min == 0.0 and shown.y_label == "P[paid]"
+    assert 0.4 < shown.curve.probability([500.0])[0] < 0.6
+    shown = describe("sparse_project", dict(epsilon=1.0, projection_size=2048), 0, 0.05, planning_n=20_000)
+    sp = shown.text
+    assert shown.curve is None and "answers no query now" in shown.note
     assert "2,048 random signs (the projection size, not a threshold)" in sp
     assert "T =" not in sp and "planning n of 20,000" in sp and not EXPONENT.search(sp)

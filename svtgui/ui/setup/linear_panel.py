@@ -178,17 +178,15 @@ class LinearOptions(QWidget):
                 "the data, and that costs nothing more")
 
     def show_preview(self, preview: Any, params: dict[str, Any], k: int) -> None:
-        """Fill the mechanism panel's accuracy preview (no simulated curve: no single threshold test)."""
-        preview.show_invalid("")
+        """Fill the mechanism panel's accuracy preview: PMW's words and its chance of paying, or
+        SparseProject's words (no curve: a release answers no query now)."""
         n, beta = self.release.planning_n.value(), preview.beta.value()
         try:
-            preview.statement.setText(describe(self.mechanism_id, params, k, beta, n).text)
+            preview.show_preview(describe(self.mechanism_id, params, k, beta, n))
         except ValueError as exc:
-            preview.statement.setText(f"No preview: {exc}")
+            preview.show_invalid(str(exc))
         if self.mechanism_id == SPARSE_PROJECT:
             self.release.show_theory({p: v for p, v in params.items() if p not in RUN_KEYS})
-        preview.note.setText("No P[⊤] curve: these mechanisms answer linear queries over a universe "
-                             "(the bounds above use public parameters only).")
 
 
 class LinearRunNote(QLabel):

@@ -32,7 +32,6 @@ from svtgui.app import preview_text
 from svtgui.app.workspace import MECHANISM, PARAMS, Workspace
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
-from svtgui.core.preview import TopCurve
 from svtgui.ui.common.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 from svtgui.ui.setup.comparison_panel import ComparisonDialog
 from svtgui.ui.setup.linear_panel import LinearOptions
@@ -184,26 +183,29 @@ class AccuracyPreview(QGroupBox):
         except (ValueError, TypeError) as exc:
             self.show_invalid(str(exc))
             return
+        self.show_preview(shown)
+
+    def show_preview(self, shown: preview_text.Preview) -> None:
+        """Show a preview: its words, and its curve (with T and T ± α) when it has one."""
         self.statement.setText(shown.text)
         self.alpha = shown.alpha
-        if shown.curve is None:
+        self.note.setText(shown.note)
+        if shown.curve is None or shown.threshold is None:
             self._clear_curve()
-            self.note.setText("No P[⊤] curve: this mechanism selects from the whole list, with no single "
-                              "threshold test.")
             return
-        self._draw(shown.curve, float(params["threshold"]), shown.alpha)
-
-    def _draw(self, curve: TopCurve, t: float, alpha: float | None) -> None:
-        x = curve.span(include=() if alpha is None else (t - alpha, t + alpha))
+        self.plot.setLabel("bottom", shown.x_label)
+        self.plot.setLabel("left", shown.y_label)
+        t, alpha = shown.threshold, shown.alpha
+        x = shown.curve.span(include=() if alpha is None else (t - alpha, t + alpha))
+        if shown.x_min is not None:
+            x = x[x >= shown.x_min]
         self.t_line.setValue(t)
         for line, v in ((self.lo_line, t - (alpha or 0)), (self.hi_line, t + (alpha or 0))):
-            line.setVisible(alpha is not None)
+            line.setVisible(alpha is not None and (shown.x_min is None or v >= shown.x_min))
             line.setValue(v)
-        self.curve_x, self.curve_p = x, curve.probability(x)
+        self.curve_x, self.curve_p = x, shown.curve.probability(x)
         self.curve.setData(self.curve_x, self.curve_p)
         self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.02)
-        self.note.setText("Exact chance that a query compared on its own comes back ⊤ (the mechanism's "
-                          "noise on its lattice; public parameters only, never your data).")
 
     def _clear_curve(self) -> None:
         self.curve.setData([], [])
@@ -214,7 +216,7 @@ class MechanismPanel(QWidget):
     """Picker + description + parameter form + accuracy preview, bound to the workspace.
 
     The form and the problems follow every workspace change at once; the preview follows after
-    a short pause in typing (and its simulated curve is computed off the GUI thread).
+    a short pause in typing (its exact curve is a closed form: a few milliseconds).
     """
 
     def __init__(self, settings, workspace: Workspace, parent: QWidget | None = None) -> None:
@@ -329,7 +331,7 @@ class MechanismPanel(QWidget):
         self.citation.setText(info.citation)
         self.form.set_mechanism(info)
         self.linear.set_mechanism(info)
-        self.preview.plot.setVisible(not info.linear)  # no single-threshold curve
+        self.preview.plot.setVisible(info.input != mechanisms.RELEASE)  # a release answers no query now
         self.preview.compare.setEnabled(not info.linear)  # those answer other (linear) queries
 
     def _show_problems(self) -> None:
