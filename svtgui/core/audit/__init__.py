@@ -11,19 +11,22 @@ How it works
 (d1, d2). The auditor looks for a pair and an event that break this, in two phases with
 *independent* samples, so that the final p-value is honest:
 
-1. **Search** (about 40% of the time): every candidate pair of neighbouring answer vectors
+1. **Search** (at most 30% of the time): every candidate pair of neighbouring answer vectors
    (:mod:`svtgui.core.audit.inputs`), or of neighbouring histograms for PMW and SparseProject
-   (:mod:`svtgui.core.audit.linear`), is run a few thousand times each way; for every view of the
-   output (:mod:`svtgui.core.audit.events`, :mod:`svtgui.core.audit.linear_events`) the keys are
-   ranked by estimated likelihood ratio and the event with the best predicted lower bound is
-   kept, in both directions (d1 vs d2, d2 vs d1).
+   (:mod:`svtgui.core.audit.linear`), in both directions. For a threshold mechanism with cutoff 1 the
+   event is ``ln(P1/P2) ≥ t`` on the first ⊤ and its value, with P1, P2 computed exactly from the
+   public noise scales (:mod:`svtgui.core.audit.first_hit`), and the pair and t are chosen on those
+   exact probabilities: no search sample, no winner's curse. Otherwise each pair is run a few
+   thousand times each way and, for every view of the output (:mod:`svtgui.core.audit.events`,
+   :mod:`svtgui.core.audit.linear_events`), the event with the best predicted lower bound is kept.
 2. **Final test**: the chosen pair is run again with fresh noise, as often as the remaining time
-   allows; the event's counts give the exact union-bound Clopper–Pearson test of
-   ``H0: P1[E] ≤ e^ε·P2[E] + δ`` and the lower confidence bound ε_lcb
-   (:mod:`svtgui.core.audit.stats`).
+   allows, split between d1 and d2 by the search's odds; the event's counts give the exact
+   union-bound Clopper–Pearson test of ``H0: P1[E] ≤ e^ε·P2[E] + δ`` and the lower confidence
+   bound ε_lcb (:mod:`svtgui.core.audit.stats`). The event is fixed before these runs and their
+   number depends on time only, so the p-value is valid for the event reported.
 
 A *violation* is reported when the p-value is below α (0.01 by default); then ε_lcb > ε at
-confidence 1 − α. "No violation found" is not a proof of privacy: it says that this search,
+confidence 1 − α. "No violation found in this audit" is not a proof of privacy: it says that this search,
 with this many runs, did not find evidence against the claim.
 
 Runs are simulated by the vectorised simulators of :mod:`svtgui.core.audit.sim` and
@@ -44,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from svtgui.core import mechanisms, validation
+from svtgui.core.audit.defaults import DEFAULT_SECONDS
 from svtgui.core.audit.events import Event, View, best_event
 from svtgui.core.audit.inputs import InputPair, candidates
 from svtgui.core.audit.linear import HistogramPair, pmw_candidates, sparse_project_candidates
@@ -136,7 +140,7 @@ def candidate_pairs(sim: Simulator, params: Mapping[str, Any], queries: int,
                       queries=queries, long_run=long_run, stairs=stairs)
 
 
-def audit(mechanism_id: str, epsilon: float, *, seconds: float = 30.0, seed: int | None = None,
+def audit(mechanism_id: str, epsilon: float, *, seconds: float = DEFAULT_SECONDS, seed: int | None = None,
           alpha: float = 0.01, params: Mapping[str, Any] | None = None, queries: int = 10,
           long_run: int = 30, search_runs: int | None = None, final_runs: int | None = None,
           progress: ProgressState | None = None,
