@@ -1,7 +1,8 @@
 """File → :class:`Dataset`: CSV/TSV, Parquet, Excel, JSON Lines and FIMI transaction files.
 
-All loaders share one contract: the file's bytes are read once (hashed for the fingerprint while
-the parser consumes them), progress is reported and cancellation honoured between chunks, and any
+All loaders share one contract: the file's bytes are read once (hashed while the parser consumes
+them: the plain hash is kept privately, only to find budgets of a migrated 0.1 ledger), progress
+is reported and cancellation honoured between chunks, and any
 problem with the file surfaces as one :class:`DatasetError` naming the file, line and column where
 they are known, never a parser traceback.
 
@@ -77,7 +78,7 @@ class LoadOptions:
 @dataclass
 class _Loaded:
     frame: pd.DataFrame
-    fingerprint: str
+    fingerprint: str  # the file's plain SHA-256: private, only for finding a 0.1 ledger's budget
     format: str
     notes: list[str] = field(default_factory=list)
 
@@ -109,7 +110,8 @@ def load_dataset(
         raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
     schema = _schema_for(path, loaded.frame, options)
     textio.report(progress, 1.0)
-    return Dataset(path.stem, path, loaded.fingerprint, loaded.frame, schema, loaded.format)
+    return Dataset(path.stem, path, loaded.frame, schema, loaded.format,
+                   legacy_file_sha256=loaded.fingerprint)
 
 
 def _check_path(path: Path, options: LoadOptions) -> str:
