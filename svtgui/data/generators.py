@@ -229,7 +229,10 @@ def observed_values(ds: Dataset, column: str) -> list[Any]:
     col = _column(ds.schema, column)
     if col.kind == ColumnKind.ITEMSET:
         raise QueryError(f"column {column!r} holds item sets; use observed_items")
-    values = ds.distinct_values(column) if ds.engine != "memory" else ds.frame[column].dropna().unique().tolist()
+    if ds.engine != "memory":
+        values = ds.distinct_values(column)
+    else:
+        values = ds.frame[column].dropna().unique().tolist()
     return sorted(values, key=lambda v: (str(type(v)), v))
 
 

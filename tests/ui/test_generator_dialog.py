@@ -1,4 +1,4 @@
-"""Generate queries…: defaults from declared bounds, errors that clear, long lists with progress and Cancel."""
+"""Generate queries…: defaults from declared bounds, errors that clear, long lists with progress, Cancel."""
 
 from __future__ import annotations
 
