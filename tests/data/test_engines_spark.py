@@ -97,3 +97,26 @@ def test_cli_run_on_a_spark_table(spark, tmp_path: Path, capsys) -> None:
                  "--cutoff", "2", "--ledger", str(tmp_path / "l.db"), "--budget-epsilon", "3",
                  "--test-seed", "1"])
     assert code == 0, capsys.readouterr().err
+
+
+def test_an_unreachable_master_exits_2_and_charges_nothing(tmp_path: Path) -> None:
+    """In its own process (one SparkContext per process): nothing listens on port 9."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    data = write(pd.DataFrame({"age": [20, 30, 40]}), tmp_path)
+    queries = tmp_path / "q.json"
+    queries.write_text('[{"kind": "range", "column": "age", "low": 20, "high": 30}]', encoding="utf-8")
+    ledger = tmp_path / "l.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "svtgui.cli", "run", "--engine", "spark", "--spark-master", "spark://127.0.0.1:9",
+         "--spark-timeout", "15", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse",
+         "--epsilon", "1", "--threshold", "1", "--cutoff", "1", "--ledger", str(ledger),
+         "--budget-epsilon", "2"],
+        capture_output=True, text=True, timeout=240)
+    assert done.returncode == 2
+    assert "svtgui-cli run: error: --data: Spark did not" in done.stderr
+    assert "spark://127.0.0.1:9" in done.stderr
+    assert not ledger.exists()  # nothing charged, nothing written

@@ -71,11 +71,12 @@ class SparkTable(TableEngine):
         self.timeout = timeout or DEFAULT_TIMEOUT
         self.relation = f"svt_{uuid.uuid4().hex[:12]}"
         self._df: Any = None
+        self._spark: Any = None  # the session, once started (not sent to the run process)
         self._columns: list[ColumnType] | None = None
         self._rows: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_df": None}
+        return {**self.__dict__, "_df": None, "_spark": None}
 
     @property
     def location(self) -> str:
@@ -89,12 +90,28 @@ class SparkTable(TableEngine):
             builder.master(self.master).config("spark.ui.enabled", "false")
         for k, v in self.conf.items():
             builder = builder.config(k, v)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FutureWarning)
-                return builder.getOrCreate()
-        except Exception as e:  # Java missing, bad master URL, Connect server down: one clear line
-            raise EngineError(f"Spark did not start on {self.master}: {_first_line(e)}") from None
+        if self._spark is not None:
+            return self._spark
+        result: list[Any] = []
+        errors: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", FutureWarning)
+                    result.append(builder.getOrCreate())
+            except BaseException as e:  # Java missing, bad master URL, Connect server down
+                errors.append(e)
+
+        starter = threading.Thread(target=start, name="svtgui-spark-start", daemon=True)
+        starter.start()
+        starter.join(self.timeout)
+        if errors or not result:
+            why = _first_line(errors[0]) if errors else f"no answer within {self.timeout:g} s"
+            raise EngineError(f"Spark did not start on {self.master} (is the master reachable, and Java "
+                              f"17+ installed?): {why}")
+        self._spark = result[0]
+        return self._spark
 
     def _frame(self) -> Any:
         if self._df is None:
