@@ -87,10 +87,13 @@ def test_a_run_on_duckdb_streams_to_the_end_in_the_child_process(qtbot, window, 
     data = tmp_path / "census.parquet"
     pd.read_csv(samples / "census.csv").to_parquet(data)
     shutil.copy(samples / "census.schema.json", tmp_path / "census.schema.json")
-    window.workspace.set_entries(SAMPLE_PARAMS["census"])  # the sample's mechanism and parameters
     window.engines.open_with(str(data), {"engine": "duckdb"})
     qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
     assert window.ds.engine == "duckdb"
+    for name, value in SAMPLE_PARAMS["census"].items():  # typed as a curator would
+        editor = window.mechanism.form.editors[name]
+        editor.setText(str(value)) if hasattr(editor, "setText") else editor.setValue(int(value))
+    window.mechanism.flush()
     queries = queries_from_json((samples / "census.queries.json").read_text(encoding="utf-8"))[:200]
     window.queries.set_queries(queries)
     if window.run_page.totals.is_new:
