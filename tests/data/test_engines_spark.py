@@ -8,19 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyspark  # noqa: F401 - the test extra installs it; a missing PySpark must fail, not skip
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("pyspark", reason="the spark extra is part of the test set-up; see pyproject.toml")
-
-from svtgui.data.engines import EngineError, open_dataset  # noqa: E402
-from svtgui.data.errors import DatasetError  # noqa: E402
-from svtgui.data.evaluate import evaluate  # noqa: E402
-from svtgui.data.fingerprint import new_key  # noqa: E402
-from svtgui.data.predicates import Condition  # noqa: E402
-from svtgui.data.queries import Count, RangeCount  # noqa: E402
-from tests.data.engines_support import assert_same, frames, queries, universe_cells, write  # noqa: E402
+from svtgui.data.engines import EngineError, open_dataset
+from svtgui.data.errors import DatasetError
+from svtgui.data.evaluate import evaluate
+from svtgui.data.fingerprint import new_key
+from svtgui.data.predicates import Condition
+from svtgui.data.queries import Count, RangeCount
+from tests.data.engines_support import assert_same, frames, queries, universe_cells, write
 
 SPECS = ["c", "a@0,5,10,20"]
 
