@@ -43,3 +43,33 @@ def test_another_dataset_forgets_what_was_removed_from_the_last(qtbot, window, a
     window.open_sample("baskets")
     qtbot.waitUntil(lambda: window.ds is not None and window.ds.name == "baskets", timeout=30_000)
     assert not page.undo_button.isEnabled()
+
+
+def test_a_queue_of_mixed_sensitivities_offers_to_split_it(qtbot, window, act, tmp_path):
+    from svtgui.data.queries import ClippedSum, read_queries
+
+    act.load(qtbot, window)
+    page = window.queries
+    counts = list(page.queries[:3])
+    wide = ClippedSum("capital_gain", 0, 5000)
+    page.set_queries([*counts, wide])
+    assert page.split.isVisible() or page.split.isVisibleTo(page)
+    assert "Mixed sensitivities" in page.summary.text() and "5000" in page.summary.text()
+    out = tmp_path / "wide.queries.json"
+    assert page.split_by_sensitivity(out)
+    assert page.queries == counts and window.workspace.facts.sensitivity == 1
+    assert [q.describe() for q in read_queries(out)] == [wide.describe()]
+    assert not page.split.isVisibleTo(page) and "wide.queries.json" in page.summary.text()
+    qtbot.mouseClick(page.undo_button, LEFT)
+    assert page.queries == [*counts, wide]
+
+
+def test_a_split_that_cannot_be_saved_changes_nothing(qtbot, window, act, tmp_path):
+    from svtgui.data.queries import ClippedSum
+
+    act.load(qtbot, window)
+    page = window.queries
+    mixed = [*page.queries[:2], ClippedSum("capital_gain", 0, 5000)]
+    page.set_queries(mixed)
+    assert not page.split_by_sensitivity(tmp_path / "missing" / "wide.json")
+    assert page.queries == mixed and "the queue is unchanged" in page.error.text()

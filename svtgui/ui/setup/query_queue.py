@@ -25,6 +25,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -173,6 +174,11 @@ class QueriesPage(QWidget):
                                   self.undo)
         self.undo_button.setEnabled(False)
         self._removed: list[list[Any]] = []  # queues as they were before each Remove / Clear
+        self.split = named(QPushButton("Split by sensitivity…"), "Split by sensitivity",
+                           "Keep the queries of the smallest Δ here and save the wider ones to a file for "
+                           "a run of their own (each run's noise follows its widest query)")
+        self.split.clicked.connect(lambda: self.split_by_sensitivity())
+        self.split.hide()
         tools = QHBoxLayout()
         for b in (self.generate, self.import_, self.export):
             tools.addWidget(b)
@@ -192,6 +198,7 @@ class QueriesPage(QWidget):
         ql.addWidget(self.list, 1)
         ql.addLayout(order)
         ql.addWidget(self.summary)
+        ql.addWidget(self.split, alignment=Qt.AlignmentFlag.AlignLeft)
         ql.addWidget(self.error)
         split = QSplitter()
         split.addWidget(build_box)
@@ -249,6 +256,38 @@ class QueriesPage(QWidget):
             self._keep_for_undo()
             self.model.set_queries([])
             self._undo_note(f"Cleared {count(n, 'query')}.")
+
+    def split_by_sensitivity(self, path: str | Path | None = None) -> bool:
+        """Keep the smallest-Δ queries; save the others to ``path`` (default: ask), then remove them.
+
+        Undoable like Remove (Ctrl+Z). Nothing changes if the file cannot be written.
+        """
+        schema = self.schema
+        if schema is None:
+            return False
+        sens = [float(q.sensitivity(schema)) for q in self.queries]
+        low = min(sens)
+        keep = [q for q, s in zip(self.queries, sens, strict=True) if s == low]
+        wide = [q for q, s in zip(self.queries, sens, strict=True) if s != low]
+        if not wide:
+            return False
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self, f"Save the {count(len(wide), 'wider query')}",
+                                                    "wider.queries.json", "Query lists (*.json)")
+            if not chosen:
+                return False
+            path = chosen
+        try:
+            Path(path).write_text(json.dumps(queries_to_json(wide), indent=1, ensure_ascii=False),
+                                  encoding="utf-8")
+        except OSError as exc:
+            self.error.show_error(f"{path}: {exc.strerror or exc}; the queue is unchanged")
+            return False
+        self._keep_for_undo()
+        self.model.set_queries(keep)
+        self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {low:g}; saved "
+                        f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.")
+        return True
 
     def undo(self) -> None:
         """Put the queue back as it was before the last Remove or Clear."""
@@ -315,6 +354,12 @@ class QueriesPage(QWidget):
 
     def _summarise(self) -> None:
         facts = self.workspace.facts
-        self.summary.setText(facts.summary())
+        text = facts.summary()
+        if facts.mixed and facts.problem is None:
+            text += (f"\n⚠ Mixed sensitivities: Δ = {facts.sensitivity:g} (set by {facts.widest}) applies "
+                     f"to every query, Δ = {facts.narrowest:g} ones included; split the queue to run them "
+                     "apart.")
+        self.summary.setText(text)
+        self.split.setVisible(facts.mixed and facts.problem is None)
         self.error.show_error(facts.problem.message if facts.problem is not None else None)
         self.changed.emit()
