@@ -19,13 +19,14 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QPushButton
 from shiboken6 import Shiboken
 
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, LedgerError
 from svtgui.ui.common.background import Background, busy_bar
+from svtgui.ui.common.theme import named
 from svtgui.ui.history.export_dialog import (
     Notice,
     ask_report_path,
@@ -64,6 +65,12 @@ class SessionActions(QObject):
         self.exporting: tuple[int, Path] | None = None  # (run id, file) while an export is written
         self.busy = busy_bar("Export in progress", "A release report is being written")
         win.statusBar().addPermanentWidget(self.busy)
+        self.cancel_export = named(QPushButton("Cancel export"), "Cancel export",
+                                   "Stop writing the report; nothing is written (the file appears only "
+                                   "when complete)")
+        self.cancel_export.clicked.connect(self._cancel_export)
+        self.cancel_export.hide()
+        win.statusBar().addPermanentWidget(self.cancel_export)
         self.loader = DatasetLoader(self)  # the session's own, so a refused file never reaches the window
         self.loader.progress.connect(win.dataset_panel.set_progress)
         self.loader.loaded.connect(self._session_loaded)
@@ -206,6 +213,7 @@ class SessionActions(QObject):
     def _start_export(self, run_id: int, path: Path) -> None:
         self.exporting = (run_id, path)
         self.busy.show()
+        self.cancel_export.show()
         self.win.status_label.setText(f"Exporting the release of run {run_id} to {path} … "
                                       "(the window stays usable meanwhile)")
         self.update_actions()
@@ -215,14 +223,27 @@ class SessionActions(QObject):
         def done(outcome: Path | BaseException) -> None:  # the written file, or why not
             self._exported(run_id, path, outcome)
 
-        self.exporter.start(export_job(self.win.controller.ledger.path, run_id, path), done, done)
+        self.exporter.start(export_job(self.win.controller.ledger.path, run_id, path), done, done,
+                            cancelled=lambda: self._export_cancelled(run_id, path))
 
-    def _exported(self, run_id: int, path: Path, outcome: Path | BaseException) -> None:
+    def _cancel_export(self) -> None:
+        if self.exporter.task is not None:
+            self.exporter.task.cancel()  # the report process is ended; its half-written temp file goes
+
+    def _export_cancelled(self, run_id: int, path: Path) -> None:
+        self._export_ended()
+        self.win.status_label.setText(f"Export of run {run_id} cancelled: {path} was not written.")
+
+    def _export_ended(self) -> None:
         self.exporting = None
         self.busy.hide()
+        self.cancel_export.hide()
         self.update_actions()
         if self.history is not None:
             self.history.set_export_busy("")
+
+    def _exported(self, run_id: int, path: Path, outcome: Path | BaseException) -> None:
+        self._export_ended()
         parent = self.history if self.history is not None and self.history.isVisible() else self.win
         self._tell(report_notice(parent, run_id, outcome))
         self.win.status_label.setText(

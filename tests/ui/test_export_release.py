@@ -136,3 +136,18 @@ def test_cancelled_dialog_writes_nothing(qtbot, finished_run, monkeypatch, tmp_p
     before = win.sessions.notice
     win.sessions.act_export_release.trigger()
     assert win.sessions.notice is before and list(tmp_path.glob("*release*")) == []
+
+
+def test_an_export_can_be_cancelled_and_writes_nothing(qtbot, finished_run, tmp_path):
+    win, _ = finished_run
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    out = folder / "r.pdf"
+    win.sessions.export_release(out)
+    cancel = win.sessions.cancel_export
+    assert cancel.isVisibleTo(win) and win.sessions.exporting is not None
+    qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.sessions.exporting is None, timeout=30_000)
+    assert not cancel.isVisibleTo(win) and "cancelled" in win.status_label.text()
+    assert list(folder.iterdir()) == []  # no report, no temporary file left behind
+    assert win.act_export.isEnabled()  # a new export can start
