@@ -30,12 +30,17 @@ import pandas as pd
 from svtgui.data.dataset import Dataset
 from svtgui.data.exact_sums import SortedColumn
 from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
-from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
+from svtgui.data.queries import ClipDiff, ClippedSum, ClipStall, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema
 
 
 def evaluate(ds: Dataset, queries: Sequence[Query]) -> np.ndarray:
     """True answers (float64) of ``queries`` on ``ds``, in order. ``QueryError`` if one does not fit."""
+    stalls = [i for i, q in enumerate(queries) if isinstance(q, ClipStall)]
+    if stalls:  # evaluated as their differences on every engine, then negated here, in one place
+        out = evaluate(ds, [q.diff() if isinstance(q, ClipStall) else q for q in queries])
+        out[stalls] = -out[stalls]
+        return out
     if ds.engine != "memory":  # rows held by DuckDB/Spark: their planner (svtgui.data.engines.plan)
         return ds.evaluate(queries)
     queries = list(queries)

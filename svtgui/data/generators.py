@@ -22,7 +22,7 @@ import numpy as np
 from svtgui.core.progress import ProgressState
 from svtgui.data.dataset import Dataset
 from svtgui.data.predicates import Condition, Junction, QueryError
-from svtgui.data.queries import ClipDiff, Count, ItemSupport, RangeCount
+from svtgui.data.queries import ClipDiff, ClipStall, Count, ItemSupport, RangeCount
 from svtgui.data.schema import ColumnKind, Schema, SchemaError
 
 MAX_QUERIES = 5_000_000
@@ -128,16 +128,28 @@ def clip_bound_sweep(
     geometric: bool = False,
     diff_step: float | None = None,
     normalised: bool | None = None,
+    stalls: bool = False,
     progress: ProgressState | None = None,
-) -> list[ClipDiff]:
+) -> list[ClipDiff] | list[ClipStall]:
     """Difference queries for the clipping-bound search.
 
     Linear (the notebook's ``bs = range(start, stop, step)``): bounds b = start, start + step, …,
     each query Σclip(x, 0, b + s) − Σclip(x, 0, b) with s = ``diff_step`` (default 1, as in the
     notebook, sensitivity 1). Geometric: bounds start·step^i (``step`` > 1 is the ratio) and each query
     covers [b_i, b_{i+1}) so s grows; ``normalised`` (default True for geometric) divides by s, which
-    keeps every query at sensitivity 1 so one threshold serves the whole sweep.
+    keeps every query at sensitivity 1 so one threshold serves the whole sweep. ``stalls`` asks the
+    negated differences (:class:`ClipStall`): the form AboveThreshold needs, ⊤ at the first bound
+    where the sum stops growing (threshold 0), instead of ⊤ at once on the first bound.
     """
+    diffs = _clip_diffs(column, start, stop, step, geometric, diff_step, normalised, progress)
+    if stalls:  # "has the sum stopped growing?": AboveThreshold finds the first bound past the data
+        return [ClipStall(q.column, q.bound, q.step, q.normalised) for q in diffs]
+    return diffs
+
+
+def _clip_diffs(column: str, start: float, stop: float, step: float, geometric: bool,
+                diff_step: float | None, normalised: bool | None,
+                progress: ProgressState | None) -> list[ClipDiff]:
     start, stop = _finite("start", start), _finite("stop", stop)
     if start < 0:
         raise QueryError(f"start must be >= 0, got {start:g}")

@@ -197,6 +197,49 @@ class ClipDiff(Query):
 
 
 @dataclass(frozen=True)
+class ClipStall(Query):
+    """−(Σclip(x, 0, b+s) − Σclip(x, 0, b)): "has the clipped sum stopped growing at b?"
+
+    The clip-bound search asks AboveThreshold for the *first* b where clipping loses (almost)
+    nothing, i.e. where the difference falls to a threshold T. AboveThreshold reports the first
+    query *above* its threshold, so it is fed the negated difference against −T (the notebook's
+    ``auto_avg``): a ``ClipStall`` sweep with threshold 0 comes back ⊤ at the first bound past the
+    data. Same sensitivity as :class:`ClipDiff`; the answer only falls when a row is added, so it is
+    not monotonic in the SVT sense. Evaluated as its difference, negated (:func:`evaluate`).
+    """
+
+    column: str
+    bound: float
+    step: float = 1.0
+    normalised: bool = False
+    kind: ClassVar[str] = "clip_stall"
+    integer: ClassVar[bool] = False
+    monotonic: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        self.diff()  # the same checks, named after this kind's fields
+
+    def diff(self) -> ClipDiff:
+        """The difference this query negates."""
+        return ClipDiff(self.column, self.bound, self.step, self.normalised)
+
+    def sensitivity(self, schema: Schema) -> float:
+        return self.diff().sensitivity(schema)
+
+    def describe(self) -> str:
+        return f"−[{self.diff().describe()}] (stopped growing at {self.bound:g}?)"
+
+    def columns(self) -> set[str]:
+        return {self.column}
+
+    def validate(self, schema: Schema) -> None:
+        _needs(schema, self.column, (ColumnKind.NUMERIC,), self.kind)
+
+    def _fields(self) -> dict[str, Any]:
+        return self.diff()._fields()
+
+
+@dataclass(frozen=True)
 class ClippedSum(Query):
     """Σclip(x, lower, upper) over non-missing values; bounds default to the declared ones."""
 
@@ -316,19 +359,21 @@ class Mean(Count):
 
 
 QUERY_KINDS: dict[str, type[Query]] = {
-    q.kind: q for q in (Count, RangeCount, ClipDiff, ClippedSum, ItemSupport, Mean)
+    q.kind: q for q in (Count, RangeCount, ClipDiff, ClipStall, ClippedSum, ItemSupport, Mean)
 }
 _FIELDS = {
     "count": {"where"},
     "mean": {"where"},
     "range": {"column", "low", "high", "closed"},
     "clip_diff": {"column", "bound", "step", "normalised"},
+    "clip_stall": {"column", "bound", "step", "normalised"},
     "sum": {"column", "lower", "upper"},
     "item_support": {"items", "column"},
 }
 _REQUIRED = {
     "range": ("column", "low", "high"),
     "clip_diff": ("column", "bound"),
+    "clip_stall": ("column", "bound"),
     "sum": ("column",),
     "item_support": ("items",),
 }

@@ -124,6 +124,12 @@ class GeneratorDialog(QDialog):
             ),
         )
         geo = named(QCheckBox("geometric (step is a ratio > 1)"), "Geometric sweep")
+        stall = named(QCheckBox("ask \"has the sum stopped growing?\" (for AboveThreshold, T = 0)"),
+                      "Stopped growing form",
+                      "Ticked: each query is −(Σclip(b+s) − Σclip(b)), so AboveThreshold with T = 0 answers "
+                      "⊤ at the first bound b past the data. Unticked: the plain difference, which is "
+                      "large at small b, so AboveThreshold would halt at once on the first bound.")
+        stall.setChecked(True)
         self._page(
             "Clip-bound sweep (choose a clipping bound)",
             [
@@ -132,6 +138,7 @@ class GeneratorDialog(QDialog):
                 ("Stop", "cb_stop", line("Clip sweep stop", "150000")),
                 ("Step", "cb_step", line("Clip sweep step", "5")),
                 ("", "cb_geo", geo),
+                ("", "cb_stall", stall),
             ],
             lambda: _bind(
                 generators.clip_bound_sweep,
@@ -140,6 +147,7 @@ class GeneratorDialog(QDialog):
                 num("cb_stop", "Stop"),
                 num("cb_step", "Step"),
                 geometric=geo.isChecked(),
+                stalls=stall.isChecked(),
             ),
         )
         self._page(
