@@ -9,11 +9,19 @@ from svtgui.ui.common import screen as screen_module
 from svtgui.ui.teaching.window import TeachingWindow
 
 
-class SmallScreen:
-    """A stand-in screen of a 1366×768 laptop with a 32-pixel panel."""
+class Screen:
+    """A stand-in screen: the area left to windows (the panel's height taken off)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.area = QRect(0, 0, width, height)
 
     def availableGeometry(self) -> QRect:  # noqa: N802 - Qt's name
-        return QRect(0, 0, 1366, 768 - 32)
+        return self.area
+
+
+def SmallScreen() -> Screen:  # noqa: N802 - reads as the screen it stands for
+    """A 1366×768 laptop with a 32-pixel panel."""
+    return Screen(1366, 768 - 32)
 
 
 def test_the_teaching_window_fits_a_1366_by_768_screen_with_its_controls_on_it(qtbot, monkeypatch):
@@ -33,14 +41,9 @@ def test_the_teaching_window_fits_a_1366_by_768_screen_with_its_controls_on_it(q
         assert win.rect().contains(rect), button.text()
 
 
-class LargeScreen:
-    def availableGeometry(self) -> QRect:  # noqa: N802 - Qt's name
-        return QRect(0, 0, 1920, 1080 - 40)
-
-
 def test_a_large_screen_gets_the_preferred_size(qtbot, monkeypatch):
     create_app()
-    monkeypatch.setattr(TeachingWindow, "screen", lambda self: LargeScreen())
+    monkeypatch.setattr(TeachingWindow, "screen", lambda self: Screen(1920, 1080 - 40))
     win = TeachingWindow()
     qtbot.addWidget(win)
     assert win.size() == QSize(1100, 760)
