@@ -42,22 +42,37 @@ class Interrupted(KeyboardInterrupt):
     """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt) so cleanup runs."""
 
 
+# The signal that interrupted this command, if any. A library may turn the exception a signal raises
+# into an error of its own (pandas' C parser reports a Ctrl-C inside its read as "cannot parse"): any
+# failure after a signal is reported as the interruption it is.
+_signalled: list[str] = []
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
+    _signalled.append("terminated by SIGTERM")
     raise Interrupted()
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    _signalled.append("Ctrl-C")
+    raise KeyboardInterrupt
 
 
 @contextmanager
 def signals_as_exceptions() -> Iterator[None]:
     """While the command runs, SIGTERM unwinds like Ctrl-C (the default would kill the process
-    without a word and leave a run ``running``); the previous handler is restored after."""
+    without a word and leave a run ``running``), and both are remembered; the previous handlers are
+    restored after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    _signalled.clear()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm), signal.signal(signal.SIGINT, _on_sigint)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 _INTERRUPTED = ("interrupted ({}); nothing more was released. A run already started keeps its spend and "
@@ -104,6 +119,8 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
     from svtgui.data.errors import DatasetError
     from svtgui.ledger import LedgerError
 
+    if _signalled and not isinstance(exc, BudgetExceeded):  # whatever a library made of the signal
+        return _INTERRUPTED.format(_signalled[0]), EXIT_BAD_INPUT
     if isinstance(exc, CliError):
         return str(exc), exc.code
     if isinstance(exc, BudgetExceeded):
