@@ -61,7 +61,7 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     np.testing.assert_array_equal(win.run_page.chart.xs, store.index[top_rows] + 1)
     np.testing.assert_array_equal(win.run_page.chart.ys, np.full(4, 20000.0))
     assert win.run_page.chart.threshold_line.value() == 20000.0
-    assert win.run_page.chart.threshold_line.label.toPlainText() == "T = 20000"
+    assert win.run_page.chart.threshold_line.label.toPlainText() == "T = 20,000"  # grouped, never 2e+04
     # Everything shown is in the ledger, with the same outcomes.
     led = Ledger.open()
     rows = led.responses(c.run.id)

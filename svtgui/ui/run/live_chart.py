@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
+from svtgui.core.wording import plain
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 
 TOP_LABEL = "⊤ above-threshold answer (released value, or on the line)"
@@ -32,13 +33,21 @@ PMW_TIP = ("Query number against released value, in rows. ▲ marks: paid answer
 MAX_POINTS = 20_000  # marks drawn per scatter at most; beyond, an even sample
 
 
+class PlainAxis(pg.AxisItem):
+    """Tick labels as a curator reads numbers ("30,000,000", not "3e+07")."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [plain(v * scale, 6) for v in values]
+
+
 class LiveChart(QWidget):
     """pyqtgraph plot of the run so far; :meth:`update_from` is called by the coalescing UI timer."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pal = self.palette()
-        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base),
+                                  axisItems={"left": PlainAxis("left")})
         named(self.plot, "Stream chart", TIP)
         fg = pal.color(QPalette.ColorRole.Text)
         for axis in ("left", "bottom"):
@@ -56,7 +65,7 @@ class LiveChart(QWidget):
             angle=0,
             movable=False,
             pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine),
-            label="T = {value:g}",
+            label="T = {value:,.15g}",  # 30,000,000, never 3e+07
             labelOpts={"position": 0.05, "color": THRESHOLD_COLOR, "movable": False},
         )
         self.plot.addItem(self.threshold_line)
