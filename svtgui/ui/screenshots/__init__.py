@@ -14,8 +14,12 @@ because ``svtgui --screenshot`` is also the frozen bundle's smoke test; ``docs/m
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
@@ -52,8 +56,24 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     """Render ``page`` (after a run of the sample if ``run``) to ``out``; 0 on success."""
     from svtgui.app.demo import throwaway_ledger
 
-    with throwaway_ledger():
+    with throwaway_ledger(), _throwaway_settings():
         return _take(out, sample=sample, run=run, page=page)
+
+
+@contextmanager
+def _throwaway_settings() -> Iterator[None]:
+    """Fresh settings for the picture: it neither reads the curator's remembered choices (a last
+    mechanism such as PMW needs a universe the sample run does not set) nor writes over them."""
+    previous = os.environ.get("SVTGUI_CONFIG_DIR")
+    with tempfile.TemporaryDirectory(prefix="svtgui-demo-settings-", ignore_cleanup_errors=True) as folder:
+        os.environ["SVTGUI_CONFIG_DIR"] = folder
+        try:
+            yield
+        finally:
+            if previous is None:
+                os.environ.pop("SVTGUI_CONFIG_DIR", None)
+            else:
+                os.environ["SVTGUI_CONFIG_DIR"] = previous
 
 
 def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
