@@ -11,23 +11,36 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from svtgui.ledger import ENV_VAR
 
+SETTINGS_ENV = "SVTGUI_CONFIG_DIR"  # where the window keeps its settings (svtgui.ui.common.settings)
+
 
 @contextmanager
-def throwaway_ledger() -> Iterator[Path]:
-    """Point the default ledger at a temporary file for the duration; yields its path."""
-    previous = os.environ.get(ENV_VAR)
-    with tempfile.TemporaryDirectory(prefix="svtgui-demo-ledger-", ignore_cleanup_errors=True) as folder:
-        path = Path(folder) / "ledger.sqlite"
-        os.environ[ENV_VAR] = str(path)
+def _temporary(var: str, prefix: str, name: str | None) -> Iterator[Path]:
+    """Point ``$var`` at a fresh temporary folder (or ``name`` inside it) for the duration."""
+    previous = os.environ.get(var)
+    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as folder:
+        path = Path(folder) / name if name else Path(folder)
+        os.environ[var] = str(path)
         try:
             yield path
         finally:
             if previous is None:
-                os.environ.pop(ENV_VAR, None)
+                os.environ.pop(var, None)
             else:
-                os.environ[ENV_VAR] = previous
+                os.environ[var] = previous
+
+
+def throwaway_ledger() -> AbstractContextManager[Path]:
+    """Point the default ledger at a temporary file for the duration; yields its path."""
+    return _temporary(ENV_VAR, "svtgui-demo-ledger-", "ledger.sqlite")
+
+
+def throwaway_settings() -> AbstractContextManager[Path]:
+    """Fresh settings for a demo: it neither reads the curator's remembered choices (a last mechanism
+    such as PMW needs a universe a sample run does not set) nor writes over them."""
+    return _temporary(SETTINGS_ENV, "svtgui-demo-settings-", None)

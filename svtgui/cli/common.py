@@ -14,7 +14,7 @@ from typing import Any
 
 from svtgui.app import dataset_identity
 from svtgui.cli.errors import CliError
-from svtgui.core.budget import fmt
+from svtgui.core.budget import Budget, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 from svtgui.ledger import DatasetRecord, Ledger
 
@@ -38,6 +38,26 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test-seed", type=int, metavar="N",
                    help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
                         "(the ledger and reports say so, and never record N)")
+
+
+def applicable_budget(led: Ledger, ds: Any, s: dict[str, Any]) -> Budget:
+    """The budget a run on these rows would be charged to, before anything is registered or bound:
+    the known dataset's, the one ``--same-dataset-as`` names, or the total a new dataset declares."""
+    from svtgui.app.plan import declared_budget
+
+    known = dataset_identity.identify(led, ds).record
+    if known is not None or s.get("same_dataset_as"):
+        try:
+            return led.budget(known.dataset_id if known is not None else s["same_dataset_as"])
+        except ValueError as exc:
+            raise CliError(f"--same-dataset-as: {exc}") from None
+    if s.get("budget_epsilon") is None:
+        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
+                       "give its total budget with --budget-epsilon (and --budget-delta)")
+    try:
+        return declared_budget(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
+    except ValueError as exc:
+        raise CliError(f"--budget-epsilon/--budget-delta: {exc}") from None
 
 
 def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from svtgui.app import dataset_identity
 from svtgui.cli import main
+from svtgui.data import load_dataset
 from svtgui.ledger import FINISHED, Ledger
 
 
@@ -74,3 +76,20 @@ def test_items_from_data_warns_that_the_domain_is_not_public(tmp_path, capsys):
     assert main(["recipe", "frequent-items", "--data", str(data), "--items-from-data", "--cutoff", "2",
                  "--epsilon", "1", "--ledger", str(tmp_path / "l.sqlite"), "--budget-epsilon", "1"]) == 0
     assert "NOT public" in capsys.readouterr().err
+
+
+def test_a_recipe_that_does_not_fit_the_named_dataset_binds_and_charges_nothing(tmp_path, capsys):
+    data, ledger = tmp_path / "ages.csv", tmp_path / "l.sqlite"
+    data.write_text("age\n" + "".join(f"{20 + i % 50}\n" for i in range(500)))
+    assert main(["recipe", "auto-mean", "--data", str(data), "--column", "age", "--epsilon", "1",
+                 "--ledger", str(ledger), "--budget-epsilon", "1.5"]) == 0
+    with Ledger.open(ledger) as led:
+        (known,) = led.datasets()
+    data.write_text("age\n" + "".join(f"{21 + i % 50}\n" for i in range(500)))  # the file changed
+    capsys.readouterr()
+    code = main(["recipe", "auto-mean", "--data", str(data), "--column", "age", "--epsilon", "1",
+                 "--ledger", str(ledger), "--same-dataset-as", known.dataset_id])
+    assert code == 3 and "0.5 left" in capsys.readouterr().err
+    with Ledger.open(ledger) as led:
+        assert len(led.runs()) == 1
+        assert dataset_identity.identify(led, load_dataset(data)).record is None  # not bound to it

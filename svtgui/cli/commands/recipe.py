@@ -115,10 +115,9 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     Nothing is registered or charged unless the recipe's checks pass, every report can be written
     and its ε fits the budget (exit 2, or 3 for the budget).
     """
-    from svtgui.app import dataset_identity
-    from svtgui.app.plan import check_writable, declared_budget
+    from svtgui.app.plan import check_writable
     from svtgui.cli import EXIT_BUDGET, CliError
-    from svtgui.cli.common import register_dataset
+    from svtgui.cli.common import applicable_budget, register_dataset
     from svtgui.core.budget import BudgetExceeded
     from svtgui.core.noise import seeded
 
@@ -136,14 +135,9 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     except ValueError as exc:
         raise CliError(f"{exc} (nothing was charged)") from None
     with open_ledger(args.ledger) as led:
-        known = dataset_identity.identify(led, ds).record
-        try:
-            budget = led.budget(known.dataset_id) if known is not None else (
-                declared_budget(args.budget_epsilon, args.budget_delta) if args.budget_epsilon else None)
-        except ValueError as exc:
-            raise CliError(f"--budget-epsilon/--budget-delta: {exc}") from None
+        budget = applicable_budget(led, ds, vars(args))
         cost = Fraction(repr(float(plan.epsilon)))
-        if budget is not None and budget.remaining_epsilon < cost:
+        if budget.remaining_epsilon < cost:
             raise CliError(f"the recipe needs ε = {fmt(cost)} but the budget has "
                            f"{fmt(budget.remaining_epsilon)} left (nothing was charged)", EXIT_BUDGET)
         record = register_dataset(led, ds, vars(args))

@@ -13,14 +13,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from svtgui.app import dataset_identity
-from svtgui.app.plan import Plan, PlanError, build, declared_budget
+from svtgui.app.plan import Plan, build
 from svtgui.app.reports.content import value_text
 from svtgui.app.runs.runner import Row, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
-from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, print_release, register_dataset
+from svtgui.cli.common import (
+    TEST_SEED_WARNING,
+    add_dataset_options,
+    applicable_budget,
+    print_release,
+    register_dataset,
+)
 from svtgui.cli.config import read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import CliError, end_interrupted
@@ -203,20 +208,7 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     charged. Exit 2 (3 when only the budget is short), nothing changed."""
     from svtgui.cli import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 
-    known = dataset_identity.identify(led, ds).record
-    if known is not None or s.get("same_dataset_as"):
-        try:
-            budget = led.budget(known.dataset_id if known is not None else s["same_dataset_as"])
-        except ValueError as exc:
-            raise CliError(f"--same-dataset-as: {exc}") from None
-    elif s.get("budget_epsilon") is None:
-        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
-                       "give its total budget with --budget-epsilon (and --budget-delta)")
-    else:
-        try:
-            budget = declared_budget(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
-        except PlanError as exc:
-            raise CliError(f"--budget-epsilon/--budget-delta: {exc}") from None
+    budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
     outputs = [*reports, *([params["release_out"]] if params.get("release_out") else [])]
     plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,

@@ -2,8 +2,8 @@
 
 The state is reached exactly as a user would reach it (load the sample, press Run, confirm the
 spend, wait for the end), so a screenshot is also a smoke test of the whole workflow. It always
-runs against a throwaway ledger (:func:`svtgui.app.demo.throwaway_ledger`): a picture never spends
-from the curator's budget.
+runs against a throwaway ledger and throwaway settings (:mod:`svtgui.app.demo`): a picture never
+spends from the curator's budget nor touches their remembered choices.
 
 A package of its own beside ``main_window`` (not among the window's ``tools/``): it drives the
 whole window and nothing in the window imports it, so no import cycle runs through it. It ships
@@ -14,12 +14,8 @@ because ``svtgui --screenshot`` is also the frozen bundle's smoke test; ``docs/m
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
@@ -54,26 +50,10 @@ def _teaching_widget(page: str) -> QWidget | None:
 
 def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None) -> int:
     """Render ``page`` (after a run of the sample if ``run``) to ``out``; 0 on success."""
-    from svtgui.app.demo import throwaway_ledger
+    from svtgui.app.demo import throwaway_ledger, throwaway_settings
 
-    with throwaway_ledger(), _throwaway_settings():
+    with throwaway_ledger(), throwaway_settings():
         return _take(out, sample=sample, run=run, page=page)
-
-
-@contextmanager
-def _throwaway_settings() -> Iterator[None]:
-    """Fresh settings for the picture: it neither reads the curator's remembered choices (a last
-    mechanism such as PMW needs a universe the sample run does not set) nor writes over them."""
-    previous = os.environ.get("SVTGUI_CONFIG_DIR")
-    with tempfile.TemporaryDirectory(prefix="svtgui-demo-settings-", ignore_cleanup_errors=True) as folder:
-        os.environ["SVTGUI_CONFIG_DIR"] = folder
-        try:
-            yield
-        finally:
-            if previous is None:
-                os.environ.pop("SVTGUI_CONFIG_DIR", None)
-            else:
-                os.environ["SVTGUI_CONFIG_DIR"] = previous
 
 
 def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:

@@ -10,18 +10,8 @@ import pandas as pd
 import pytest
 
 from svtgui.ui.app import create_app
-from svtgui.ui.main_window import SAMPLE_PARAMS, MainWindow
+from svtgui.ui.main_window import SAMPLE_PARAMS
 from svtgui.ui.setup.spark_open import SparkDialog, parse_conf
-
-
-@pytest.fixture
-def window(qtbot):
-    create_app()
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.controller.shutdown()
 
 
 @pytest.fixture
