@@ -59,7 +59,10 @@ def test_run_writes_html_json_csv_reports_without_qt(no_qt, tmp_path):
     assert "<svg" in html and "Release report" in html
     assert json.loads(reports[1].read_text())["run"]["status"] == "halted"
     rows = list(csv.DictReader(reports[2].open(encoding="utf-8")))
-    assert len(rows) == 3 and all(r["result"] == "⊤" for r in rows)  # halted at c = 3
+    # every query's true count is 200, 50 above T: most are ⊤, but noise may turn one into ⊥, so
+    # the report holds the answers up to and including the third ⊤ (halted at c = 3)
+    results = [r["result"] for r in rows]
+    assert results.count("⊤") == 3 and results[-1] == "⊤" and set(results) <= {"⊤", "⊥"}
 
 
 def test_a_pdf_without_qt_is_refused_before_any_charge(no_qt, tmp_path):

@@ -18,7 +18,8 @@ from svtgui.data.errors import DatasetError
 from svtgui.data.evaluate import evaluate
 from svtgui.data.fingerprint import new_key
 from svtgui.data.predicates import Condition
-from svtgui.data.queries import ClippedSum, Count, RangeCount
+from svtgui.data.queries import ClippedSum, Count, ItemSupport, RangeCount
+from svtgui.data.schema import ColumnKind
 from svtgui.data.universe import Universe
 from tests.data.engines_support import assert_same, frames, queries, universe_cells, write
 
@@ -188,6 +189,15 @@ def test_unsupported_column_type_names_the_column(tmp_path: Path) -> None:
     pq.write_table(pa.table({"ok": [1, 2], "nested": [{"k": 1}, {"k": 2}]}), path)
     with pytest.raises(EngineError, match="column 'nested'.*STRUCT.*not supported"):
         open_dataset(path, engine="duckdb")
+
+
+def test_item_column_with_only_empty_baskets_is_an_item_column(tmp_path: Path) -> None:
+    """Parquet types such a column list<null>; DuckDB 2 reads that as "NULL"[] (1.x as INTEGER[])."""
+    path = write(pd.DataFrame({"a": [1, 2], "items": pd.Series([[], []], dtype=object)}), tmp_path)
+    batch = [ItemSupport((1,)), Count(None)]
+    memory, duck = (open_dataset(path, engine=e) for e in ("memory", "duckdb"))
+    assert duck.schema.column("items").kind == memory.schema.column("items").kind == ColumnKind.ITEMSET
+    assert list(evaluate(duck, batch)) == list(evaluate(memory, batch)) == [0.0, 2.0]
 
 
 def test_excel_and_fimi_are_refused_by_duckdb(tmp_path: Path) -> None:

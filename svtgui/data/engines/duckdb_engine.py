@@ -11,9 +11,9 @@ The connection is not picklable; a copy sent to the run's child process reconnec
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -27,6 +27,8 @@ from svtgui.data.engines.base import (
 )
 
 RELATION = "dataset"
+_T = TypeVar("_T")
+_ITEM_ELEMENTS = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "NULL")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 _EXACT_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE")
@@ -36,8 +38,10 @@ def kind_of(type_name: str) -> str | None:
     """The schema kind of a DuckDB type, or None when SVT Studio cannot query it."""
     t = type_name.upper()
     if t.endswith("[]"):
-        element = t[:-2]
-        return "itemset" if element in ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT") else None
+        # A Parquet list whose every basket is empty has element type null: DuckDB 1.x reads it as
+        # INTEGER[], 2.x as "NULL"[]. Either way it is an item column with no items yet.
+        element = t[:-2].strip('"')
+        return "itemset" if element in _ITEM_ELEMENTS else None
     if t == "BOOLEAN":
         return "boolean"
     if t.split("(")[0] in _NUMERIC:
@@ -143,27 +147,36 @@ class DuckDBTable(TableEngine):
     def row_count(self) -> int:
         if self._rows is None:
             source = self._reader() if self.fmt == "parquet" else RELATION  # Parquet: from the footer
-            self._rows = int(self._run(f"SELECT count(*) FROM {source}").fetchone()[0])
+            self._rows = int(self._run(f"SELECT count(*) FROM {source}", lambda r: r.fetchall())[0][0])
         return self._rows
 
     def preview(self, rows: int) -> pd.DataFrame:
-        head = self._run(f"SELECT * FROM {RELATION} LIMIT {int(rows)}").to_arrow_table()
+        head = self._run(f"SELECT * FROM {RELATION} LIMIT {int(rows)}", lambda r: r.to_arrow_table())
         return lists_as_tuples(head.to_pandas())
 
     def sql(self, text: str) -> pd.DataFrame:
-        return self._run(text).to_arrow_table().to_pandas()
+        return self._run(text, lambda r: r.to_arrow_table()).to_pandas()
 
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
-        reader = self._run(f"SELECT * FROM {RELATION}").to_arrow_reader(rows)
-        for batch in reader:
+        reader = self._run(f"SELECT * FROM {RELATION}", lambda r: _arrow_reader(r, rows))
+        batches = iter(reader)
+        while (batch := self._guard(lambda: next(batches, None))) is not None:
             yield lists_as_tuples(dictionary_text(batch).to_pandas())
 
-    def _run(self, text: str) -> Any:
+    def _run(self, text: str, fetch: Callable[[Any], _T]) -> _T:
+        """``fetch`` applied to the relation of ``text``; DuckDB's errors become EngineErrors.
+
+        A relation (``con.sql``) rather than a DB-API cursor: Arrow results come without the extra
+        copy DuckDB 2 warns about, and the same calls work on every DuckDB from 1.1 on.
+        """
+        con = self._connection()
+        return self._guard(lambda: fetch(con.sql(text)))
+
+    def _guard(self, step: Callable[[], _T]) -> _T:
         import duckdb
 
-        con = self._connection()
         try:
-            return con.execute(text)
+            return step()
         except duckdb.InterruptException:
             raise EngineError("the query was interrupted", path=self.path) from None
         except duckdb.Error as e:
@@ -173,6 +186,13 @@ class DuckDBTable(TableEngine):
         """Stop the running statement (from another thread: Cancel in the GUI)."""
         if self._con is not None:
             self._con.interrupt()
+
+
+def _arrow_reader(relation: Any, rows: int) -> Any:
+    """DuckDB 2 renamed ``fetch_arrow_reader`` (every 1.x has it) to ``to_arrow_reader``."""
+    if hasattr(type(relation), "to_arrow_reader"):
+        return relation.to_arrow_reader(rows)
+    return relation.fetch_arrow_reader(rows)
 
 
 def _first_line(e: BaseException) -> str:
