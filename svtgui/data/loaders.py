@@ -415,9 +415,20 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
         table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
     except (pa.ArrowException, OSError, ValueError) as e:  # ValueError: e.g. undecodable metadata
         raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
+    # pyarrow reads a damaged page without checking it (text that is not UTF-8, offsets out of
+    # range), which would fail later, mid-conversion, with a bare ArrowException
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        try:
+            column.validate(full=True)
+        except pa.ArrowException as e:
+            raise DatasetError(f"damaged values in the Parquet file ({str(e).split(': ')[-1]})",
+                               path=path, column=name) from None
     _check_header(table.column_names, path, line=None)
     table = _plain_columns(table, path)
-    frame = table.to_pandas()
+    try:
+        frame = table.to_pandas()
+    except pa.ArrowException as e:  # e.g. a date outside what pandas can hold
+        raise DatasetError(f"the Parquet file's values cannot be converted ({e})", path=path) from None
     if frame.empty:
         raise DatasetError("the file holds no rows", path=path)
     frame = frame.apply(

@@ -69,6 +69,21 @@ def test_parquet(tmp_path):
     assert ds.format == "parquet" and ds.legacy_file_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_parquet_text_that_is_not_utf8_names_the_column(tmp_path):
+    """Found by the loader fuzzer: pyarrow reads a damaged string page unchecked, and converting it
+    failed later with a bare ArrowException ("Wrapping ... failed")."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    offsets = pa.py_buffer(np.array([0, 1, 2], dtype=np.int32).tobytes())
+    damaged = pa.Array.from_buffers(pa.string(), 2, [None, offsets, pa.py_buffer(b"a\xff")])
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"age": [1, 2], "sex": damaged}), path)
+    with pytest.raises(DatasetError, match="damaged values.*Invalid UTF8") as info:
+        load_dataset(path)
+    assert info.value.column == "sex"
+
+
 def test_excel(tmp_path):
     path = tmp_path / "d.xlsx"
     FRAME.to_excel(path, index=False)
