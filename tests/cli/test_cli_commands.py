@@ -87,7 +87,7 @@ def test_run_prints_committed_top_rows_and_writes_reports(files, capsys, tmp_pat
         "--epsilon",
         "1",
         "--threshold",
-        "250",
+        "100",  # every answer is 300: P(fewer than 3 ⊤ of 10) ≈ 2e-14 (it was 8e-5 at 250)
         "--cutoff",
         "3",
         "--budget-epsilon",
@@ -460,7 +460,7 @@ def test_run_on_the_real_adult_data(shared_data, tmp_path, capsys):
                 "--epsilon",
                 "1",
                 "--threshold",
-                "800",
+                "700",  # 16 ages hold ≥ 800 rows: P(fewer than 3 ⊤) ≈ 5e-15 (it was 1e-7 at 800)
                 "--cutoff",
                 "3",
                 "--budget-epsilon",
