@@ -52,15 +52,16 @@ def test_run_writes_html_json_csv_reports_without_qt(no_qt, tmp_path):
     ledger = tmp_path / "ledger.sqlite"
     reports = [tmp_path / f"r.{suffix}" for suffix in ("html", "json", "csv")]
     out = _cli(no_qt, "run", "--data", str(data), "--queries", str(queries), "--ledger", str(ledger),
-               "--mechanism", "numeric_sparse", "--epsilon", "1", "--threshold", "150", "--cutoff", "3",
+               "--mechanism", "numeric_sparse", "--epsilon", "1", "--threshold", "50", "--cutoff", "3",
                "--budget-epsilon", "2", *[a for r in reports for a in ("--report", str(r))])
     assert out.returncode == 0, out.stderr
     html = reports[0].read_text(encoding="utf-8")
     assert "<svg" in html and "Release report" in html
     assert json.loads(reports[1].read_text())["run"]["status"] == "halted"
     rows = list(csv.DictReader(reports[2].open(encoding="utf-8")))
-    # every query's true count is 200, 50 above T: most are ⊤, but noise may turn one into ⊥, so
-    # the report holds the answers up to and including the third ⊤ (halted at c = 3)
+    # 19 true counts are 200, 150 above T (the last is 100): the run halts at c = 3 unless noise leaves
+    # fewer than 3 ⊤ among the 20 (probability ≈ 7e-12; at T = 150 it was 2e-5). Noise may turn one into
+    # ⊥, so the report holds the answers up to and including the third ⊤
     results = [r["result"] for r in rows]
     assert results.count("⊤") == 3 and results[-1] == "⊤" and set(results) <= {"⊤", "⊥"}
 
