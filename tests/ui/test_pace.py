@@ -29,7 +29,7 @@ def test_a_slow_pace_streams_slowly_pause_and_step_still_work_and_the_pace_is_re
     assert store.n < 50
     before = store.n
     qtbot.mouseClick(page.step_button, LEFT)  # a step is answered at once, not in half a second
-    qtbot.waitUntil(lambda: store.n >= before + 1, timeout=5000)
+    qtbot.waitUntil(lambda: store.n >= before + 1, timeout=30_000)
     page.pace.setCurrentIndex(page.pace.findData(None))  # as fast as possible, mid-run
     qtbot.mouseClick(page.pause_button, LEFT)  # resume
     qtbot.waitUntil(lambda: c.state in ("ended", "drained"), timeout=60_000)

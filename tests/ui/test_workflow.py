@@ -79,7 +79,7 @@ def barrier(qtbot, controller) -> None:
     everything it sent before (its ``sync`` barrier, echoed in order): an event, not a delay."""
     worker = controller.worker
     token = worker.sync()
-    qtbot.waitUntil(lambda: worker.synced >= token, timeout=10_000)
+    qtbot.waitUntil(lambda: worker.synced >= token, timeout=30_000)
 
 
 def test_pause_step_stop(qtbot, window, act):
@@ -101,13 +101,13 @@ def test_pause_step_stop(qtbot, window, act):
     assert store.n == before
     assert before < 300_000
     qtbot.mouseClick(win.run_page.step_button, LEFT)
-    qtbot.waitUntil(lambda: store.n == before + 1, timeout=5000)
+    qtbot.waitUntil(lambda: store.n == before + 1, timeout=30_000)
     barrier(qtbot, c)
     assert store.n == before + 1  # exactly one
     qtbot.mouseClick(win.run_page.pause_button, LEFT)  # resume
     assert c.state == "running"
     qtbot.mouseClick(win.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: c.state == "ended", timeout=10_000)
+    qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
     assert c.run.status == "stopped"
     assert Ledger.open().run(c.run.id).status == "stopped"
     assert "Stopped" in win.run_page.status.text()
@@ -131,7 +131,7 @@ def test_adaptive_query_after_seeing_answers(qtbot, window, act):
     row.value.setText("40")
     assert ask.action.isEnabled()
     qtbot.mouseClick(ask.action, LEFT)
-    qtbot.waitUntil(lambda: win.store.n == 6, timeout=5000)
+    qtbot.waitUntil(lambda: win.store.n == 6, timeout=30_000)
     win.controller.refresh()
     text = win.run_page.model.data(win.run_page.model.index(5, COL_QUERY))
     assert text == "(adaptive) count of rows where age ≥ 40"
@@ -139,11 +139,11 @@ def test_adaptive_query_after_seeing_answers(qtbot, window, act):
     ask.kind.setCurrentIndex(ask.kind.findData("sum"))
     ask.sum_col.setCurrentText("age")
     qtbot.mouseClick(ask.action, LEFT)
-    qtbot.waitUntil(ask.error.isVisible, timeout=5000)
+    qtbot.waitUntil(ask.error.isVisible, timeout=30_000)
     assert "sensitivity" in ask.error.text()
     assert win.store.n == 6
     qtbot.mouseClick(win.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: c.state == "ended", timeout=5000)
+    qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
     assert c.run.status == "finished"
 
 
@@ -182,7 +182,7 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     act.run_to_end(qtbot, win)
     if win.controller.state == "drained":
         qtbot.mouseClick(win.run_page.stop_button, LEFT)
-        qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=5000)
+        qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=30_000)
     led = Ledger.open()
     assert len(led.runs()) == 1
     assert win.run_page.totals.epsilon.isReadOnly()  # recorded in the ledger: raise only, never retype
