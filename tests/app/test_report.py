@@ -211,3 +211,5 @@ def test_pdf_first_page_renders_non_blank(ledger, dataset, tmp_path):
     assert dark / total > 0.02, "the first page is (almost) blank"
     text = _pdf_text(pdf)
     assert "Release report" in text and XSS in text and dataset.dataset_id in text.replace("\n", "")
+    # copied text matches what was written: no "ﬀ" ligature (a dataset id may hold "ff" too)
+    assert "cutoff" in text and "\ufb00" not in text

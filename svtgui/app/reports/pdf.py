@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QMarginsF, QSizeF, QUrl
-from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
@@ -47,6 +47,11 @@ def chart_image(svg: str) -> QImage:
 def write_pdf(data: dict[str, Any], svg: str | None, path: Path) -> None:
     ensure_qt_app()
     doc = QTextDocument()
+    # No ligatures: text copied or searched in the PDF must match what was written ("ff" in a
+    # dataset id such as ds-…ff… and in "cutoff" would otherwise come out as the one glyph "ﬀ")
+    font = doc.defaultFont()
+    font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
+    doc.setDefaultFont(font)
     doc.setDefaultStyleSheet("td, th { padding: 3px; } .top { color: #0072b2; } .warning { color: #a03c00; }")
     chart = None
     if svg is not None:
