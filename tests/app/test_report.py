@@ -22,6 +22,7 @@ from svtgui.data import Dataset
 from svtgui.data.evaluate import evaluate
 from svtgui.data.queries import ClippedSum, RangeCount
 from svtgui.ledger import Ledger
+from tests.app.report_scan import without_id
 
 XSS = "<script>alert(1)</script>"
 EVIL_NAME = '<img src=x onerror="alert(2)">'
@@ -76,12 +77,6 @@ def _number_forms(a: float) -> set[str]:
     return {f for f in forms if len(f.replace(".", "").replace("-", "")) >= 5}
 
 
-def _without_id(text: str, dataset_id: str) -> str:
-    """The text minus the dataset's public id (16 random hex digits, possibly wrapped by pdftotext):
-    the id can spell a 5-digit true count ('…a14961f…': about 2e-5 per id for these counts)."""
-    return re.sub(r"\s*".join(map(re.escape, dataset_id)), "", text)
-
-
 def _leaks(text: str, answers: np.ndarray, released: set[float]) -> list[str]:
     found = []
     for a in answers:
@@ -107,7 +102,7 @@ def test_no_format_contains_a_true_answer(ledger, dataset, tmp_path, mechanism, 
     released = {float(r.value) for r in rows if r.value is not None}
     assert any(r.above for r in rows)
     for suffix, text in _texts(ledger, run_id, tmp_path).items():
-        text = _without_id(text, dataset.dataset_id)
+        text = without_id(text, dataset.dataset_id)  # its random hex digits can spell a count
         assert _leaks(text, truth[: len(rows)], released) == [], f"true answer in the {suffix} report"
     data = json.loads((tmp_path / f"r{run_id}.json").read_text())
     assert all(r["value"] is None and r["gap"] is None for r in data["rows"] if not r["above"])
