@@ -81,11 +81,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from svtgui.core import sampling, validation
+from svtgui.core import em_sampling, sampling, validation
 
 _POOL_MIN = 64
 _POOL_MAX = 1 << 16
-_TWO_53 = float(2**53)
 _TWO_52 = float(2**52)
 
 #: Smallest noise scale a mechanism may use, in lattice steps (below it the noise is almost always 0).
@@ -154,11 +153,6 @@ class NoiseSource:
         """``n`` independent uniform 64-bit words (uint64)."""
         raise NotImplementedError
 
-    def uniform(self, size: int) -> np.ndarray:
-        """Uniform floats on (0, 1] with 53 random bits each (for the Gumbel draws only; not noise)."""
-        w = self._bits.take(size, 64) >> np.uint64(11)
-        return (w.astype(np.float64) + 1.0) / _TWO_53
-
     def discrete_laplace(self, scale: float, size: int) -> np.ndarray:
         """Exact two-sided geometric noise, ``P[Z = z] ∝ exp(-|z| / scale)`` (int64; exact Python ints
         in an object array in the astronomically rare event that one exceeds int64)."""
@@ -170,9 +164,10 @@ class NoiseSource:
         s = check_scale(sigma, "Gaussian", minimum=0.0)
         return sampling.discrete_gaussian(self._bits, exact_scale(s), size)
 
-    def gumbel(self, size: int) -> np.ndarray:
-        """Standard Gumbel variables, for the exponential mechanism's Gumbel-max form (floating point)."""
-        return -np.log(-np.log(self.uniform(size) * (1 - 2**-53)))
+    def exponential_top_c(self, answers: np.ndarray, gamma: Fraction, c: int) -> tuple[int, ...]:
+        """Exact c rounds of the exponential mechanism without replacement, ``P[i] ∝ exp(γ·u_i)`` for a
+        rational γ (:mod:`svtgui.core.em_sampling`)."""
+        return em_sampling.exponential_top_c(self._bits, answers, gamma, c)
 
     def choice_bits(self, size: int) -> np.ndarray:
         """Fair coin flips as booleans."""

@@ -41,7 +41,8 @@ def workload(tmp_path):
 
 
 def _argv(data: Path, qfile: Path, ledger: Path, *extra: str) -> list[str]:
-    # threshold 0 with a huge cutoff: every answer is ⊤ and printed, so output streams steadily
+    # threshold 0 with a huge cutoff: about a third of the answers (20 each, noise scales in the tens of
+    # thousands) are ⊤ and printed, never none by chance, so output streams steadily
     return ["run", "--data", str(data), "--queries", str(qfile), "--mechanism", "numeric_sparse",
             "--epsilon", EPS, "--threshold", "0", "--cutoff", "4000", "--batch-size", "1",
             "--ledger", str(ledger), "--budget-epsilon", "100", *extra]

@@ -22,7 +22,7 @@ from svtgui.core.mechanisms import KNOWN_NON_PRIVATE, PRIVATE, MechanismHalted, 
 
 
 class Noiseless(NoiseSource):
-    """Test double: every discrete-Laplace draw is 0 and every word 0 (constant Gumbel noise)."""
+    """Test double: every discrete-Laplace draw is 0 and every word 0."""
 
     description = "noiseless test double"
 
@@ -179,9 +179,10 @@ def test_retraversal_per_query_thresholds_and_bad_shape_changes_nothing():
     assert m.select([5, 5, 5], thresholds=[6, 5, 4]).indices == (1, 2)
 
 
-def test_em_top_c_without_noise_returns_the_top_c_in_order():
-    m = mechanisms.create("em_top_c", epsilon=1.0, cutoff=3, rng=Noiseless())
-    assert m.select([5.0, 90.0, 1.0, 70.0, 80.0]).indices == (1, 4, 3)
+def test_em_top_c_with_well_separated_answers_returns_the_top_c_in_order():
+    # gaps of 1000 at γ = ε/(2cΔ) = 1/6: another order has probability below 4·e^(−166)
+    m = mechanisms.create("em_top_c", epsilon=1.0, cutoff=3, rng=mechanisms.seeded(4))
+    assert m.select([5.0, 9000.0, 1.0, 7000.0, 8000.0]).indices == (1, 4, 3)
     with pytest.raises(ValueError, match="no threshold"):
         mechanisms.create("em_top_c", epsilon=1, cutoff=1).select([1.0], thresholds=[0.0])
 

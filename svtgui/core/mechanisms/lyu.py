@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -221,13 +222,13 @@ def svt_retraversal(*, epsilon, threshold, cutoff=1, sensitivity=1.0, integer=Fa
 class ExponentialTopC(SelectionMechanism):
     """Top-c selection by c rounds of the exponential mechanism, each with ε/c.
 
-    Score = the query's answer, sensitivity Δ: P[i] ∝ exp(ε'·q_i / (2Δ)) (exp(ε'·q_i / Δ) for
-    monotonic queries). c rounds without replacement are sampled at once by the Gumbel-top-c
-    trick, which has exactly the distribution of the sequential rounds.
-
-    Only indices are released. The Gumbel draws are floating point; a selection (an index) is
-    far less exposed to Mironov-style attacks than a released real number, and we say so in the
-    catalogue rather than pretend otherwise.
+    Score = the query's answer, sensitivity Δ: P[i] ∝ exp(γ·q_i) with γ = ε/(2cΔ) (ε/(cΔ) for
+    monotonic queries) among the items not yet selected. Sampled exactly
+    (:mod:`svtgui.core.em_sampling`): γ is the exact rational of the float parameters, scores enter
+    as exact rationals, and each round proposes an item uniformly and accepts it with probability
+    exp(−γ·(max − q_i)), decided by comparing random bits with certified integer bounds. The first
+    accepted item has exactly the EM's law, so the ε-DP guarantee is that of what is drawn; no
+    floating-point noise is involved. Only indices are released.
     """
 
     def __init__(self, *, cutoff: int, monotonic: bool, **kw) -> None:
@@ -236,8 +237,13 @@ class ExponentialTopC(SelectionMechanism):
         self.monotonic = monotonic
 
     def noise_scales(self) -> dict[str, float]:
-        """The Gumbel noise's scale in units of Δ (the score's step): 2c/ε (c/ε monotonic)."""
-        return {"Gumbel": (1.0 if self.monotonic else 2.0) * self.cutoff / self.guarantee.epsilon}
+        """The exponential mechanism's temperature 1/(γΔ) in units of Δ (the score's step): 2c/ε (c/ε
+        monotonic); refused below the lattice floor like every noise scale."""
+        return {"exponential mechanism": self._factor * self.cutoff / self.guarantee.epsilon}
+
+    @property
+    def _factor(self) -> int:
+        return 1 if self.monotonic else 2
 
     def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
         """The exponential mechanism's utility theorem, β/c per round."""
@@ -251,19 +257,9 @@ class ExponentialTopC(SelectionMechanism):
         if thresholds is not None:
             raise ValueError("em_top_c has no threshold: it selects the c largest answers")
         arr = self._begin(answers)
-        per_round = self.guarantee.epsilon / self.cutoff
-        factor = 1.0 if self.monotonic else 2.0
-        # EM is shift-invariant: scores relative to the largest answer cannot overflow upwards.
-        with np.errstate(over="ignore"):
-            scaled = (arr - arr.max()) * (per_round / (factor * self.sensitivity))
-        if not np.all(np.isfinite(scaled)):
-            raise ValueError("answers span too wide a range for em_top_c at this ε and sensitivity "
-                             "(ε·(max − min)/(c·Δ) overflows a double)")
-        scores = scaled + self._rng.gumbel(len(arr))
-        c = min(self.cutoff, len(arr))
-        top = np.argpartition(-scores, c - 1)[:c]
-        top = top[np.argsort(-scores[top])]
-        return Selection(tuple(int(i) for i in top))
+        # Fraction(float) is exact: γ is exactly the rational the float parameters denote
+        gamma = Fraction(self.guarantee.epsilon) / (self.cutoff * self._factor * Fraction(self.sensitivity))
+        return Selection(self._rng.exponential_top_c(arr, gamma, self.cutoff))
 
 
 EM_TOP_C = MechanismInfo(
@@ -277,7 +273,8 @@ EM_TOP_C = MechanismInfo(
     releases_numbers=False,
     status=PRIVATE,
     params=(EPSILON, CUTOFF, SENSITIVITY, MONOTONIC),
-    notes="c rounds of EM with ε/c each, sampled by Gumbel-top-c; releases indices only; "
+    notes="c rounds of EM with ε/c each, sampled exactly (uniform proposals accepted with "
+          "probability exp(−γ·(max − q)), decided on certified integer bounds); releases indices only; "
           "use select(answers).",
 )
 
