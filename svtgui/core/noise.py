@@ -219,6 +219,10 @@ class ScaleProbe(NoiseSource):
         check_scale(sigma, "Gaussian", minimum=0.0)
         return np.zeros(size, dtype=np.int64)
 
+    def exponential_top_c(self, answers: np.ndarray, gamma: Fraction, c: int) -> tuple[int, ...]:
+        # all-zero words would make the exact rejection sampler propose one item for ever
+        raise RuntimeError("a scale probe draws no noise: it cannot run a selection")
+
 
 def secure() -> SecureNoise:
     """A fresh CSPRNG-backed source."""

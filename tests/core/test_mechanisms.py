@@ -180,7 +180,7 @@ def test_retraversal_per_query_thresholds_and_bad_shape_changes_nothing():
 
 
 def test_em_top_c_with_well_separated_answers_returns_the_top_c_in_order():
-    # gaps of 1000 at γ = ε/(2cΔ) = 1/6: another order has probability below 4·e^(−166)
+    # gaps of 1000 at γ = ε/(2cΔ) = 1/6: another order has probability below 10·e^(−166)
     m = mechanisms.create("em_top_c", epsilon=1.0, cutoff=3, rng=mechanisms.seeded(4))
     assert m.select([5.0, 9000.0, 1.0, 7000.0, 8000.0]).indices == (1, 4, 3)
     with pytest.raises(ValueError, match="no threshold"):
