@@ -19,8 +19,9 @@ operations (each correctly rounded) only, never from a library ``exp``: with k =
 ``e^(−γd) = e^(−⌊k/1024⌋)·e^(−(k mod 1024)/1024)·e^(−r)``, the first two factors from tables of
 certified bounds (integers from ``exp_neg_bounds`` rounded outwards to doubles), and
 ``1 − r ≤ e^(−r) ≤ 1 − r + r²`` for the remainder ``|r| ≤ 2^-10 + η``, where η bounds t's error
-(three correct roundings: ``|t − 1024γd| ≤ 2^-51·t``, below 2^-35 where the tables are used). The
-product is widened by ``1 ± 2^-45``, far more than its own three roundings. When γd > 45 certainly,
+(three correct roundings: ``|t − 1024γd| ≤ 2^-51·t``, below 2^-35 where the tables are used; a
+difference that underflows is exact). The product is widened by ``1 ± 2^-45``, far more than the
+few roundings (each ≤ 2^-53) of computing it. When γd > 45 certainly,
 ``p_i < 2^-64`` and the screen rejects every U ≥ 1.
 """
 
