@@ -1,6 +1,7 @@
 """``svtgui-cli audit``: exit codes 0 (no violation), 1 (violation, witness printed), 2 (bad input)."""
 
 import json
+import re
 
 import pytest
 
@@ -29,6 +30,17 @@ def test_no_violation_exits_0(capsys):
     captured = capsys.readouterr()
     assert "No violation found in this audit" in captured.out and "private." not in captured.out
     assert "\r" not in captured.err  # stderr is not a terminal here: no progress line
+    # 1 − α in full (a rounded "100%" would claim certainty), and each input's own number of runs
+    assert "(99.9999999% confidence)" in captured.out
+    _check_run_counts(captured.out)
+
+
+def _check_run_counts(out: str) -> None:
+    """The event line gives each input's own number of runs, those of the summary ("N + M runs")."""
+    head = re.search(r"([\d,]+) \+ ([\d,]+) runs", out)
+    event = re.search(r"in ([\d,]+) runs on d1 and [\d,]+ times in ([\d,]+) runs on d2", out)
+    assert head and event, out
+    assert event.groups() == head.groups()
 
 
 def test_progress_line_is_rewritten_in_place_and_cleared_at_the_end():

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 def _print_text(r) -> None:
     print(r.summary())
     if r.violation:
-        print(f"VIOLATION: the mechanism leaks more than ε = {r.epsilon:g}: with {100 * (1 - r.alpha):g}% "
+        print(f"VIOLATION: the mechanism leaks more than ε = {r.epsilon:g}: with {r.confidence} "
               f"confidence its true ε is at least {r.epsilon_lcb:.3f}.")
     else:
         print("No violation found in this audit. This is not a proof of privacy: this search, with these "
@@ -106,4 +106,5 @@ def _print_text(r) -> None:
     for line in r.witness.describe():
         print(f"  {line}")
     print(f"event: {r.event}")
-    print(f"  seen {r.counts[0]:,} times on d1 and {r.counts[1]:,} times on d2, in {r.runs:,} runs each")
+    print(f"  seen {r.counts[0]:,} times in {r.runs:,} runs on d1 and {r.counts[1]:,} times in "
+          f"{r.runs_d2:,} runs on d2")

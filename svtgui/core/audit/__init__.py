@@ -106,10 +106,17 @@ class AuditResult:
             "search_runs_per_input": self.search_runs, "seconds": self.seconds, "params": self.params,
         }
 
+    @property
+    def confidence(self) -> str:
+        """1 − α in per cent with every digit that matters: 99%, 97.5%, 99.9999999% (never a
+        rounded "100%", which would claim certainty)."""
+        digits = max(2, math.ceil(-math.log10(self.alpha)) + 2) if 0 < self.alpha < 1 else 3
+        return f"{100 * (1 - self.alpha):.{digits}g}%"
+
     def summary(self) -> str:
         head = (f"{self.mechanism_id}: {self.verdict} at claimed ε = {self.epsilon:g}"
                 f"{'' if self.delta == 0 else f', δ = {self.delta:g}'}; "
-                f"ε_lcb = {self.epsilon_lcb:.3f} ({100 * (1 - self.alpha):g}% confidence), "
+                f"ε_lcb = {self.epsilon_lcb:.3f} ({self.confidence} confidence), "
                 f"p = {self.p_value:.3g}, {self.runs:,} + {self.runs_d2:,} runs, {self.seconds:.1f} s")
         return head
 

@@ -129,7 +129,7 @@ class VariantCard(QFrame):
                     f"{r.counts[0]:,} times in {r.runs:,} runs on one dataset and {r.counts[1]:,} times in "
                     f"{r.runs_d2:,} runs on its neighbour.</small>")
         bound = (f"measured ε of at least <b>{r.epsilon_lcb:.2f}</b> (a lower bound on its true privacy "
-                 f"loss, at {100 * (1 - r.alpha):g}% confidence; chance of a fluke {p_text(r.p_value)})")
+                 f"loss, at {r.confidence} confidence; chance of a fluke {p_text(r.p_value)})")
         if r.violation:
             factor = "over a million" if r.epsilon_lcb > 13.8 else plain_number(math.exp(r.epsilon_lcb))
             self.status.setText(
