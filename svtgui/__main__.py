@@ -1,7 +1,8 @@
 """``svtgui`` / ``python -m svtgui``: start SVT Studio (or render a screenshot offscreen and exit).
 
-svtgui [--sample [NAME]]                   open the window (on a bundled sample, default census)
-svtgui --screenshot OUT.png [--run] [--page NAME]
+svtgui [PATH | --sample [NAME]]            open the window (on a data file or session, or a bundled
+                                           sample, default census)
+svtgui --screenshot OUT.png [PATH] [--run] [--page NAME]
                                            render the window to a PNG and exit
 svtgui --version
 """
@@ -12,6 +13,7 @@ import argparse
 import multiprocessing
 import os
 import sys
+from pathlib import Path
 
 from svtgui._version import VERSION_TEXT
 
@@ -22,6 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="SVT Studio: differential privacy with the Sparse Vector Technique, for data curators.",
     )
     p.add_argument("--version", action="version", version=VERSION_TEXT)
+    p.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="a dataset to open at start (CSV, TSV, Parquet, Excel, JSON lines, FIMI baskets) or a "
+        ".svtsession file, as File → Open does",
+    )
     p.add_argument(
         "--sample",
         nargs="?",
@@ -51,13 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     # Runs stream in a spawned child process (svtgui.app.runs.worker); in a frozen bundle that child
     # is this executable again, and freeze_support() turns it into the child before any parsing.
     multiprocessing.freeze_support()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.path is not None and args.sample is not None:
+        parser.error("give a PATH or --sample, not both")
 
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from svtgui.ui.screenshots import take
 
-        return take(args.screenshot, sample=args.sample or "census", run=args.run, page=args.page)
+        return take(args.screenshot, sample=args.sample or "census", run=args.run, page=args.page,
+                    path=args.path)
     from svtgui.ui.common.system_libs import check_before_window
 
     missing = check_before_window()
@@ -81,11 +94,20 @@ def main(argv: list[str] | None = None) -> int:
     win.show_page("start")
     win.show()
     splash.finish(win)
-    # The sample loads once the window has painted (a background task: the window stays usable).
-    QTimer.singleShot(0, (lambda: win.open_sample(args.sample)) if args.sample else (lambda: None))
+    # The data loads once the window has painted (a background task: the window stays usable).
+    QTimer.singleShot(0, lambda: open_at_start(win, args))
     if probe:
         QTimer.singleShot(0, lambda: probe.mark("main-window", quit_app=True))
     return app.exec()
+
+
+def open_at_start(win, args: argparse.Namespace) -> None:
+    """Open what the command line names: a file as File → Open does (off the GUI thread; a file that
+    cannot be opened is said on the Dataset page), or a bundled sample; nothing: the start page."""
+    if args.path is not None:
+        win.open_path(Path(args.path).expanduser().absolute())
+    elif args.sample is not None:
+        win.open_sample(args.sample)
 
 
 class StartupProbe:

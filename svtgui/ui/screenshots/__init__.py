@@ -48,15 +48,17 @@ def _teaching_widget(page: str) -> QWidget | None:
     return factory(page) if factory is not None else None
 
 
-def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None) -> int:
-    """Render ``page`` (after a run of the sample if ``run``) to ``out``; 0 on success."""
+def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None,
+         path: str | Path | None = None) -> int:
+    """Render ``page`` (after a run of the sample, or of the data file ``path``, if ``run``) to
+    ``out``; 0 on success."""
     from svtgui.app.demo import throwaway_ledger, throwaway_settings
 
     with throwaway_ledger(), throwaway_settings():
-        return _take(out, sample=sample, run=run, page=page)
+        return _take(out, sample=sample, run=run, page=page, path=path)
 
 
-def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
+def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: str | Path | None) -> int:
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 
@@ -74,9 +76,12 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None) -> int:
         win.show_page("start")
         return _save(win, out)
     run = run or page in SESSION_PAGES
-    win.open_sample(sample)
+    if path is not None:
+        win.open_path(Path(path).expanduser().absolute())
+    else:
+        win.open_sample(sample)
     if not wait_until(lambda: win.ds is not None or win.dataset_panel.error.isVisible(), 60):
-        print("svtgui: the sample did not load within 60 s", file=sys.stderr)
+        print("svtgui: the data did not load within 60 s", file=sys.stderr)
         return 1
     if win.ds is None:
         print(f"svtgui: {win.dataset_panel.error.text()}", file=sys.stderr)
