@@ -60,3 +60,24 @@ def test_the_main_window_fits_a_1366_by_768_screen_on_first_start(qtbot, monkeyp
     assert win.width() + screen_module.FRAME_ROOM <= avail.width()
     assert win.height() + screen_module.FRAME_ROOM <= avail.height()
     win.controller.shutdown()
+
+
+def test_every_teaching_page_fits_the_small_screen_whatever_it_shows(qtbot, monkeypatch):
+    """No page asks for more width than a 1366-pixel screen gives, also after switching the neighbour
+    experiment to a broken variant (whose paragraph about the auditor's witness was once one line
+    1,900 pixels long, widening the whole window off the screen)."""
+    create_app()
+    monkeypatch.setattr(TeachingWindow, "screen", lambda self: SmallScreen())
+    win = TeachingWindow()
+    qtbot.addWidget(win)
+    win.show()
+    neighbour = win.pages["neighbour"]
+    room = SmallScreen().availableGeometry().width() - screen_module.FRAME_ROOM
+    for variant in ("lecture_sparse_2011", "lyu_alg5_stoddard", "above_threshold"):
+        neighbour.choice.setCurrentIndex(neighbour.choice.findData(variant))
+        win.show_page("neighbour")
+        assert win.minimumSizeHint().width() <= room, variant
+        assert win.width() <= room, variant
+    for name in win.pages:
+        win.show_page(name)
+        assert win.minimumSizeHint().width() <= room, name

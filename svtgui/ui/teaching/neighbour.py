@@ -43,11 +43,13 @@ class NeighbourPage(QWidget):
             f"the toy table, and {RUNS:,} times on the same table without {toy.LEFT_OUT} (two "
             f"{term('neighbouring datasets', 'neighbouring datasets')}). The output here is: at which "
             f"question did the first ⊤ come? With ε = {toy.EPSILON:g}, no output may become more than "
-            f"e^{toy.EPSILON:g} ≈ {math.exp(toy.EPSILON):.1f} times more likely because of {toy.LEFT_OUT}.",
+            f"e<sup>{toy.EPSILON:g}</sup> ≈ {math.exp(toy.EPSILON):.1f} times more likely because of "
+            f"{toy.LEFT_OUT}.",
             "neighbouring datasets", "ε (epsilon)", name="Neighbour introduction")
         answers = named(QLabel(
             f"True answers with everyone: {_plain_list(d1)}<br>True answers without {toy.LEFT_OUT} "
             f"(who drinks 4 cups): {_plain_list(d2)}"), "Neighbour answers", tip("sensitivity (Δ)"))
+        answers.setWordWrap(True)  # the witness is a paragraph: unwrapped, it widened the window
         self.answers = answers
         self.choice = named(QComboBox(), "Mechanism choice", "Which SVT variant to run")
         for mid, label in CHOICES:
