@@ -82,3 +82,35 @@ def test_compare_mechanisms_side_by_side_and_use_one(qtbot, window, act):
     dialog.use.click()
     assert window.workspace.mechanism_id == "standard_svt"
     assert window.mechanism.picker.currentItem() is window.mechanism.picker.items["standard_svt"]
+
+
+def test_without_a_curve_no_chart_is_left_over(qtbot, window, act):
+    """EM has no threshold test and an empty ε gives no preview: the chart then goes, instead of
+    showing the last mechanism's T and T ± α lines over an empty plot, and no stale note stays."""
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse")
+    preview = _preview(window)
+    assert preview.plot.isVisible()
+    window.mechanism.picker.select("em_top_c")
+    assert _preview(window).plot.isHidden()
+    window.mechanism.picker.select("sparse")
+    act.set_param(window, "epsilon", "")
+    preview = _preview(window)
+    assert preview.statement.text().startswith("No preview") and "empty" in preview.statement.text()
+    assert preview.plot.isHidden() and preview.note.text() == ""
+    act.set_param(window, "epsilon", "1")
+    assert _preview(window).plot.isVisible() and "Exact chance" in preview.note.text()
+
+
+def test_chart_axes_read_as_plain_numbers(qtbot, window, act):
+    act.load(qtbot, window)
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse")
+    act.set_param(window, "threshold", "3000000")
+    preview = _preview(window)
+    axis = preview.plot.getAxis("bottom")
+    assert axis.tickStrings([2_999_500.0, 3_000_000.0], 1.0, 500.0) == ["2,999,500", "3,000,000"]
+    assert "(x" not in axis.labelString() and not EXPONENT.search(axis.labelString())
+    chart_axis = window.run_page.chart.plot.getAxis("bottom")
+    assert chart_axis.tickStrings([1_000_000.0], 1.0, 1.0) == ["1,000,000"]  # a long run's query numbers

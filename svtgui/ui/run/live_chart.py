@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
-from svtgui.core.wording import plain
+from svtgui.ui.common.plain_axis import PlainAxis
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 
 TOP_LABEL = "⊤ above-threshold answer (released value, or on the line)"
@@ -33,13 +33,6 @@ PMW_TIP = ("Query number against released value, in rows. ▲ marks: paid answer
 MAX_POINTS = 20_000  # marks drawn per scatter at most; beyond, an even sample
 
 
-class PlainAxis(pg.AxisItem):
-    """Tick labels as a curator reads numbers ("30,000,000", not "3e+07")."""
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        return [plain(v * scale, 6) for v in values]
-
-
 class LiveChart(QWidget):
     """pyqtgraph plot of the run so far; :meth:`update_from` is called by the coalescing UI timer."""
 
@@ -47,7 +40,7 @@ class LiveChart(QWidget):
         super().__init__(parent)
         pal = self.palette()
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base),
-                                  axisItems={"left": PlainAxis("left")})
+                                  axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
         named(self.plot, "Stream chart", TIP)
         fg = pal.color(QPalette.ColorRole.Text)
         for axis in ("left", "bottom"):
@@ -70,7 +63,6 @@ class LiveChart(QWidget):
         )
         self.plot.addItem(self.threshold_line)
         self.threshold_line.hide()  # until a run says which T it tests against
-        self.plot.getAxis("left").enableAutoSIPrefix(False)  # "(x0.001)" on an empty chart misleads
         self.plot.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
         self.legend.addItem(
             pg.PlotDataItem(pen=pg.mkPen(THRESHOLD_COLOR, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)),

@@ -32,6 +32,7 @@ from svtgui.app import preview_text
 from svtgui.app.workspace import MECHANISM, PARAMS, Workspace
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
+from svtgui.ui.common.plain_axis import PlainAxis
 from svtgui.ui.common.theme import ABOVE_COLOR, THRESHOLD_COLOR, named
 from svtgui.ui.setup.comparison_panel import ComparisonDialog
 from svtgui.ui.setup.linear_panel import LinearOptions
@@ -113,7 +114,8 @@ class AccuracyPreview(QGroupBox):
         font.setPointSizeF(font.pointSizeF() * 1.1)
         self.statement.setFont(font)
         pal = self.palette()
-        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base),
+                                  axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
         named(
             self.plot,
             "Exact preview chart",
@@ -172,8 +174,10 @@ class AccuracyPreview(QGroupBox):
         self.curve_p = np.empty(0)
 
     def show_invalid(self, why: str) -> None:
+        """No preview: the reason, and neither a chart nor a note left over from the last preview."""
         self.alpha = None
         self.statement.setText(f"No preview: {why}" if why else "")
+        self.note.setText("")
         self._clear_curve()
 
     def update_for(self, info: MechanismInfo, params: dict[str, Any], k: int) -> None:
@@ -206,10 +210,14 @@ class AccuracyPreview(QGroupBox):
         self.curve_x, self.curve_p = x, shown.curve.probability(x)
         self.curve.setData(self.curve_x, self.curve_p)
         self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.02)
+        self.plot.show()
 
     def _clear_curve(self) -> None:
+        """Without a curve the chart is hidden: its axes, T and T ± α lines would describe nothing
+        (or the last mechanism's threshold)."""
         self.curve.setData([], [])
         self.curve_x, self.curve_p = np.empty(0), np.empty(0)
+        self.plot.hide()
 
 
 class MechanismPanel(QWidget):
@@ -331,7 +339,6 @@ class MechanismPanel(QWidget):
         self.citation.setText(info.citation)
         self.form.set_mechanism(info)
         self.linear.set_mechanism(info)
-        self.preview.plot.setVisible(info.input != mechanisms.RELEASE)  # a release answers no query now
         self.preview.compare.setEnabled(not info.linear)  # those answer other (linear) queries
 
     def _show_problems(self) -> None:
