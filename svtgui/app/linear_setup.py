@@ -59,7 +59,8 @@ def universe_of(dataset: Any, specs: Any) -> Any:
     if isinstance(specs, str):
         specs = [specs]
     if not isinstance(specs, list | tuple) or not specs:
-        raise ValueError("universe: choose at least one column (e.g. [\"sex\", \"age@17,25,35,45,65,91\"])")
+        raise ValueError("universe: choose at least one column (e.g. sex, or age@17,25,35,45,65,91 for age "
+                         "in bins at those edges)")
     for s in specs:
         if not isinstance(s, str) or not s.strip():
             raise ValueError(f"universe: every column spec must be a non-empty string, got {s!r}")
@@ -129,7 +130,7 @@ def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
     extra = {k: params.pop(k) for k in RUN_PARAMS[mechanism_id] if k in params}
     if "universe" not in extra:
         raise ParamError("universe", f"{mechanism_id} needs a universe: the run parameter 'universe' lists "
-                         "its columns, e.g. [\"sex\", \"education\", \"age@17,25,35,45,55,65,91\"]")
+                         "its columns, e.g. sex, education, age@17,25,35,45,55,65,91")
     with _field("universe"):
         universe = universe_of(dataset, extra["universe"])
     specs = tuple([extra["universe"]] if isinstance(extra["universe"], str) else extra["universe"])

@@ -38,6 +38,7 @@ from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
 from svtgui.core.noise import ScaleProbe
 from svtgui.core.validation import ParamError
+from svtgui.core.wording import plain
 
 # Parameters a run derives itself: the user never types them (and cannot lie about them).
 DERIVED = ("integer", "monotonic")
@@ -82,7 +83,8 @@ class QueueFacts:
             return "No queries yet: build one, generate a list (Ctrl+G) or import JSON (Ctrl+I)."
         if self.problem is not None:
             return f"{self.count:,} {'query' if self.count == 1 else 'queries'}"
-        return (f"{self.count:,} {'query' if self.count == 1 else 'queries'} · Δ = {self.sensitivity:g} · "
+        return (f"{self.count:,} {'query' if self.count == 1 else 'queries'} · "
+                f"Δ = {plain(self.sensitivity, 12)} · "
                 f"{'integer-valued' if self.integer else 'real-valued'} · "
                 f"{'all monotonic' if self.monotonic else 'not all monotonic'}")
 
@@ -277,14 +279,15 @@ def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts:
             problems.append(Problem("sensitivity", f"sensitivity must be a number > 0, got {given!r}"))
             sensitivity = needed or 1.0
         if sensitivity < needed:
-            problems.append(Problem("sensitivity", f"sensitivity Δ = {sensitivity:g} is below what the "
-                                                   f"queries need ({needed:g})"))
+            problems.append(Problem("sensitivity", f"sensitivity Δ = {plain(sensitivity, 12)} is below what "
+                                                   f"the queries need ({plain(needed, 12)})"))
     if "sensitivity" in names:
         params["sensitivity"] = sensitivity
         if facts.mixed and facts.problem is None:
             warnings.append(
-                f"Δ = {facts.sensitivity:g} is set by '{facts.widest}'; every query of the queue gets noise "
-                f"for Δ = {facts.sensitivity:g}, also those that need only Δ = {facts.narrowest:g}: "
+                f"Δ = {plain(facts.sensitivity, 12)} is set by '{facts.widest}'; every query of the queue "
+                f"gets noise for Δ = {plain(facts.sensitivity, 12)}, also those that need only "
+                f"Δ = {plain(facts.narrowest, 12)}: "
                 "split the queue into runs of alike queries for less noise")
     if "integer" in names:
         params["integer"] = facts.count > 0 and facts.problem is None and facts.integer

@@ -47,7 +47,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     rows = panel.rows_model
     assert [cells(rows, r) for r in range(rows.rowCount())] == [
         ["1", "count of rows where age ≥ 40", BELOW_TEXT, "", cells(rows, 0)[4]],
-        ["2", "count of rows where age ≥ 20", ABOVE_TEXT, "24871", cells(rows, 1)[4]],
+        ["2", "count of rows where age ≥ 20", ABOVE_TEXT, "24,871", cells(rows, 1)[4]],
         ["3", "count of rows where age ≥ 90", BELOW_TEXT, "", cells(rows, 2)[4]],
     ]
     assert "interrupted" in panel.rows_title.text() and "3 rows, 1 ⊤" in panel.rows_title.text()

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from svtgui.app import dataset_identity
+from svtgui.core.wording import plain
 from svtgui.data.dataset import Dataset
 from svtgui.data.schema import infer_schema
 from svtgui.ledger import FINISHED, Ledger
@@ -58,7 +59,7 @@ def test_auto_mean_shows_its_cost_then_runs_and_describes_what_it_released(qtbot
         facts = led.facts(run.id)
     text = dlg.result.toPlainText()
     assert "Clipping bound" in text and "Mean" in text and "90 %" in text
-    assert f"{facts['mean']:,.6g}" in text
+    assert plain(facts["mean"], 6) in text
     assert "of the 1 left" in dlg.cost.text()  # the remaining budget follows the ledger
 
 

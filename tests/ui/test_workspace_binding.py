@@ -48,7 +48,7 @@ def test_a_wide_query_in_the_queue_is_said_on_the_mechanism_page(qtbot, window, 
     window.queries.add(queries_from_json([wide]))
     window.mechanism.flush()
     warning = window.mechanism.warning
-    assert not warning.isHidden() and "Δ = 5000" in warning.text() and "split" in warning.text()
+    assert not warning.isHidden() and "Δ = 5,000" in warning.text() and "split" in warning.text()
 
 
 def test_a_query_comparing_a_number_with_text_disables_run(qtbot, window, act):

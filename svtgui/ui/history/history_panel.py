@@ -14,6 +14,7 @@ responsive meanwhile, with a busy bar next to the rows' title.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -32,13 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.app.reports.content import value_text
 from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
-from svtgui.core.budget import fmt
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
 from svtgui.ui.common.background import Background, busy_bar
+from svtgui.ui.common.numbers import amount, exact
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
 
 Index = QModelIndex | QPersistentModelIndex
@@ -154,8 +154,8 @@ class RunsModel(RecordTable):
         return (
             str(run.id),
             mechanism_name(run.mechanism_id),
-            fmt(run.epsilon),
-            fmt(run.delta),
+            amount(run.epsilon),
+            amount(run.delta),
             STATUS_TEXT.get(run.status, run.status),
             f"{tops:,} ⊤ of {n:,}",
             when(run.started_at),
@@ -188,9 +188,8 @@ class ReleasedModel(RecordTable):
         if col == self.ANSWER:
             badge = ABOVE_TEXT if r.above else BELOW_TEXT
             return badge if r.answered_from_simulation is None else f"{badge} · {r.result}"
-        return (f"{r.index + 1:,}", r.description, "", value_text(r.value) if r.above else "", when(r.time))[
-            col
-        ]
+        value = exact(r.value) if r.above and r.value is not None else ""
+        return (f"{r.index + 1:,}", r.description, "", value, when(r.time))[col]
 
     def decoration(self, r: ResponseRecord, col: int, role: int) -> Any:
         if col == self.ANSWER and role == Qt.ItemDataRole.ForegroundRole:
@@ -348,9 +347,9 @@ class HistoryPanel(QDialog):
         else:
             interrupted = sum(r.status == "interrupted" for r in runs)
             self.budget.setText(
-                f"ε spent {float(b.spent_epsilon):.4g} of {float(b.total_epsilon):.4g} "
-                f"(remaining ε = {max(0.0, float(b.remaining_epsilon)):.4g}); "
-                f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)} · {count(len(runs), 'run')}"
+                f"ε spent {amount(b.spent_epsilon)} of {amount(b.total_epsilon)} "
+                f"(remaining ε = {amount(max(Fraction(0), b.remaining_epsilon))}); "
+                f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)} · {count(len(runs), 'run')}"
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
             )

@@ -11,6 +11,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from svtgui.core.wording import plain
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 
 _RESOLUTION = 10_000  # progress bars are integer-valued; budgets are not
@@ -131,5 +132,5 @@ class BudgetGauge(QGroupBox):
             return
         self.dataset_bar.setRange(0, _RESOLUTION)
         self.dataset_bar.setValue(round(_RESOLUTION * min(1.0, spent / total)))
-        self.dataset_bar.setFormat(f"ε spent {spent:.4g} of {total:.4g}")
-        self.dataset_label.setText(f"Remaining: ε = {max(0.0, total - spent):.4g}. {detail}".strip())
+        self.dataset_bar.setFormat(f"ε spent {plain(spent, 6)} of {plain(total, 6)}")
+        self.dataset_label.setText(f"Remaining: ε = {plain(max(0.0, total - spent), 6)}. {detail}".strip())

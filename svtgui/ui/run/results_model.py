@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from svtgui.core.wording import plain
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT
 from svtgui.ui.run.results_store import ResultStore
 
@@ -27,7 +28,7 @@ PAID_TEXT, FREE_TEXT = "▲ paid", "○ free"  # PMW: symbol and word, not colou
 def format_value(v: float) -> str:
     if math.isnan(v):
         return ""
-    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.6g}"
+    return plain(v, 6)  # "2,554", "415.313", "1,234,568": six significant digits, never an exponent
 
 
 def format_time(t: float) -> str:

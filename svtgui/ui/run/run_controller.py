@@ -30,10 +30,10 @@ from svtgui.app.dataset_identity import identify
 from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunWorker, discard_prepared, prepare
 from svtgui.app.workspace import DATASET, Workspace, label
 from svtgui.core import mechanisms
-from svtgui.core.budget import fmt
 from svtgui.core.mechanisms import HISTOGRAM, RELEASE
 from svtgui.core.wording import count
 from svtgui.ledger import Ledger, LedgerError
+from svtgui.ui.common.numbers import amount, exact
 from svtgui.ui.run.identity_dialog import register_or_bind
 from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.run.run_page import ICONS, RunPage
@@ -140,14 +140,15 @@ class RunController(QObject):
             return
         b = self.ledger.budget(self.ds.dataset_id)
         self.workspace.set_budget(b)
-        t.epsilon.setText(fmt(b.total_epsilon))
-        t.delta.setText(fmt(b.total_delta))
+        t.epsilon.setText(amount(b.total_epsilon, grouped=False))
+        t.delta.setText(amount(b.total_delta, grouped=False))
         runs = len(b.charges)
         t.state.setText(f"In the ledger since {rec.registered_at[:10]}: {count(runs, 'run')} charged.")
         self.page.gauge.set_dataset(
             float(b.spent_epsilon),
             float(b.total_epsilon),
-            f"δ spent {fmt(b.spent_delta)} of {fmt(b.total_delta)}; {count(runs, 'run')} across sessions.",
+            f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)}; "
+            f"{count(runs, 'run')} across sessions.",
         )
 
     def _begin_raise(self) -> None:
@@ -253,9 +254,10 @@ class RunController(QObject):
         else:
             b = self.ledger.budget(self.ds.dataset_id)
             remaining = (
-                f"Remaining before this run: ε = {fmt(b.remaining_epsilon)}, δ = {fmt(b.remaining_delta)}"
+                f"Remaining before this run: ε = {amount(b.remaining_epsilon)}, "
+                f"δ = {amount(b.remaining_delta)}"
             )
-        cost = f"ε = {eps:g}" + (f", δ = {dlt:g}" if dlt else "")
+        cost = f"ε = {exact(eps)}" + (f", δ = {exact(dlt)}" if dlt else "")
         info = self.workspace.info
         if info.input == RELEASE:
             spent_on = self.mech.linear.release_summary()
@@ -329,15 +331,16 @@ class RunController(QObject):
         self.run = run
         g = run.record
         self.page.gauge.set_run(
-            f"ε = {fmt(g.epsilon)}, δ = {fmt(g.delta)} — charged before the first answer, never refunded. "
+            f"ε = {amount(g.epsilon)}, δ = {amount(g.delta)} — charged before the first answer, "
+            "never refunded. "
             f"Noise: {'secure (OS CSPRNG)' if g.secure else 'seeded: reproducible, NOT secure'}."
         )
         log.info(
             "run %s started: %s, ε = %s, δ = %s, %d planned queries",
             run.id,
             g.mechanism_id,
-            fmt(g.epsilon),
-            fmt(g.delta),
+            amount(g.epsilon),
+            amount(g.delta),
             len(self.run_queries),
         )
         self.refresh_budget()

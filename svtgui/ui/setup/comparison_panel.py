@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from svtgui.app import comparison
 from svtgui.app.workspace import Workspace, parse_number
 from svtgui.core.wording import count, plain
+from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import named
 
 HEADERS = ("Mechanism", "Releases", "α", "α promises", "P[⊤] at x", "⊤ before the cutoff", "Note")
@@ -46,7 +47,7 @@ class ComparisonDialog(QDialog):
                        "What if a query's true answer were x? Your data is not read: x is a number you "
                        "choose, like T.")
         t = self.base.get("threshold")
-        self.x.setText("" if t is None else f"{t:g}")
+        self.x.setText("" if t is None else field_text(t))
         self.x.setPlaceholderText("a true answer to try, e.g. T")
         self.x_error = named(QLabel(), "Hypothetical answer error")
         self.table = named(QTableWidget(0, len(HEADERS)), "Mechanism comparison")

@@ -35,6 +35,7 @@ from svtgui.core.progress import NO_PROGRESS, ProgressState
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
 from svtgui.ui.common.background import Background
+from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 
@@ -83,7 +84,7 @@ class GeneratorDialog(QDialog):
         def bounds_of(name: str) -> tuple[str, str]:
             c = schema.column(name) if name else None
             if c is not None and c.bounded:
-                return f"{c.lower:g}", f"{c.upper:g}"
+                return field_text(c.lower), field_text(c.upper)
             return "", ""
 
         lo0, hi0 = bounds_of(numeric[0] if numeric else "")
@@ -261,14 +262,14 @@ class GeneratorDialog(QDialog):
         def fill(low_key: str, high_key: str, name: str) -> None:
             c = schema.column(name) if name else None
             if c is not None and c.bounded:
-                f[low_key].setText(f"{c.lower:g}")
-                f[high_key].setText(f"{c.upper:g}")
+                f[low_key].setText(field_text(c.lower))
+                f[high_key].setText(field_text(c.upper))
 
         def sweep(name: str) -> None:
             if name:
                 start, stop, step = default_sweep(self.ds, name)
                 for key, value in (("cb_start", start), ("cb_stop", stop), ("cb_step", step)):
-                    f[key].setText(f"{value:g}")
+                    f[key].setText(field_text(value))
 
         f["rr_col"].currentTextChanged.connect(lambda name: fill("rr_low", "rr_high", name))
         f["rs_col"].currentTextChanged.connect(lambda name: fill("rs_start", "rs_stop", name))

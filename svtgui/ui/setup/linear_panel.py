@@ -204,8 +204,8 @@ class LinearRunNote(QLabel):
             self.setText(
                 f"Release written to {Path(facts['release_file']).name} ({facts['release_file']}); "
                 f"SHA-256 {str(facts.get('release_sha256', ''))[:16]}…, "
-                f"T = {facts.get('projection_size'):,}, n̂ = {facts.get('n_released'):,}"
-                + (f", theoretical α = {alpha:.4g}" if alpha is not None else "")
+                f"projection size {facts.get('projection_size'):,}, n̂ = {facts.get('n_released'):,}"
+                + (f", theoretical α = {plain(alpha, 4)}" if alpha is not None else "")
                 + ". Answer count queries from it with Tools ▸ Answer from a release file… (no data needed).")
         elif mechanism_id == PMW and "n_released" in facts:
             self.setText(

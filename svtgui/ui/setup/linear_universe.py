@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from svtgui.app.runs.linear import universe_of
 from svtgui.data.schema import ColumnKind
+from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 
@@ -95,7 +96,7 @@ class UniverseChooser(QGroupBox):
             editor.setPlaceholderText("edges, e.g. 0,10,20,40" if not bounded else "")
             editor.textChanged.connect(self._update)
             self.table.setCellWidget(r, COL_LEVELS, editor)
-            tip = (f"declared bounds [{col.lower:g}, {col.upper:g}]" if bounded else
+            tip = (f"declared bounds [{exact(col.lower)}, {exact(col.upper)}]" if bounded else
                    "no declared bounds: type bin edges (or declare bounds in the Schema step)")
             name.setToolTip(tip)
         else:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from svtgui.app.threshold_default import PROMPT as THRESHOLD_PROMPT
 from svtgui.app.workspace import DERIVED, HIDDEN, LABELS, Workspace, label, parse_number
 from svtgui.core.mechanisms import MechanismInfo, Param
+from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import WARNING_COLOR, named
 
 __all__ = ["DERIVED", "HIDDEN", "LABELS", "ErrorLabel", "ParamForm", "ShareSlider", "parse_number"]
@@ -265,7 +266,7 @@ class ParamForm(QWidget):
         try:
             if "sensitivity" in ed:
                 le: QLineEdit = ed["sensitivity"]  # type: ignore[assignment]
-                le.setText(f"{facts.sensitivity or 1.0:g}")
+                le.setText(field_text(facts.sensitivity or 1.0))
                 le.setToolTip("Δ follows from the query definitions and the declared bounds; "
                               "it cannot be typed in.")
             if "integer" in ed:
@@ -297,6 +298,6 @@ def _whole(v: Any) -> bool:
 
 
 def _set_text(le: QLineEdit, value: Any) -> None:
-    text = "" if value is None else f"{value:g}" if isinstance(value, float | int) else str(value)
+    text = "" if value is None else field_text(value) if isinstance(value, float | int) else str(value)
     if le.text() != text:
         le.setText(text)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from svtgui.data.predicates import OPS, Condition, Junction
 from svtgui.data.queries import CLOSED, ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Schema
+from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 
@@ -362,7 +363,7 @@ class QueryBuilder(QWidget):
         self.error.show_error(None)
         assert self.schema is not None
         self.preview.setText(
-            f"{q.describe()}   ·   Δ = {q.sensitivity(self.schema):g}"
+            f"{q.describe()}   ·   Δ = {exact(q.sensitivity(self.schema))}"
             + ("" if q.monotonic else "   ·   not monotonic")
         )
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
+from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
@@ -285,7 +286,7 @@ class QueriesPage(QWidget):
             return False
         self._keep_for_undo()
         self.model.set_queries(keep)
-        self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {low:g}; saved "
+        self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {exact(low)}; saved "
                         f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.")
         return True
 
@@ -356,9 +357,9 @@ class QueriesPage(QWidget):
         facts = self.workspace.facts
         text = facts.summary()
         if facts.mixed and facts.problem is None:
-            text += (f"\n⚠ Mixed sensitivities: Δ = {facts.sensitivity:g} (set by {facts.widest}) applies "
-                     f"to every query, Δ = {facts.narrowest:g} ones included; split the queue to run them "
-                     "apart.")
+            text += (f"\n⚠ Mixed sensitivities: Δ = {exact(facts.sensitivity)} (set by {facts.widest}) "
+                     f"applies to every query, Δ = {exact(facts.narrowest)} ones included; split the queue "
+                     "to run them apart.")
         self.summary.setText(text)
         self.split.setVisible(facts.mixed and facts.problem is None)
         self.error.show_error(facts.problem.message if facts.problem is not None else None)

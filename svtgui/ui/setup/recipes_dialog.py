@@ -32,12 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import recipes
-from svtgui.app.reports.content import value_text
-from svtgui.core.budget import fmt
+from svtgui.core.wording import count, plain
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
 from svtgui.ledger import Ledger
 from svtgui.ui.common.background import Background, busy_bar
+from svtgui.ui.common.numbers import amount, exact, field_text
 from svtgui.ui.common.theme import named
 
 AUTO_MEAN, SCREEN, ITEMS = "auto_mean", "screen_ranges", "frequent_items"
@@ -133,7 +133,7 @@ class RecipesDialog(QDialog):
         column = self.mean_column.currentText()
         if column:
             start, stop, step = recipes.default_sweep(self.ds, column)
-            self.mean_sweep.setText(f"{start:g}, {stop:g}, {step:g}")
+            self.mean_sweep.setText(", ".join(field_text(v) for v in (start, stop, step)))
 
     def _screen_form(self, numeric: list[str]) -> QWidget:
         w, form = QWidget(), QFormLayout()
@@ -167,7 +167,7 @@ class RecipesDialog(QDialog):
         col = self.ds.schema.column(name)
         lo, hi = (col.lower, col.upper) if col.lower is not None and col.upper is not None else (0.0, 100.0)
         width = max((hi - lo) / 10, 1.0)
-        self.screen_ranges.setText(f"{lo:g}, {hi + 1:g}, {width:g}")
+        self.screen_ranges.setText(", ".join(field_text(v) for v in (lo, hi + 1, width)))
 
     def _items_form(self) -> QWidget:
         w, form = QWidget(), QFormLayout()
@@ -251,10 +251,10 @@ class RecipesDialog(QDialog):
         if problem is None and self.plan is not None:
             cost = Fraction(repr(float(self.plan.epsilon)))
             if remaining is not None and cost > remaining:
-                problem = f"it needs ε = {fmt(cost)} but the dataset has ε = {fmt(remaining)} left"
+                problem = f"it needs ε = {amount(cost)} but the dataset has ε = {amount(remaining)} left"
             else:
-                left = f" of the {fmt(remaining)} left" if remaining is not None else ""
-                self.cost.setText(f"Running it spends ε = {fmt(cost)}{left} (charged in full before the "
+                left = f" of the {amount(remaining)} left" if remaining is not None else ""
+                self.cost.setText(f"Running it spends ε = {amount(cost)}{left} (charged in full before the "
                                   "data is read; never refunded).")
         if problem is not None:
             self.cost.setText(f"Cannot run: {problem}.")
@@ -262,7 +262,7 @@ class RecipesDialog(QDialog):
         self.run_button.setEnabled(problem is None and not self.background.busy)
         self.run_button.setToolTip(self.cost.text())
         if problem is None and self.plan is not None:
-            self.run_button.setText(f"Run (spend ε = {fmt(Fraction(repr(float(self.plan.epsilon))))})")
+            self.run_button.setText(f"Run (spend ε = {amount(Fraction(repr(float(self.plan.epsilon))))})")
 
     # ------------------------------------------------------------------ running
     def run(self) -> None:
@@ -314,25 +314,25 @@ def describe(done: recipes.RecipeRun) -> str:
     Query descriptions and items come from user input (column names): escaped, never markup.
     """
     f, rid = done.facts, done.record.mechanism_id
-    head = f"<p><b>Run {done.record.id}</b> · charged ε = {fmt(done.record.epsilon)}</p>"
+    head = f"<p><b>Run {done.record.id}</b> · charged ε = {amount(done.record.epsilon)}</p>"
     if rid == recipes.AUTO_MEAN.id:
         how = ("found by AboveThreshold" if f["bound_found"]
                else "AboveThreshold never fired: the last bound tried")
         interval = f.get("mean_interval_90")
         within = (f" (with probability ≥ 90 % the mean of the clipped values lies between "
-                  f"{interval[0]:,.4g} and {interval[1]:,.4g})") if interval else ""
-        return head + (f"<p>Clipping bound: <b>{value_text(f['bound'])}</b> ({how}).</p>"
-                       f"<p>Mean: <b>{f['mean']:,.6g}</b>{within}.</p>"
-                       f"<p>Noisy sum {value_text(f['noisy_sum'])} (within ±{f['sum_alpha_95']:,.6g} at "
-                       f"95 %), noisy count {value_text(f['noisy_count'])} (within "
-                       f"±{f['count_alpha_95']:,.6g} at 95 %).</p>")
+                  f"{plain(interval[0], 6)} and {plain(interval[1], 6)})") if interval else ""
+        return head + (f"<p>Clipping bound: <b>{exact(f['bound'])}</b> ({how}).</p>"
+                       f"<p>Mean: <b>{plain(f['mean'], 6)}</b>{within}.</p>"
+                       f"<p>Noisy sum {exact(f['noisy_sum'])} (within ±{plain(f['sum_alpha_95'], 6)} at "
+                       f"95 %), noisy count {exact(f['noisy_count'])} (within "
+                       f"±{plain(f['count_alpha_95'], 6)} at 95 %).</p>")
     if rid == recipes.SCREEN_RANGES.id:
         if not f["answers"]:
-            return head + f"<p>No range was found above the threshold ({f['examined']} examined).</p>"
-        items = "".join(f"<li>{escape(a['query'])}: <b>{value_text(a['value'])}</b></li>"
+            return head + f"<p>No range was found above the threshold ({f['examined']:,} examined).</p>"
+        items = "".join(f"<li>{escape(a['query'])}: <b>{exact(a['value'])}</b></li>"
                         for a in f["answers"])
-        ranges = "1 range" if f["found"] == 1 else f"{f['found']} ranges"
+        ranges = count(f["found"], "range")
         return head + (f"<p>{ranges} above the threshold, answered with fresh noise (each within "
-                       f"±{f['answer_alpha_95']:,.6g} at 95 %):</p><ul>{items}</ul>")
+                       f"±{plain(f['answer_alpha_95'], 6)} at 95 %):</p><ul>{items}</ul>")
     chosen = escape(", ".join(str(i) for i in f["items"]) or "none")
     return head + f"<p>Frequent items chosen: <b>{chosen}</b>.</p>"

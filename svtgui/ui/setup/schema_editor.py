@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from svtgui.core.wording import count
 from svtgui.data.generators import observed_values
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
+from svtgui.ui.common.numbers import exact, field_text
 from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.setup.levels_dialog import LevelsDialog
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
@@ -124,7 +125,7 @@ class SchemaEditor(QWidget):
                 self.table.setCellWidget(r, COL_KIND, kind)
                 numeric = col.kind == ColumnKind.NUMERIC
                 for c, v in ((COL_LOWER, col.lower), (COL_UPPER, col.upper)):
-                    item = QTableWidgetItem("" if v is None else f"{v:g}")
+                    item = QTableWidgetItem("" if v is None else field_text(v))
                     flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
                     item.setFlags(flags | Qt.ItemFlag.ItemIsEditable if numeric else flags)
                     item.setToolTip(
@@ -183,7 +184,7 @@ class SchemaEditor(QWidget):
             item = QTableWidgetItem(NO_BOUNDS)
             item.setForeground(WARNING_COLOR)
         elif col.kind == ColumnKind.NUMERIC:
-            item = QTableWidgetItem(f"✓ bounded to [{col.lower:g}, {col.upper:g}]")
+            item = QTableWidgetItem(f"✓ bounded to [{exact(col.lower)}, {exact(col.upper)}]")
         elif col.categories:
             item = QTableWidgetItem(f"{len(col.categories)} declared categories")
         else:

@@ -25,10 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.reports.content import NEIGHBOURS
 from svtgui.app.runs.linear import linear_query
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
+from svtgui.core.wording import plain
 from svtgui.data.schema import Column, ColumnKind, Schema
 from svtgui.data.universe import MISSING, OTHER, Universe
+from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.linear_panel import RELEASE_FILTER
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -52,15 +55,21 @@ def schema_of(universe: Universe) -> Schema:
 def describe_release(release: ProjectionRelease, universe: Universe) -> str:
     h, acc = release.header, release.header.get("accuracy", {})
     axes = "; ".join(
-        f"{a.column}: " + (f"bins at {', '.join(f'{e:g}' for e in a.edges)}" if a.edges is not None
+        f"{a.column}: " + (f"bins at {', '.join(exact(e) for e in a.edges)}" if a.edges is not None
                            else ", ".join(a.levels)) for a in universe.axes)
+    neighbours = NEIGHBOURS.get(str(h.get("neighbouring")), str(h.get("neighbouring")))
     return (f"{h.get('metadata', {}).get('dataset', 'release')}: |X| = {release.universe_size:,} cells, "
-            f"T = {release.projection_size:,}, n̂ = {release.n:,}; "
-            f"(ε = {h.get('epsilon')}, δ = {h.get('delta')}), "
-            f"{h.get('neighbouring')} neighbours, {h.get('noise')} noise"
+            f"projection size {release.projection_size:,}, n̂ = {release.n:,}; "
+            f"ε = {_number(h.get('epsilon'))}, δ = {_number(h.get('delta'))} (neighbouring datasets: "
+            f"{neighbours}); {h.get('noise')} noise"
             + ("" if h.get("secure", True) else " — SEEDED: reproducible, NOT secure") + ".\n"
-            f"Theoretical α = {acc.get('alpha', float('nan')):.4g} for k = {h.get('queries')} queries of at "
-            f"most m = {h.get('sparsity')} cells (β = {acc.get('beta')}). Universe: {axes}")
+            f"Theoretical α = {_number(acc.get('alpha'))} for {_number(h.get('queries'))} queries of at "
+            f"most m = {_number(h.get('sparsity'))} cells (β = {_number(acc.get('beta'))}). Universe: {axes}")
+
+
+def _number(value: Any) -> str:
+    """A number from the release header in plain digits (a damaged header shows what it holds)."""
+    return plain(value, 4) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
 class ReleaseAnswerDialog(QDialog):
