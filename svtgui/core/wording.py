@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-_IRREGULAR = {"query": "queries", "is": "are", "was": "were", "entry": "entries"}
+_IRREGULAR = {"is": "are", "was": "were"}
 
 
 def plural(noun: str, n: int) -> str:
@@ -16,7 +16,12 @@ def plural(noun: str, n: int) -> str:
     if n == 1:
         return noun
     head, _, last = noun.rpartition(" ")  # "planned query": the last word takes the plural
-    word = _IRREGULAR.get(last, last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s"))
+    if last in _IRREGULAR:
+        word = _IRREGULAR[last]
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):  # category → categories
+        word = last[:-1] + "ies"
+    else:
+        word = last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s")
     return f"{head} {word}" if head else word
 
 

@@ -43,7 +43,8 @@ def test_lower_above_upper_is_an_error_on_its_own_row(editor):
     editor.table.item(r, COL_UPPER).setText("17")
     status = editor.table.item(r, COL_STATUS).text()
     assert status.startswith("⚠") and "no declared bounds" not in status and "90" in status
-    assert editor.error.isVisible()
+    assert "age" not in status  # the row names the column
+    assert editor.error.isVisible() and editor.error.text().count("age") == 1  # said once, not twice
     editor.table.item(r, COL_LOWER).setText("0")
     assert editor.table.item(r, COL_STATUS).text().startswith("✓") and not editor.error.isVisible()
 
@@ -53,13 +54,14 @@ def test_levels_are_typed_in_a_dialog_and_become_the_declared_categories(qtbot, 
     editor.schema_changed.connect(changed.append)
     button = editor.table.cellWidget(_row(editor, "colour"), COL_LEVELS)
     assert button.text() == "Declare…"
+    assert editor.table.item(_row(editor, "colour"), COL_STATUS).text().startswith("no declared levels")
     dlg = editor.edit_levels("colour")
     dlg.text.setPlainText("red\nblue, green\n\nyellow")
     dlg.buttons.accepted.emit()
     assert editor.schema.column("colour").categories == ("red", "blue", "green", "yellow")
     assert changed and changed[-1].column("colour").categories == ("red", "blue", "green", "yellow")
     assert editor.table.cellWidget(_row(editor, "colour"), COL_LEVELS).text() == "4 levels…"
-    assert "declared categories" in editor.table.item(_row(editor, "colour"), COL_STATUS).text()
+    assert "4 declared categories" in editor.table.item(_row(editor, "colour"), COL_STATUS).text()
 
 
 def test_levels_read_from_the_data_carry_a_warning_that_stays_on_the_row(qtbot, editor):

@@ -35,6 +35,7 @@ COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_LEVELS, COL_STATUS = range(6)
 LEVEL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 LEVELS_FROM_DATA = "⚠ levels read from the data: not public"
 NO_BOUNDS = "⚠ no declared bounds — sums and means over this column are refused"
+NO_LEVELS = "no declared levels — a query per value (Queries ▸ Generate) needs them"
 RELATIONS = (
     ("Add or remove one row (n private)", Neighbouring.ADD_REMOVE),
     ("Replace one row (n public)", Neighbouring.REPLACE),
@@ -186,7 +187,9 @@ class SchemaEditor(QWidget):
         elif col.kind == ColumnKind.NUMERIC:
             item = QTableWidgetItem(f"✓ bounded to [{exact(col.lower)}, {exact(col.upper)}]")
         elif col.categories:
-            item = QTableWidgetItem(f"{len(col.categories)} declared categories")
+            item = QTableWidgetItem(f"{count(len(col.categories), 'declared category')}")
+        elif col.kind in LEVEL_KINDS:
+            item = QTableWidgetItem(NO_LEVELS)
         else:
             item = QTableWidgetItem("")
         item.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -224,8 +227,8 @@ class SchemaEditor(QWidget):
         except (ValueError, SchemaError) as exc:
             if not lo_text.strip() or not hi_text.strip():
                 problem = "type both a lower and an upper bound"
-            else:
-                problem = str(exc)
+            else:  # on its own row: the column's name is said once, by the row and the message below
+                problem = str(exc).removeprefix(f"column {name!r}: ")
             self.bound_errors[name] = problem
             self.error.show_error(f"Column {name!r}: {problem}.")
             self._set_status(r, self.schema.columns[r])  # on the row itself, not "no declared bounds"
