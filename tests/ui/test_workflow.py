@@ -84,6 +84,8 @@ def barrier(qtbot, controller) -> None:
 
 def test_pause_step_stop(qtbot, window, act):
     win = window
+    clock = ClockWithPauses()  # the run page's clock of running time: a pause can last an hour at once
+    win.controller.clock = clock
     act.load(qtbot, win)
     q = win.queries.queries[0]
     win.queries.set_queries([q] * 300_000)  # one cheap query repeated: a long stream that never halts
@@ -95,6 +97,7 @@ def test_pause_step_stop(qtbot, window, act):
     qtbot.mouseClick(win.run_page.pause_button, LEFT)
     assert c.state == "paused"
     assert win.run_page.pause_button.text() == "Resume"
+    clock.skip(3600.0)  # an hour's pause is not running time
     barrier(qtbot, c)  # batches already answered (at most one being computed + those in flight) land
     before = store.n
     barrier(qtbot, c)  # the process went round its loop again, paused: it answered nothing meanwhile
@@ -110,8 +113,25 @@ def test_pause_step_stop(qtbot, window, act):
     qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
     assert c.run.status == "stopped"
     assert Ledger.open().run(c.run.id).status == "stopped"
-    assert "Stopped" in win.run_page.status.text()
+    status = win.run_page.status.text()
+    assert f"Stopped by you after {store.n:,} of 300,000 planned queries" in status
+    assert "(pauses left out)" in status and c.elapsed < 3600.0
     assert store.n < 300_000
+
+
+class ClockWithPauses:
+    """time.perf_counter, plus however many seconds a test says have passed."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.real, self.skipped = time.perf_counter, 0.0
+
+    def __call__(self) -> float:
+        return self.real() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
 
 
 def test_adaptive_query_after_seeing_answers(qtbot, window, act):
@@ -202,3 +222,13 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     # A smaller ε that fits is accepted again.
     act.set_param(win, "epsilon", "0.5")
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()
+
+
+def test_a_run_ending_at_its_first_answer_says_1_answer(qtbot, window, act):
+    act.load(qtbot, window)
+    window.queries.set_queries(window.queries.queries[:5])
+    window.mechanism.picker.select("above_threshold")
+    act.set_param(window, "threshold", "-1000000")  # every count is far above: ⊤ at once (P[⊥] < e^-1000)
+    act.run_to_end(qtbot, window)
+    status = window.run_page.status.text()
+    assert status.startswith("Halted: the cutoff c was reached — 1 answer, 1 ⊤ (c = 1); running time "), status

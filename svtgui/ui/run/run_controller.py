@@ -71,9 +71,13 @@ class RunController(QObject):
         self.adaptive: list[Any] = []
         self.state = IDLE
         self.seed: int | None = None  # tests and replays only: reproducible, NOT secure noise
-        self.started_at = 0.0
         self._shown_at = 0.0
+        # Running time of the run: pauses and waits for an adaptive query are left out (a run paused
+        # for a minute took seconds, not a minute); _working_since is when the current stretch began.
         self.elapsed = 0.0
+        self._working_since: float | None = None
+        self._idled = False  # paused or waited for an adaptive query at least once
+        self.clock = time.perf_counter  # of the running time (tests make a pause last an hour at once)
         self.problems: dict[str, str] = {}
         self.planned_cutoff: int | None = None  # the cutoff of the run being started, until it reports
         self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
@@ -317,7 +321,7 @@ class RunController(QObject):
         self.page.run_error.show_error(None)
         w = RunWorker(job, queries)
         self.worker = w
-        self.started_at = time.perf_counter()
+        self.elapsed, self._working_since, self._idled = 0.0, None, False
         # Whatever exists now (the query list, the data, Qt wrappers) is left out of the cyclic
         # GC until the run ends: a full collection over a million queries holds the GUI thread
         # for ~100 ms. New objects are still collected.
@@ -423,10 +427,15 @@ class RunController(QObject):
                     f"in {self.elapsed:.2f} s: no query is answered in this run; anyone answers count "
                     "queries from the file later (Tools ▸ Answer from a release file…).")
         elif self.state == ENDED and self.run is not None:
-            text = f"{ENDINGS.get(self.run.status, self.run.status)} — {s.n:,} answers, {s.n_tops:,} ⊤"
-            if self.run.status == "halted":
+            status = self.run.status
+            ending = ENDINGS.get(status, status)
+            if status in ("stopped", "interrupted") and s.n < n_plan:  # cut short: how far it got
+                text = f"{ending} after {s.n:,} of {count(n_plan, 'planned query')} — {s.n_tops:,} ⊤"
+            else:
+                text = f"{ending} — {count(s.n, 'answer')}, {s.n_tops:,} ⊤"
+            if status == "halted":
                 text += f" (c = {self.run.cutoff:,})"
-            text += f", in {self.elapsed:.2f} s."
+            text += f"; running time {self.elapsed:.2f} s" + (" (pauses left out)." if self._idled else ".")
         else:
             text = "Ready: choose parameters and queries, then Run (F5)."
         if text != self.page.status.text():
@@ -438,7 +447,6 @@ class RunController(QObject):
         self.refresh()
 
     def _ended(self, status: str) -> None:
-        self.elapsed = time.perf_counter() - self.started_at
         self.timer.stop()
         self._let_go()
         if self.run is not None:
@@ -520,7 +528,18 @@ class RunController(QObject):
     def _filter(self, on: bool) -> None:
         self.page.model.set_only_above(on)
 
+    def _clock(self, working: bool) -> None:
+        """Count running time only: a stretch of RUNNING is added when it ends (pause, drain, end)."""
+        now = self.clock()
+        if working and self._working_since is None:
+            self._working_since = now
+        elif not working and self._working_since is not None:
+            self.elapsed += now - self._working_since
+            self._working_since = None
+
     def _set_state(self, state: str) -> None:
+        self._clock(working=state == RUNNING)
+        self._idled = self._idled or state in (PAUSED, DRAINED)
         self.state = state
         p = self.page
         live = state in (RUNNING, PAUSED, DRAINED)
