@@ -53,6 +53,7 @@ from functools import lru_cache
 import numpy as np
 
 from svtgui.core import validation
+from svtgui.core.noise import NoiseRangeError
 
 EXACT_MAX_ROUNDS = 1 << 16
 _MARGIN = 2.0**-30
@@ -146,7 +147,8 @@ def solve(epsilon: float, delta: float, k: int) -> float:
 def per_round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     """ε₀ for each of ``rounds`` ε₀-DP mechanisms so that their composition is (ε, δ)-DP (module docstring).
 
-    Raises ``ValueError`` naming ε and the cutoff when ε₀ is so small that the noise scale 4/ε₀ overflows.
+    Raises :class:`~svtgui.core.noise.NoiseRangeError` (a ``ValueError``) when ε₀ is so small that the noise
+    scale 4/ε₀ overflows.
     """
     eps = validation.positive("epsilon", epsilon)
     dlt = validation.probability("delta", delta)
@@ -158,8 +160,8 @@ def per_round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
         cf = closed_form(eps, dlt, k)
         best = max(basic, cf if certifies(cf, k, eps, dlt) else solve(eps, dlt, k))
     if not (best > 0 and math.isfinite(best) and math.isfinite(4 / best)):
-        raise ValueError(f"epsilon={epsilon!r} is too small for cutoff {k}: the per-round ε ({best:g}) "
-                         "leaves no finite noise scale")
+        # a noise-scale refusal, so that ``mechanisms.create`` names ε and the cutoff with their usable ranges
+        raise NoiseRangeError(f"per-round (epsilon = {epsilon:g} over cutoff {k})", math.inf)
     return best
 
 

@@ -301,7 +301,7 @@ class Lattice:
             raise ValueError(f"{name} must be finite, got {x!r}")
         scaled = v / self.step
         if abs(scaled) > _TWO_52:
-            raise ValueError(self._too_large(name))
+            raise validation.ParamError(name, self._too_large(name))
         return scaled
 
     def _scaled_array(self, x: float | np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +311,7 @@ class Lattice:
         with np.errstate(over="ignore"):  # an overflow is inf, refused just below
             scaled = arr / self.step
         if np.any(np.abs(scaled) > _TWO_52):
-            raise ValueError(self._too_large(name))
+            raise validation.ParamError(name, self._too_large(name))
         return arr, scaled
 
     def _too_large(self, name: str) -> str:

@@ -18,6 +18,7 @@ One CLI test checks the same refusal end to end: exit 2, one line, the ledger by
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -40,6 +41,7 @@ def log_uniform(low: int, high: int) -> st.SearchStrategy[float]:
 
 EPSILON = st.one_of(log_uniform(-300, 5), log_uniform(-4, 1))  # half in the usable decades
 CUTOFF = st.one_of(st.integers(1, 20), st.builds(lambda e: 10**e, st.integers(1, 30)))
+DELTA = st.sampled_from([0.0, 1e-300, 1e-9, 1e-6, 0.5, 0.999999])
 SENSITIVITY = st.one_of(st.just(1.0), log_uniform(-300, 299), log_uniform(-3, 3))
 THRESHOLD = st.one_of(st.just(10.0), st.floats(0.01, 0.5),  # (a fraction of n for pmw)
                       st.builds(lambda s, x: s * x, st.sampled_from([1.0, -1.0]), log_uniform(-300, 307)),
@@ -57,6 +59,8 @@ def draw_params(entry: mechanisms.MechanismInfo, data: st.DataObject) -> dict:
         params["integer"] = data.draw(st.booleans(), label="integer")
     if "threshold" in declared:
         params["threshold"] = data.draw(THRESHOLD, label="threshold")
+    if "delta" in declared:
+        params["delta"] = data.draw(DELTA, label="delta")
     return params
 
 
@@ -159,3 +163,76 @@ def test_cli_run_with_an_extreme_epsilon_exits_2_and_leaves_the_ledger_untouched
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "epsilon must be in [" in err, err
     assert {p.name: p.read_bytes() for p in tmp_path.glob("ledger.sqlite*")} == before
+
+
+# The reported classes, deterministically: ε underflowing to 0 inside a budget split (ε/(1 + split)
+# divided by zero in standard_svt, gap_svt, svt_retraversal), a per-round ε of Sparse with δ > 0 too
+# small for a finite scale, a threshold beyond the lattice — each a ParamError naming a parameter of
+# the mechanism (the GUI marks that field; the CLI prints it), never another exception.
+GRID_EPSILONS = [5e-324, 1e-300, 1e-30, 1e-18, 1e6, 1e300, math.inf, math.nan]
+
+
+@pytest.mark.parametrize("mid", IDS)
+def test_a_grid_of_extreme_values_is_refused_by_a_named_parameter_or_noised(mid):
+    entry = mechanisms.info(mid)
+    declared = {p.name for p in entry.params}
+    grid = [{"epsilon": e} for e in GRID_EPSILONS]
+    if "delta" in declared:
+        grid += [{"epsilon": e, "delta": d} for e in (1e-300, 1e-30, 1.0) for d in (1e-300, 0.5, 0.999999)]
+    if "cutoff" in declared:
+        grid += [{"epsilon": e, "cutoff": c} for e in (5e-324, 1.0) for c in (10**18, 10**30)]
+    if "sensitivity" in declared:
+        grid += [{"epsilon": e, "sensitivity": s} for e in (5e-324, 1.0) for s in (1e-300, 1e300)]
+    if "threshold" in declared:
+        grid += [{"epsilon": e, "threshold": t} for e in (5e-324, 1.0)
+                 for t in (1.7e308, -1.7e308, math.inf, math.nan)]
+    for changed in grid:
+        params = {"threshold": 0.1 if mid == "pmw" else 10.0, **changed}
+        params = {k: v for k, v in params.items() if k in declared}
+        try:
+            m = mechanisms.create(mid, rng=mechanisms.seeded(1), allow_non_private=True, **params)
+        except ParamError as exc:
+            assert exc.param in declared and "\n" not in str(exc), (params, exc.param, str(exc))
+            continue
+        for name, units in m.noise_scales().items():
+            if name not in m.noiseless:
+                assert noise.MIN_SCALE <= units <= noise.MAX_SCALE, (params, name, units)
+        assert math.isfinite(m.guarantee.epsilon) and 0 <= m.guarantee.delta < 1, params
+
+
+@pytest.mark.parametrize("mid", ["standard_svt", "gap_svt", "svt_retraversal"])
+def test_an_epsilon_that_underflows_in_the_budget_split_names_epsilon_and_its_range(mid):
+    with pytest.raises(ParamError) as err:
+        mechanisms.create(mid, epsilon=5e-324, threshold=10.0, cutoff=1)
+    assert err.value.param == "epsilon" and "epsilon must be in [" in str(err.value)
+
+
+def test_a_threshold_beyond_the_lattice_is_a_threshold_error():
+    with pytest.raises(ParamError) as err:
+        mechanisms.create("sparse", epsilon=1.0, threshold=1e308, cutoff=1)
+    assert err.value.param == "threshold"
+
+
+@pytest.mark.parametrize(("mid", "option"), [
+    ("standard_svt", ["--epsilon", "5e-324"]),
+    ("gap_svt", ["--epsilon", "5e-324"]),
+    ("numeric_sparse", ["--epsilon", "1e-300", "--delta", "0.5", "--cutoff", "1000000000000000000"]),
+])
+def test_cli_refuses_an_underflowing_epsilon_in_one_line_with_exit_2(tmp_path, capsys, mid, option):
+    # was an internal error (exit 70, ZeroDivisionError) or a message without the usable range
+    from svtgui.cli import main
+
+    data = tmp_path / "toy.csv"
+    data.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(200)))
+    queries = tmp_path / "q.json"
+    assert main(["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "100",
+                 "--width", "10", "--out", str(queries)]) == 0
+    ledger = tmp_path / "ledger.sqlite"
+    capsys.readouterr()
+    code = main(["run", "--data", str(data), "--queries", str(queries), "--ledger", str(ledger),
+                 "--mechanism", mid, "--threshold", "40", "--budget-epsilon", "5", "--budget-delta", "0.9",
+                 *option])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "epsilon must be in [" in err, err
+    assert main(["ledger", "--ledger", str(ledger), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["datasets"] == []  # nothing registered, nothing charged

@@ -112,8 +112,11 @@ def create(mechanism_id: str, *, rng: NoiseSource | None = None, allow_non_priva
         raise refusal(entry, params, exc, _probe) from None
     except NoiseRangeError as exc:
         raise refusal(entry, params, exc, _probe) from None
-    except OverflowError as exc:  # a derived quantity (a bound, a scale) left the range of a double
-        raise refusal(entry, params, ValueError(f"a derived quantity overflows ({exc})"), _probe) from None
+    except ArithmeticError as exc:
+        # a derived quantity (a budget share, a scale, a bound) left the range of a double: ε/(1 + split)
+        # underflowing to 0 divides by zero, a huge ratio overflows; say which parameter to change
+        raise refusal(entry, params, ValueError(f"a derived quantity leaves the range of a double ({exc})"),
+                      _probe) from None
 
 
 def _noise_checked(mech: Mechanism) -> Mechanism:

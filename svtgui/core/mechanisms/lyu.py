@@ -58,7 +58,8 @@ def budget_parts(epsilon: float, cutoff: int, monotonic: bool, split: float | No
     ratio = default_split(cutoff, monotonic) if split is None else validation.positive("split", split)
     share = validation.finite("numeric_share", numeric_share)
     if not 0 <= share < 1:
-        raise ValueError(f"numeric_share must be in [0, 1), got {numeric_share!r}")
+        raise validation.ParamError("numeric_share",
+                                    f"numeric_share must be in [0, 1), got {numeric_share!r}")
     eps3 = share * epsilon
     eps1 = (epsilon - eps3) / (1 + ratio)
     return eps1, epsilon - eps3 - eps1, eps3
@@ -204,7 +205,7 @@ def svt_retraversal(*, epsilon, threshold, cutoff=1, sensitivity=1.0, integer=Fa
     thr = validation.finite("threshold", threshold)
     raise_by = validation.finite("raise_by", raise_by)
     if raise_by < 0:
-        raise ValueError(f"raise_by must be >= 0, got {raise_by!r}")
+        raise validation.ParamError("raise_by", f"raise_by must be >= 0, got {raise_by!r}")
     passes = validation.count("max_passes", max_passes)
     lattice = Lattice.for_sensitivity(sensitivity, integer=bool(integer))
     eps1, eps2, _ = budget_parts(eps, c, bool(monotonic), split, 0.0)

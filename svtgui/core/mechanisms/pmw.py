@@ -249,10 +249,12 @@ def pmw(*, epsilon, threshold, cutoff=1, delta=0.0, answer_share=0.5, learning_r
     dlt = validation.probability("delta", delta)
     alpha = validation.positive("threshold", threshold)
     if threshold_unit not in (FRACTION, ROWS):
-        raise ValueError(f"threshold_unit must be {FRACTION} or {ROWS}, got {threshold_unit!r}")
+        raise validation.ParamError("threshold_unit", f"threshold_unit must be {FRACTION} or {ROWS}, "
+                                                      f"got {threshold_unit!r}")
     if threshold_unit == FRACTION and alpha >= 1:
-        raise ValueError(f"threshold is a fraction of n and must be < 1, got {threshold!r} "
-                         f"(give threshold_unit={ROWS!r} for a threshold in rows)")
+        raise validation.ParamError("threshold",
+                                    f"threshold is a fraction of n and must be < 1, got {threshold!r} "
+                                    f"(give threshold_unit={ROWS!r} for a threshold in rows)")
     c = validation.count("cutoff", cutoff)
     share = validation.fraction_open("answer_share", answer_share)
     eta = None if learning_rate is None else validation.positive("learning_rate", learning_rate)

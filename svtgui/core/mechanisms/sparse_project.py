@@ -353,7 +353,8 @@ def sparse_project(*, epsilon, delta=1e-6, projection_size=4096, queries=1000, b
     dlt = validation.probability("delta", delta, allow_zero=False)
     T = validation.count("projection_size", projection_size)
     if T > MAX_PROJECTION:
-        raise ValueError(f"projection_size must be <= {MAX_PROJECTION}, got {projection_size!r}")
+        raise validation.ParamError("projection_size",
+                                    f"projection_size must be <= {MAX_PROJECTION}, got {projection_size!r}")
     k = validation.count("queries", queries)
     b = validation.probability("beta", beta, allow_zero=False)
     m = validation.count("sparsity", sparsity)
@@ -362,7 +363,9 @@ def sparse_project(*, epsilon, delta=1e-6, projection_size=4096, queries=1000, b
         raise ValueError(f"noise must be one of {', '.join(theory.NOISES)}, got {noise!r}")
     share = validation.finite("count_share", count_share)
     if neighbouring == theory.ADD_REMOVE and not 0 < share < 1:
-        raise ValueError(f"count_share must be strictly between 0 and 1 for add_remove, got {count_share!r}")
+        raise validation.ParamError("count_share",
+                                    "count_share must be strictly between 0 and 1 for add_remove, "
+                                    f"got {count_share!r}")
     mech = SparseProject(
         projection_size=T, queries=k, beta=b, sparsity=m, neighbouring=neighbouring, noise=noise,
         count_share=share, guarantee=Guarantee(eps, dlt), rng=rng,

@@ -57,7 +57,7 @@ def usable_range(mechanism_id: str, params: dict[str, Any], param: Param,
     def ok(v: float) -> bool:
         try:
             probe(mechanism_id, {**params, param.name: int(v) if integer else v})
-        except (NoiseRangeError, ValueError, OverflowError):
+        except (NoiseRangeError, ValueError, ArithmeticError):
             return False
         return True
 
