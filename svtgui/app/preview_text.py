@@ -70,6 +70,15 @@ def releases(mech: Any) -> str:
     return f"which queries are selected (at most {cutoff}), no numbers."
 
 
+def threshold_statement(releases_numbers: bool) -> str:
+    """A threshold test's (α, β) promise in words that follow what is released (a report's line)."""
+    tests = ("queries below T − α come back ⊥ and, until the run stops, queries above T + α come back ⊤, "
+             "with probability 1 − β")
+    if releases_numbers:
+        return f"every released number is within ±α of its true answer; {tests}"
+    return f"{tests} (no numbers are released)"
+
+
 def threshold_words(mech: Any, k: int, beta: float) -> Preview:
     """A threshold-SVT mechanism (AboveThreshold, Sparse, NumericSparse, Standard SVT, free gap)."""
     acc = mech.accuracy_bound(max(1, k), beta)

@@ -134,13 +134,16 @@ def test_html_is_self_contained_and_escapes_user_text(ledger, dataset, tmp_path)
         assert fact in html, fact
 
 
-def test_seeded_run_says_not_secure_in_every_human_format(ledger, dataset, tmp_path):
+def test_seeded_run_says_not_secure_in_every_format(ledger, dataset, tmp_path):
     run_id, _ = _run(ledger, dataset, "sparse", {"epsilon": 0.5, "threshold": 2_000_000, "cutoff": 1}, seed=9)
     texts = _texts(ledger, run_id, tmp_path)
-    for suffix in (".html", ".pdf", ".json"):
+    for suffix in report.FORMATS:
         text = " ".join(unicodedata.normalize("NFKC", texts[suffix]).split())  # the PDF's "ﬀ" ligature
         assert "NOT differentially private" in text and "-differentially private" not in text, suffix
         assert "seed 9" not in text and not re.search(r"\bseed\b", text), suffix
+    # the CSV has no sentence above its rows: every row says it (rows copied out of it still do)
+    rows = list(csv.DictReader(texts[".csv"].splitlines()))
+    assert rows and all(r["guarantee"].startswith("NOT differentially private") for r in rows)
 
 
 def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
@@ -163,6 +166,7 @@ def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
     tops = [r for r in rows if r["result"] == "⊤"]
     assert len(tops) == 3 and all(r["released_value"] and r["gap"] for r in tops)
     assert all(r["released_value"] == "" for r in rows if r["result"] == "⊥")
+    assert {r["guarantee"] for r in rows} == {"2-differentially private"}
 
 
 def test_accuracy_statement_present_and_degrades_gracefully(ledger, dataset, tmp_path, monkeypatch):
@@ -180,6 +184,17 @@ def test_accuracy_statement_present_and_degrades_gracefully(ledger, dataset, tmp
     reason = "no accuracy bound for this configuration (no bound for this mechanism)"
     assert data["accuracy"] == {"available": False, "reason": reason}
     assert "no accuracy bound" in export(ledger, run_id, tmp_path / "b.html").read_text()
+
+
+def test_accuracy_words_follow_what_the_run_released(ledger, dataset, tmp_path):
+    """A ⊤/⊥-only run is never said to have released answers within ±α (issue 15 §3)."""
+    params = {"epsilon": 1.0, "threshold": 2_000_000, "cutoff": 2}
+    for mechanism, numbers in (("sparse", False), ("numeric_sparse", True), ("standard_svt", False)):
+        run_id, _ = _run(ledger, dataset, mechanism, dict(params))
+        said = json.loads(export(ledger, run_id, tmp_path / f"{mechanism}.json").read_text())["accuracy"]
+        assert ("every released number is within ±α" in said["statement"]) is numbers, mechanism
+        assert ("no numbers are released" in said["statement"]) is not numbers, mechanism
+        assert "below T − α come back ⊥" in said["statement"]
 
 
 def test_running_run_unknown_format_and_interrupted_run(ledger, dataset, tmp_path):

@@ -16,8 +16,11 @@ from typing import Any
 
 from svtgui import __version__
 from svtgui.app import recipes
+from svtgui.app.preview_text import threshold_statement
 from svtgui.core import mechanisms
+from svtgui.core.bounds import STATEMENT
 from svtgui.core.budget import fmt
+from svtgui.core.noise import ScaleProbe
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger
 
@@ -52,8 +55,20 @@ def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, An
         acc = bound(mechanism_id, dict(params), max(k, 1), ACCURACY_BETA)
     except Exception as exc:  # a missing or failing bound must not block the report
         return {"available": False, "reason": f"no accuracy bound for this configuration ({exc})"}
+    statement = str(acc.statement)
+    if statement == STATEMENT:  # a threshold test: say numbers only if the run released some
+        statement = threshold_statement(_releases_numbers(mechanism_id, params))
     return {"available": True, "alpha": float(acc.alpha), "beta": float(acc.beta),
-            "statement": str(acc.statement), "source": str(getattr(acc, "source", ""))}
+            "statement": statement, "source": str(getattr(acc, "source", ""))}
+
+
+def _releases_numbers(mechanism_id: str, params: dict[str, Any]) -> bool:
+    """Whether the run released numbers: from the mechanism as configured (Standard SVT releases
+    some only with a numeric share), else from the catalogue."""
+    try:
+        return bool(mechanisms.create(mechanism_id, rng=ScaleProbe(), **dict(params)).releases_numbers)
+    except Exception:  # an old ledger's parameters: the catalogue's word is the next best
+        return mechanisms.info(mechanism_id).releases_numbers
 
 
 def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
