@@ -21,19 +21,30 @@ from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_dat
 from svtgui.ledger import Ledger
 
 FORMATS = (".html", ".pdf", ".json", ".csv")
-CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "time")
+CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "time", "guarantee")
 
 __all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "pdf_unavailable", "report_data"]
+
+
+def csv_guarantee(guarantee: dict[str, Any]) -> str:
+    """The run's guarantee in a few words, repeated on every CSV row: a CSV carries no sentence above its
+    rows, and rows copied out of it must still say whether they are private (a seeded run's are NOT)."""
+    if not guarantee["differentially_private"]:
+        return "NOT differentially private (seeded test noise; never publish)"
+    eps, delta = guarantee["epsilon"], guarantee["delta"]
+    return f"{eps}-differentially private" if delta == "0" else f"({eps}, {delta})-differentially private"
 
 
 def _csv_text(data: dict[str, Any]) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
+    guarantee = csv_guarantee(data["guarantee"])
     for r in data["rows"]:
         # A leading = + - @ would make a spreadsheet evaluate the query text as a formula
         query = "'" + r["query"] if r["query"][:1] in ("=", "+", "-", "@") else r["query"]
-        w.writerow([r["number"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), r["time"]])
+        w.writerow([r["number"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), r["time"],
+                    guarantee])
     return out.getvalue()
 
 
