@@ -213,7 +213,8 @@ class RunController(QObject):
                      "universe": "Mechanism, universe", "release_out": "Mechanism, release file"}
             key, text = next(iter(problems.items()))
             self._set_runnable(False, f"Run is disabled: {text}")
-            field = where.get(key) or f"Mechanism, {label(key)}"
+            field = where.get(key) or (  # a message that already names its field is not prefixed twice
+                "Mechanism" if text.startswith(label(key)) else f"Mechanism, {label(key)}")
             self.page.run_error.show_error(f"Run is disabled — {field}: {text}")
         else:
             self._set_runnable(True, RUN_TIP)
