@@ -12,11 +12,15 @@ newline, in another row order or in another file format must find the same budge
 Construction (stable: a change here would give every known dataset a fresh budget, so a ledger
 migration would be needed):
 
-1. Canonical columns, in sorted name order. Numeric and boolean columns become float64 with
-   ``-0.0 → 0.0``; a missing cell is a separate flag, not a value. Text, categorical and other
-   object columns become ``str``. Item sets (tuples of items) become their sorted items joined with
-   ``\\x1f``. Integers above 2**53 may merge with a neighbour: such a collision can only make two
-   datasets share a budget (more conservative), never give one a fresh budget.
+1. Canonical columns, in sorted order of their names without surrounding white space. Numeric and
+   boolean columns become float64 with ``-0.0 → 0.0``; a missing cell is a separate flag, not a
+   value. Text, categorical and other object columns become ``str`` without surrounding white
+   space, and a text cell that is a missing marker of any loader (``?``, empty, pandas' ``NA``,
+   ``null``, ``NaN``, … — :data:`MARKERS`) is missing: rows re-saved by a tool that keeps ``" ?"``
+   as text (``pandas.read_csv`` of adult.csv written to Parquet) are the rows the CSV loader reads.
+   Item sets (tuples of items) become their sorted items joined with ``\\x1f``. Integers above
+   2**53 may merge with a neighbour. Each of these merges can only make two datasets share a budget
+   (more conservative), never give one a fresh budget.
 2. Each row is hashed with pandas' keyed SipHash (:func:`pandas.util.hash_pandas_object` with a
    ``hash_key`` derived from the ledger's key) to 64 bits, then re-hashed under a second derived key.
 3. The two 64-bit row hashes are summed modulo 2**64 over all rows: a multiset hash, independent of
@@ -37,6 +41,10 @@ import pandas as pd
 KEY_BYTES = 32
 _MASK = (1 << 64) - 1
 _MISSING = "\x00missing"
+#: Cell texts (after stripping white space) that some loader reads as missing: the default extra marker
+#: ``?`` (``LoadOptions.missing``) and pandas' standard missing markers. Text equal to one is missing.
+MARKERS = frozenset({"", "?", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+                     "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 
 
 def new_key() -> bytes:
@@ -51,10 +59,18 @@ def _sub_key(key: bytes, lane: str) -> str:
     return hmac.new(key, lane.encode(), hashlib.sha256).hexdigest()[:16]
 
 
+def canonical_names(columns: Iterable[object]) -> list[str]:
+    """Column names as the fingerprint sees them: without surrounding white space (``" age"`` from a
+    ``", "``-separated header read by another tool is ``age``), unless that would merge two columns."""
+    raw = [str(c) for c in columns]
+    stripped = [c.strip() for c in raw]
+    return stripped if len(set(stripped)) == len(set(raw)) else raw
+
+
 def canonical_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows in canonical form (see the module docstring), columns in sorted name order."""
     out: dict[str, pd.Series] = {}
-    by_name = {str(c): frame[c] for c in frame.columns}
+    by_name = {name: frame.iloc[:, i] for i, name in enumerate(canonical_names(frame.columns))}
     for name in sorted(by_name):
         col = by_name[name].reset_index(drop=True)
         missing = col.isna().to_numpy(dtype=bool, na_value=True)
@@ -63,13 +79,14 @@ def canonical_frame(frame: pd.DataFrame) -> pd.DataFrame:
             values = np.where(missing, 0.0, values) + 0.0  # + 0.0 turns -0.0 into 0.0
             out[f"{name}\x1fv"] = pd.Series(values, copy=False)
         else:
-            out[f"{name}\x1fv"] = _text_column(col, missing)
+            out[f"{name}\x1fv"], missing = _text_column(col, missing)
         out[f"{name}\x1fm"] = pd.Series(missing.astype(np.uint8), copy=False)
     return pd.DataFrame(out)
 
 
-def _text_column(col: pd.Series, missing: np.ndarray) -> pd.Series:
-    """Cells as ``str`` (item sets as sorted items), missing cells as one sentinel.
+def _text_column(col: pd.Series, missing: np.ndarray) -> tuple[pd.Series, np.ndarray]:
+    """Cells as stripped ``str`` (item sets as sorted items), missing cells (and markers) as one sentinel;
+    returns the text and the missing flags including the markers.
 
     A categorical column is converted category by category, not cell by cell (10× faster on a
     million rows); pandas hashes a categorical exactly as the values it stands for, so the digest
@@ -78,23 +95,29 @@ def _text_column(col: pd.Series, missing: np.ndarray) -> pd.Series:
     if isinstance(col.dtype, pd.CategoricalDtype):
         text = pd.Index([_cell_text(v) for v in col.cat.categories], dtype=object)
         if text.is_unique and _MISSING not in text:
-            codes = np.where(missing, len(text), col.cat.codes.to_numpy())
-            return pd.Series(pd.Categorical.from_codes(codes, categories=text.append(pd.Index([_MISSING]))))
+            codes = col.cat.codes.to_numpy()
+            marker = np.append(text.isin(MARKERS), False)[codes]  # code -1 (missing) reads the False
+            missing = missing | marker
+            codes = np.where(missing, len(text), codes)
+            categories = text.append(pd.Index([_MISSING]))
+            return pd.Series(pd.Categorical.from_codes(codes, categories=categories)), missing
         col = col.astype(object)  # two categories with the same text (1 and "1"): cell by cell
     sets = tuple | list | set | frozenset
     present = col[~missing]
     if len(present) and isinstance(present.iloc[0], sets):
         text = col.map(_cell_text)
     else:
-        text = col.astype(str)
-    return text.where(~missing, _MISSING).astype(object)
+        text = col.astype(str).str.strip()
+    missing = missing | text.isin(MARKERS).to_numpy(dtype=bool)
+    return text.where(~missing, _MISSING).astype(object), missing
 
 
 def _cell_text(v: object) -> str:
-    """One cell as text: an item set as its sorted items joined by the unit separator."""
+    """One cell as text without surrounding white space: an item set as its sorted items joined by the
+    unit separator."""
     if isinstance(v, tuple | list | set | frozenset):
         return "\x1f".join(sorted(map(str, v)))
-    return str(v)
+    return str(v).strip()
 
 
 class ContentFingerprint:
@@ -104,14 +127,14 @@ class ContentFingerprint:
         if len(key) < 16:
             raise ValueError("the fingerprint key must be at least 16 bytes")
         self._key = key
-        self.columns = tuple(sorted(map(str, columns)))
+        self.columns = tuple(sorted(canonical_names(columns)))
         self.rows = 0
         self.sums = [0, 0]
         self._k1, self._k2 = _sub_key(key, "rows-1"), _sub_key(key, "rows-2")
 
     def update(self, frame: pd.DataFrame) -> None:
         """Add a batch of rows (a pandas frame with this dataset's columns)."""
-        names = tuple(sorted(map(str, frame.columns)))
+        names = tuple(sorted(canonical_names(frame.columns)))
         if names != self.columns:
             raise ValueError(f"batch columns {list(names)} differ from the dataset's {list(self.columns)}")
         if len(frame) == 0:

@@ -90,3 +90,30 @@ def test_categorical_text_hashes_as_the_text_it_stands_for():
     assert content_fingerprint(clash, key) == content_fingerprint(plain, key)  # same text, same rows
     other = pd.DataFrame({"x": pd.Categorical(["F", None, "F", "F", "Zürich, CH"] * 40), "n": range(200)})
     assert content_fingerprint(other, key) != content_fingerprint(as_categorical, key)
+
+
+def test_text_as_another_tool_re_saves_it_is_the_same_rows(tmp_path):
+    # pandas.read_csv of a ", "-separated file with "?" for missing (adult.csv) keeps " Male", " ?" and
+    # " age" as text; written to Parquet or JSON lines, those are the rows SVT Studio's CSV loader reads
+    # as "Male", missing and "age". They must find the same budget (issue 11 §3: another format).
+    from svtgui.data import load_dataset
+
+    text = "age, sex, job\n39, Male, ?\n50, Female, Sales\n38, Male, NA\n"
+    (tmp_path / "a.csv").write_text(text)
+    naive = pd.read_csv(io.StringIO(text), keep_default_na=False)  # " ?", " NA" stay text
+    assert " ?" in set(naive[" job"]) and " Male" in set(naive[" sex"])
+    naive.to_parquet(tmp_path / "a.parquet")
+    naive.to_json(tmp_path / "a.jsonl", orient="records", lines=True)
+    reference = load_dataset(tmp_path / "a.csv").content_fingerprint(KEY)
+    assert load_dataset(tmp_path / "a.parquet").content_fingerprint(KEY) == reference
+    assert load_dataset(tmp_path / "a.jsonl").content_fingerprint(KEY) == reference
+    as_categories = naive.astype({" sex": "category", " job": "category"})
+    assert content_fingerprint(as_categories, KEY) == content_fingerprint(naive, KEY)
+
+
+def test_stripping_never_merges_two_columns_or_ignores_a_changed_value():
+    both = pd.DataFrame({"a": ["x", "y"], " a": ["x", "z"]})  # names that strip alike stay apart
+    swapped = pd.DataFrame({"a": ["x", "z"], " a": ["x", "y"]})
+    assert content_fingerprint(both, KEY) != content_fingerprint(swapped, KEY)
+    assert content_fingerprint(pd.DataFrame({"t": ["x", "y"]}), KEY) != \
+        content_fingerprint(pd.DataFrame({"t": ["x", "?y"]}), KEY)
