@@ -70,6 +70,8 @@ def test_compare_mechanisms_side_by_side_and_use_one(qtbot, window, act):
     dialog = window.mechanism.open_comparison()
     qtbot.addWidget(dialog)
     table = dialog.table
+    qtbot.waitExposed(dialog)  # shown at its size: the wrapped rows fit it, none left 100 px tall
+    assert sum(table.rowHeight(i) for i in range(table.rowCount())) <= table.viewport().height()
     names = [table.item(i, 0).text() for i in range(table.rowCount())]
     assert names[:2] == ["Sparse", "NumericSparse"] and len(names) == 4
     assert "2,000 queued queries" in dialog.header.text() and "T = 21,000" in dialog.header.text()

@@ -105,3 +105,10 @@ def test_the_window_opens_recipes_from_the_queries_menu(qtbot, window, act):
     assert dlg is not None and dlg.ds is window.ds and window.act_recipes.text() == "&Recipes…"
     assert not dlg.run_button.isEnabled() and "declare its total budget" in dlg.cost.text()
     dlg.close()
+
+
+def test_screening_ranges_on_whole_bounds_are_whole(qtbot, ages):
+    ds, path, dataset_id = ages
+    adult_ages = Dataset.from_frame(ds.frame, "ages", ds.schema.with_bounds("age", 17, 90))
+    dlg = _dialog(qtbot, adult_ages, path, None)
+    assert dlg.screen_ranges.text() == "17, 91, 8"  # 17 ≤ age < 25, …, 89 ≤ age < 97 (not widths of 7.3)

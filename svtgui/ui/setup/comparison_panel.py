@@ -61,6 +61,9 @@ class ComparisonDialog(QDialog):
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for stretch in (1, 3):  # the two columns of words share the room
             head.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        # Wrapped words need their row heights again whenever the columns change width (the dialog
+        # shown, resized): measured only at the first fill, in a narrow table, rows stayed tall.
+        head.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         note = QLabel("P[⊤] is exact for a query compared on its own. “⊤ before the cutoff” is what a run "
                       "would give, on average at most, if every queued query had the true answer x. "
                       "Nothing here reads your data or spends budget.")

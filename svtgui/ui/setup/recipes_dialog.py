@@ -9,6 +9,7 @@ words; the run lands in the ledger and the history like any other.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from html import escape
@@ -167,6 +168,8 @@ class RecipesDialog(QDialog):
         col = self.ds.schema.column(name)
         lo, hi = (col.lower, col.upper) if col.lower is not None and col.upper is not None else (0.0, 100.0)
         width = max((hi - lo) / 10, 1.0)
+        if float(lo).is_integer() and float(hi).is_integer():  # whole bounds: whole ranges (17 ≤ age < 25,
+            width = float(math.ceil(width))                   # not 17 ≤ age < 24.3)
         self.screen_ranges.setText(", ".join(field_text(v) for v in (lo, hi + 1, width)))
 
     def _items_form(self) -> QWidget:
