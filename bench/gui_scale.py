@@ -23,7 +23,9 @@ file defaults to the one ``bench/scale.py`` caches (``~/.cache/svtgui-bench/cens
 and is generated with its ``generate()`` (N rows, default 10^8) when missing. ``--screenshot``
 renders the window after the run (the Run page with the finished stream). The last line is
 ``gui_scale: rows=… open_s=… run_s=… run_longest_ms=… run_p99_ms=… idle_longest_ms=…``; the load
-average is printed at the start and the end (other work on the machine shows in the waits).
+average is printed at the start and the end (other work on the machine shows in the waits), and the
+GUI thread's own CPU time within each phase's longest wait (busy, or starved?). ``--slots`` adds a
+profile of the GUI thread: the longest call of each slot, timer and paintEvent the event loop ran.
 """
 
 from __future__ import annotations
@@ -48,8 +50,62 @@ DEFAULT_DATA = Path.home() / ".cache" / "svtgui-bench" / "census-100000000.parqu
 THRESHOLD_SHARE = 0.24  # T as a share of the rows: above it only ranges covering ≥ 18 of 74 ages
 CUTOFF = 1_000  # above the ~8 % of 10,000 queries that are above T: the run answers them all
 READING_SECONDS = 1.0  # the confirmation is read before "Spend … and run" is clicked
-SETTLE_SECONDS = 0.5  # the open phase also covers what the window does right after adopting the data
+SETTLE_SECONDS = 0.5  # after a page is first shown, and after the data is adopted (part of the open phase)
 TARGET_MS = 50.0
+
+
+class CpuHeartbeat(Heartbeat):
+    """The heartbeat, also recording the GUI thread's CPU time within each wait: a long wait with
+    little CPU is the thread starved (of a core, the interpreter lock or the disk), not busy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.start = self.last
+        self.cpu: list[float] = []
+        self.ends: list[float] = []
+        self.last_cpu = time.thread_time()
+
+    def _tick(self) -> None:
+        super()._tick()
+        now = time.thread_time()
+        self.cpu.append(now - self.last_cpu)
+        self.ends.append(self.last - self.start)
+        self.last_cpu = now
+
+    def longest_wait(self) -> tuple[float, float]:
+        """(when it ended, in seconds from the start; the GUI thread's CPU seconds within it)."""
+        i = int(np.argmax(self.gaps))
+        return self.ends[i], self.cpu[i]
+
+
+class SlotTimer:
+    """``--slots``: the wall and GUI-thread CPU time of every Python call the event loop makes (a
+    slot, a timer, a paintEvent), by function; which slot holds the window when it waits."""
+
+    def __init__(self, loop_frames: set[str]) -> None:
+        self.loop_frames = loop_frames  # the functions that run the event loop (or click) here
+        self.open: dict[int, tuple[float, float, str]] = {}
+        self.calls: dict[str, list[tuple[float, float]]] = {}
+        sys.setprofile(self._profile)
+
+    def _profile(self, frame, event: str, _arg) -> None:
+        if event == "call":
+            caller = frame.f_back
+            if caller is not None and caller.f_code.co_name in self.loop_frames \
+                    and frame.f_code.co_name not in self.loop_frames and frame.f_code.co_filename != __file__:
+                code = frame.f_code
+                where = f"{Path(code.co_filename).name}:{code.co_firstlineno} {code.co_qualname}"
+                self.open[id(frame)] = (time.perf_counter(), time.thread_time(), where)
+        elif event == "return" and (opened := self.open.pop(id(frame), None)) is not None:
+            wall, cpu, name = opened
+            self.calls.setdefault(name, []).append((time.perf_counter() - wall, time.thread_time() - cpu))
+
+    def report(self, top: int = 8) -> None:
+        sys.setprofile(None)
+        for name, calls in sorted(self.calls.items(), key=lambda kv: -max(kv[1])[0])[:top]:
+            wall, cpu = max(calls)
+            print(f"      {name:<58} {len(calls):5d} calls, longest {wall * 1000:6.1f} ms "
+                  f"(CPU {cpu * 1000:5.1f} ms)")
 
 
 def age_ranges(k: int, seed: int) -> list:
@@ -73,6 +129,8 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=16, help="seed of the random age ranges (not of the noise)")
     ap.add_argument("--screenshot", type=Path, help="render the window after the run to this PNG")
+    ap.add_argument("--slots", action="store_true",
+                    help="also time every slot the event loop runs (a profiler: slows the window)")
     args = ap.parse_args()
     if not args.data.exists():
         print(f"generating {args.data} ({args.rows:,} rows, once) …", flush=True)
@@ -101,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     phases: list[tuple[str, float, float, float]] = []
 
     def phase(name: str, action, done, timeout: float = 900.0) -> None:
-        beat = Heartbeat()
+        beat = CpuHeartbeat()
+        slots = SlotTimer({"wait_until", "start", "finished"}) if args.slots else None
         t0 = time.perf_counter()
         action()
         if not wait_until(done, timeout):
@@ -109,9 +168,13 @@ def run(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - t0
         longest, p99 = beat.stop()
         phases.append((name, seconds, longest, p99))
-        print(f"  {name:<44} {seconds:8.2f} s  longest wait {longest * 1000:6.1f} ms  "
-              f"p99 {p99 * 1000:5.1f} ms", flush=True)
+        at, cpu = beat.longest_wait()
+        print(f"  {name:<44} {seconds:7.2f} s  longest wait {longest * 1000:6.1f} ms (ending at +{at:.2f} s; "
+              f"GUI-thread CPU in it {cpu * 1000:4.1f} ms)  p99 {p99 * 1000:5.1f} ms", flush=True)
+        if slots is not None:
+            slots.report()
 
+    wait_until(lambda: False, SETTLE_SECONDS)  # the window's first paint is not the idle baseline
     quiet_until = time.perf_counter() + 2.0
     phase("idle (baseline)", lambda: None, lambda: time.perf_counter() >= quiet_until)
 
@@ -149,10 +212,12 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"gui_scale: Run is disabled: {c.problems}")
     print(f"  {args.queries:,} age-range counts (seed {args.seed}); Sparse, ε = 1, T = {threshold:,}, "
           f"c = {CUTOFF:,}", flush=True)
+    wait_until(lambda: False, SETTLE_SECONDS)  # the Run page is drawn, as a curator sees it before Run
 
     marks: dict[str, float] = {}
 
     def start() -> None:
+        marks["run"] = time.perf_counter()
         QTest.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
         if not page.confirm.isVisible():
             raise SystemExit(f"gui_scale: no confirmation: {page.run_error.text()}")
@@ -173,7 +238,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"gui_scale: the run ended {getattr(c.run, 'status', None)} after {win.store.n:,} "
                          f"answers: {c.outcome}")
     stream = marks["answered"] - marks["spend"]
-    print(f"  spend click → last answer shown: {stream:.2f} s; {win.store.n:,} answers, "
+    print(f"  Run clicked at +0.00 s, Spend at +{marks['spend'] - marks['run']:.2f} s, last answer shown at "
+          f"+{marks['answered'] - marks['run']:.2f} s (stream {stream:.2f} s); {win.store.n:,} answers, "
           f"{win.store.n_tops:,} ⊤; {page.status.text()}")
     if args.screenshot is not None:
         wait_until(lambda: False, 0.3)  # layouts settle
