@@ -122,8 +122,8 @@ class RecipesDialog(QDialog):
                                  "the column's declared upper bound (never from the data)")
         form.addRow("Column", self.mean_column)
         form.addRow("ε", self.mean_epsilon)
-        form.addRow("ε split", self.mean_split)
-        form.addRow("Bounds tried", self.mean_sweep)
+        form.addRow("ε split\n(bound, sum, count)", self.mean_split)
+        form.addRow("Bounds tried\n(from, to, step)", self.mean_sweep)
         self.mean_column.currentIndexChanged.connect(self._default_sweep)
         for box in (self.mean_epsilon, self.mean_split, self.mean_sweep):
             box.textChanged.connect(self.refresh)
@@ -151,7 +151,7 @@ class RecipesDialog(QDialog):
         self.screen_epsilon = _field("Screen epsilon", "1",
                                      "ε of the whole recipe: half selects, half answers")
         form.addRow("Column", self.screen_column)
-        form.addRow("Ranges", self.screen_ranges)
+        form.addRow("Ranges\n(from, to, width)", self.screen_ranges)
         form.addRow("Threshold T", self.screen_threshold)
         form.addRow("Cutoff c", self.screen_cutoff)
         form.addRow("ε", self.screen_epsilon)
