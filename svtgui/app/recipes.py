@@ -22,7 +22,7 @@ from svtgui.core.noise import Lattice
 from svtgui.data import recipes
 from svtgui.data.dataset import Dataset
 from svtgui.data.generators import clip_bound_sweep
-from svtgui.data.queries import Query
+from svtgui.data.queries import ItemSupport, Query
 from svtgui.ledger import FINISHED, INTERRUPTED, Ledger, RunRecord
 
 ACCURACY_BETA = 0.05  # each released number's accuracy is stated at 95 %
@@ -109,9 +109,22 @@ class RecipePlan:
     source: Any
     compute: Callable[[Any], Any]
     to_ledger: Callable[[Any], tuple[list[tuple], dict[str, Any]]]
+    #: The queries the recipe will ask and the schema they must fit: checked by :meth:`check` exactly as
+    #: a run's queries are (column, kind, value types), so a query that cannot be evaluated is refused
+    #: before the charge instead of failing after it.
+    queries: Sequence[Query] = ()
+    schema: Any = None
 
     def check(self) -> None:
-        """Run the recipe's own checks without charging or reading the data (raises what they raise)."""
+        """Run the recipe's own checks and every query's schema check, without charging or reading the
+        data (raises what they raise)."""
+        from svtgui.app.plan import describe_query, validate_query
+
+        for i, q in enumerate(self.queries):
+            try:
+                validate_query(q, self.schema)
+            except ValueError as exc:
+                raise ValueError(f"query {i + 1} ({describe_query(q)}): {exc}") from None
         try:
             self.compute(_DryRun())
         except _Checked:
@@ -121,8 +134,10 @@ class RecipePlan:
     def run(self, ledger: Ledger, dataset_key: str) -> RecipeRun:
         """Charge the whole ε (one ledger run), compute, commit rows and facts, finish.
 
-        A failure after the charge ends the run as interrupted; the spend is kept.
+        Everything :meth:`check` checks is checked first (nothing charged when it fails); a failure
+        after the charge ends the run as interrupted, and the spend is kept.
         """
+        self.check()
         charge = _LedgerCharge(ledger, dataset_key, self)
         try:
             rows, facts = self.to_ledger(self.compute(charge))
@@ -194,7 +209,7 @@ def auto_mean(ds: Dataset, column: str, epsilon: float, *, sweep: tuple[float, f
         source,
         lambda charger: recipes.auto_avg(ds, column, epsilon, sweep=queries, threshold=threshold, split=split,
                                          rng=source, budget=charger),
-        to_ledger)
+        to_ledger, queries, ds.schema)
 
 
 def mean_interval(noisy_sum: float, noisy_count: float, a_sum: float, a_count: float) -> list[float] | None:
@@ -236,7 +251,7 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
         source,
         lambda charger: recipes.range_screening(ds, queries, epsilon, threshold, cutoff,
                                                 screen_share=screen_share, rng=source, budget=charger),
-        to_ledger)
+        to_ledger, queries, ds.schema)
 
 
 # -- frequent items ----------------------------------------------------------------------------------
@@ -264,11 +279,13 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
         rows = [(i, f"item {item}", True, None, None) for i, item in enumerate(result.items)]
         return rows, {"items": [_plain(it) for it in result.items]}
 
+    # one support query stands for all of them: the column check is the same for every item
+    probe = [ItemSupport((items[0],), column)] if items else []
     return RecipePlan(
         FREQUENT_ITEMS, epsilon,
         {"method": method, "cutoff": cutoff, "threshold": threshold, "column": column,
          "domain_size": len(items)},
-        source, compute, to_ledger)
+        source, compute, to_ledger, probe, ds.schema)
 
 
 def _plain(item: Any) -> Any:

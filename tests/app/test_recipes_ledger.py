@@ -159,3 +159,26 @@ def test_a_noise_scale_out_of_range_is_refused_by_the_check_before_any_charge(le
         with pytest.raises(ValueError):
             plan.run(ledger, key)
     assert ledger.runs() == []
+
+
+def test_a_query_that_does_not_fit_the_schema_is_refused_by_the_check(ledger):
+    # Issue 11 §6: a screening query comparing a numeric column with text, or frequent items on a
+    # dataset without an item column, passed the recipe's checks and failed after the charge.
+    import pandas as pd
+
+    from svtgui.data.predicates import predicate_from_json
+    from svtgui.data.queries import Count
+
+    frame = pd.DataFrame({"age": np.arange(200) % 90, "name": [f"n{i % 5}" for i in range(200)]})
+    ds, key = _dataset(ledger, frame)
+    text_vs_number = Count(predicate_from_json({"column": "age", "op": ">=", "value": "abc"}))
+    good = generators.range_sweep("age", 0, 90, 10)
+    plans = [recipes.screen_ranges(ds, [*good, text_vs_number], 1.0, 5.0, 2),
+             recipes.frequent_items(ds, [1, 2, 3], 2, 1.0),
+             recipes.auto_mean(ds, "name", 1.0)]
+    for plan in plans:
+        with pytest.raises(ValueError, match="query 1|query 10"):
+            plan.check()
+        with pytest.raises(ValueError, match="query 1|query 10"):
+            plan.run(ledger, key)
+    assert ledger.budget(key).spent_epsilon == 0 and ledger.runs(key) == []
