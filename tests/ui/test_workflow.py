@@ -233,3 +233,22 @@ def test_a_run_ending_at_its_first_answer_says_1_answer(qtbot, window, act):
     act.run_to_end(qtbot, window)
     status = window.run_page.status.text()
     assert status.startswith("Halted: the cutoff c was reached — 1 answer, 1 ⊤ (c = 1); running time"), status
+
+
+def test_a_run_with_nothing_queued_says_so_before_and_after(qtbot, window, act):
+    """The baskets sample comes without a queue: an interactive run then takes only adaptive queries,
+    and no sentence speaks of "0 planned queries" or "every planned query was answered"."""
+    act.load(qtbot, window, "baskets")
+    assert window.queries.queries == []
+    window.show_page("run")
+    qtbot.mouseClick(window.run_page.run_button, LEFT)
+    said = window.run_page.confirm.text.text()
+    assert "with no queries queued" in said and "0 planned" not in said
+    qtbot.mouseClick(window.run_page.confirm.spend, LEFT)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.state == "drained", timeout=30_000)
+    assert window.run_page.status.text().startswith("No queries were queued: ask one below")
+    qtbot.mouseClick(window.run_page.stop_button, LEFT)
+    qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
+    status = window.run_page.status.text()
+    assert status.startswith("Stopped by you — no query was asked") and "planned" not in status

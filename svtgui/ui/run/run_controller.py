@@ -269,7 +269,9 @@ class RunController(QObject):
             when = "before the release is computed"
         else:
             n = len(self.workspace.queries)
-            spent_on = f"{n:,} planned {'query' if n == 1 else 'queries'} with {info.name}"
+            spent_on = (f"{count(n, 'planned query')} with {info.name}" if n else
+                        f"{info.name} with no queries queued: every query will be one you ask on this page "
+                        "(Next query), after seeing the answers before it")
             when = "before the first answer"
         self.page.confirm.text.setText(
             f"This run will spend {cost} of “{self.ds.name}”'s privacy budget on {spent_on}. {remaining}. "
@@ -417,11 +419,11 @@ class RunController(QObject):
             text = f"Running — {s.n:,} of {n_plan:,} planned queries answered."
         elif self.state == PAUSED:
             text = f"Paused after {s.n:,} answers. Step (F10) answers one more; Pause (F6) resumes."
+        elif self.state == DRAINED and not n_plan and not s.n:
+            text = "No queries were queued: ask one below (Next query), or Stop to end the run."
         elif self.state == DRAINED:
-            text = (
-                f"All {n_plan:,} planned queries answered. Ask another query below (adaptive), "
-                "or Stop to end the run."
-            )
+            planned = f"All {count(n_plan, 'planned query')}" if n_plan != 1 else "The planned query"
+            text = f"{planned} answered. Ask another query below (adaptive), or Stop to end the run."
         elif (self.state == ENDED and self.run is not None
               and mechanisms.info(self.run.record.mechanism_id).input == RELEASE):
             text = (f"Release {'written' if self.run.status == 'finished' else self.run.status} "
@@ -432,6 +434,8 @@ class RunController(QObject):
             ending = ENDINGS.get(status, status)
             if status in ("stopped", "interrupted") and s.n < n_plan:  # cut short: how far it got
                 text = f"{ending} after {s.n:,} of {count(n_plan, 'planned query')} — {s.n_tops:,} ⊤"
+            elif not s.n:
+                text = f"{ENDINGS['stopped'] if status == 'finished' else ending} — no query was asked"
             else:
                 text = f"{ending} — {count(s.n, 'answer')}, {s.n_tops:,} ⊤"
             if status == "halted":
