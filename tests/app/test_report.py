@@ -230,3 +230,9 @@ def test_pdf_first_page_renders_non_blank(ledger, dataset, tmp_path):
     assert "Release report" in text and XSS in text and dataset.dataset_id in text.replace("\n", "")
     # copied text matches what was written: no "ﬀ" ligature (a dataset id may hold "ff" too)
     assert "cutoff" in text and "\ufb00" not in text
+
+
+def test_chart_ticks_read_like_the_window():
+    from svtgui.app.reports.chart import _label
+
+    assert [_label(v) for v in (4201.0, 4200.5, 3e7, 0.25)] == ["4,201", "4,200.5", "30,000,000", "0.25"]

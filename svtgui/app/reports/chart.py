@@ -17,6 +17,8 @@ import math
 from html import escape
 from typing import Any
 
+from svtgui.core.wording import plain
+
 WIDTH, HEIGHT = 900, 360
 LEFT, RIGHT, TOP, BOTTOM = 78, 24, 40, 52  # margins: tick labels left, axis title below
 TOP_COLOUR = "#0072b2"  # Okabe–Ito blue: colour-blind safe; ⊤ also has its own symbol
@@ -45,7 +47,8 @@ def nice_ticks(low: float, high: float, count: int = TICKS) -> list[float]:
 
 
 def _label(v: float) -> str:
-    return f"{v:,.0f}" if float(v).is_integer() and abs(v) < 1e15 else f"{v:.6g}"
+    """A tick as the window writes it: grouped, never an exponent ("4,200.5", not "4200.5")."""
+    return plain(v, 6)
 
 
 class _Scale:
