@@ -39,8 +39,13 @@ def test_build_then_answer_without_the_data(shared_data, tmp_path, capsys):
 def test_budget_refusal_and_bad_inputs(shared_data, tmp_path, capsys):
     out = tmp_path / "r.npz"
     assert _build(shared_data, out, "--budget-epsilon", "0.5", "--budget-delta", "1e-5") == 3
-    assert "refused" in capsys.readouterr().err and not out.exists()
+    assert "does not fit" in capsys.readouterr().err and not out.exists()
+    assert _build(shared_data, tmp_path / "r.bin", "--budget-epsilon", "5", "--budget-delta", "1e-5") == 2
+    assert "--out: " in capsys.readouterr().err
+    assert main(["ledger", "--json"]) == 0  # the test's own ledger ($SVTGUI_LEDGER, tests/conftest.py)
+    assert json.loads(capsys.readouterr().out)["datasets"] == []  # a bad first run registers nothing
     assert main(["sparse-project", "answer", "--release", str(tmp_path / "none.npz"), "--query", "{}"]) == 2
     assert "no such release file" in capsys.readouterr().err
-    assert _build(shared_data, tmp_path / "nodir" / "r.npz") == 2
+    budget = ("--budget-epsilon", "5", "--budget-delta", "1e-5")
+    assert _build(shared_data, tmp_path / "nodir" / "r.npz", *budget) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -70,10 +70,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def build(args: argparse.Namespace) -> int:
     """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
+    from svtgui.app.plan import build as build_plan
     from svtgui.app.runs.runner import start_run
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
-    from svtgui.cli.common import TEST_SEED_WARNING, print_release, register_dataset
+    from svtgui.cli.common import TEST_SEED_WARNING, applicable_budget, print_release, register_dataset
 
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
                   queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
@@ -92,9 +93,18 @@ def build(args: argparse.Namespace) -> int:
                            f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
         del params["neighbouring"]
     with open_ledger(args.ledger) as led:
+        # the whole run (parameters, universe, the release file's folder, the budget) is checked before
+        # a new dataset is registered: a bad --out must leave the ledger as it was
+        plan = build_plan(ds, [], "sparse_project", params, budget=applicable_budget(led, ds, vars(args)),
+                          outputs=[args.out], adaptive=True)
+        if not plan.ok:
+            first = plan.problems[0]
+            option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")
+            code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else 2
+            raise CliError(f"{option}{first.message} (nothing was charged)", code)
         record = register_dataset(led, ds, vars(args))
         try:
-            run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed)
+            run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed, plan=plan)
             run.finish()
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
