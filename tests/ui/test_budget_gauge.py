@@ -77,3 +77,10 @@ def test_the_spend_confirmation_never_covers_the_gauge(qtbot, window, act):
     assert page.confirm.geometry().intersects(QRect(page.chart.mapTo(page, page.chart.rect().topLeft()),
                                                     page.chart.size()))
     page.confirm.cancel.click()
+
+
+def test_one_free_answer_is_one_answer(gauge):
+    gauge.set_counts(0, 1, 5)
+    assert "1</span> answer so far" in gauge.free_label.text()
+    gauge.set_counts(0, 2, 5)
+    assert "2</span> answers so far" in gauge.free_label.text()

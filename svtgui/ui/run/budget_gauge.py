@@ -11,7 +11,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
-from svtgui.core.wording import plain
+from svtgui.core.wording import plain, plural
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 
 _RESOLUTION = 10_000  # progress bars are integer-valued; budgets are not
@@ -115,8 +115,8 @@ class BudgetGauge(QGroupBox):
                 halted = above >= cutoff
             self.cutoff_bar.setFormat(f"⊤ used: {above:,} of c = {cutoff:,}{' — halted' if halted else ''}")
         self.free_label.setText(
-            f"<span style='color:{BELOW_COLOR.name()}'>▽ ⊥ {below:,}</span> answers so far — "
-            "<b>free</b>: ⊥ answers do not use up the cutoff."
+            f"<span style='color:{BELOW_COLOR.name()}'>▽ ⊥ {below:,}</span> {plural('answer', below)} so "
+            "far — <b>free</b>: ⊥ answers do not use up the cutoff."
         )
 
     def set_run(self, text: str) -> None:
