@@ -111,3 +111,21 @@ def test_bad_inputs_name_the_problem(adult_hist):
     with pytest.raises(ValueError, match="per-query thresholds"):
         m.submit(np.ones(hist.size), threshold=3.0)
     assert m.answered == 0
+
+
+@pytest.mark.parametrize("learning_rate", [1e3, 1e300])
+def test_a_large_learning_rate_keeps_the_synthetic_histogram_a_distribution(learning_rate):
+    # p·exp(η·Q) overflowed: after one paid answer p was NaN and the next query failed after the charge
+    m = mechanisms.create("pmw", epsilon=1.0, threshold=0.01, cutoff=5, learning_rate=learning_rate,
+                          rng=mechanisms.seeded(2))
+    m.bind(SparseHistogram(np.arange(8), np.array([50, 30, 20, 10, 5, 5, 5, 5]), 8))
+    paid = 0
+    for i in range(200):
+        if m.halted:
+            break
+        query = np.zeros(8)
+        query[i % 8] = 1.0
+        paid += m.submit(query).above
+        p = m.synthetic()
+        assert np.all(np.isfinite(p)) and np.all(p >= 0) and abs(p.sum() - 1) < 1e-12
+    assert paid >= 1  # the update ran (fixed seed; errors of up to 0.2·n̂ against α = 0.01 make it certain)

@@ -83,6 +83,7 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
         self.__hist: SparseHistogram | None = None
         self.__svt = None
         self._p: np.ndarray | None = None
+        self._log_w: np.ndarray | None = None
 
     # -- set-up --------------------------------------------------------------------------------
     def bind(self, histogram: SparseHistogram) -> None:
@@ -102,6 +103,7 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
                                        threshold=self.test_threshold, cutoff=self.cutoff,
                                        sensitivity=1.0, integer=False, rng=self._rng)
         self._p = np.full(histogram.size, 1.0 / histogram.size)
+        self._log_w = np.zeros(histogram.size)  # log-weights of p (see _update)
 
     @property
     def test_threshold(self) -> float:
@@ -188,10 +190,18 @@ class PrivateMultiplicativeWeights(StreamingMechanism):
         return Response(index, True, paid, answered_from_simulation=False)
 
     def _update(self, q: LinearQuery, *, up: bool) -> None:
-        """Multiplicative-weights step towards the paid answer (public data only)."""
-        factor = np.exp((self.learning_rate if up else -self.learning_rate) * q.weights)
-        self._p[q.indices] *= factor
-        self._p /= self._p.sum()
+        """Multiplicative-weights step towards the paid answer (public data only).
+
+        Kept in log space and renormalised by the largest log-weight: ``p·exp(±η·Q)`` computed directly
+        overflows for a large η (η = 1000 turned p into NaN after one paid answer, and the next query
+        failed after the run was charged); here the largest weight is always 1, so p stays a
+        distribution for every η a double can hold.
+        """
+        log_w = self._log_w
+        log_w[q.indices] += (self.learning_rate if up else -self.learning_rate) * q.weights
+        log_w -= log_w.max()
+        p = np.exp(log_w)
+        self._p = p / p.sum()
 
     def submit_many(self, queries: Sequence[LinearQuery], thresholds=None) -> Batch:  # type: ignore[override]
         """Submit queries in order until they run out or the cutoff halts the run."""
