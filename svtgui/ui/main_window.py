@@ -27,6 +27,7 @@ from svtgui.app.dataset_identity import recall_declared, remember_declared
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.mechanisms import HISTOGRAM
+from svtgui.core.wording import count
 from svtgui.ledger import LedgerError
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
@@ -374,7 +375,7 @@ class MainWindow(QMainWindow):
             self.refresh_recent()
         self.setWindowTitle(f"{ds.name} — SVT Studio")
         self.status_label.setText(
-            f"{ds.name}: {ds.n_rows:,} rows. Next: check the schema (Ctrl+2), "
+            f"{ds.name}: {count(ds.n_rows, 'row')}. Next: check the schema (Ctrl+2), "
             "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5)."
             + (" Declared bounds and levels restored as you last declared them for these rows."
                if recalled is not None else "")

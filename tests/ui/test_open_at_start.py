@@ -24,6 +24,7 @@ def test_a_relative_path_is_read_from_the_current_folder(qtbot, window, tmp_path
     open_at_start(window, build_parser().parse_args(["ages.csv"]))
     qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
     assert window.ds.n_rows == 2 and window.windowTitle() == "ages — SVT Studio"
+    assert window.dataset_panel.details.text().startswith("2 rows × 1 column ·")  # not "1 columns"
 
 
 def test_a_file_that_cannot_be_opened_is_said_on_the_dataset_page(qtbot, window, tmp_path):

@@ -397,7 +397,7 @@ class HistoryPanel(QDialog):
         self.loading.hide()
         self.rows_title.setText(
             f"Run {run.id} · {mechanism_name(run.mechanism_id)} · "
-            f"{STATUS_TEXT.get(run.status, run.status)} — released {n:,} rows, {tops:,} ⊤"
+            f"{STATUS_TEXT.get(run.status, run.status)} — released {count(n, 'row')}, {tops:,} ⊤"
             + (" (showing ⊤ only)" if self.only_above.isChecked() else "")
             + (" — showing the ⊤ rows only; export the CSV for all of them" if too_many else "")
         )

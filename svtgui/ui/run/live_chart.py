@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
+from svtgui.core.wording import plain
 from svtgui.ui.common.plain_axis import PlainAxis
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, THRESHOLD_COLOR, named
 
@@ -111,8 +112,8 @@ class LiveChart(QWidget):
         self.legend.items[1][1].setText(PAID_LABEL)
         self._set_free_legend(True)
         self.caption.setText(
-            f"T = {threshold_rows:,g} rows is not drawn: in PMW it is not a threshold on the answers. It "
-            "bounds the error of a free answer: a query is paid for (▲) when its answer from the public "
+            f"T = {plain(threshold_rows, 6)} rows is not drawn: in PMW it is not a threshold on the answers. "
+            "It bounds the error of a free answer: a query is paid for (▲) when its answer from the public "
             "synthetic histogram is off by more than about T rows; otherwise that answer is released, "
             "free (○).")
         self.caption.show()

@@ -418,7 +418,7 @@ class RunController(QObject):
         if self.state == RUNNING:
             text = f"Running — {s.n:,} of {n_plan:,} planned queries answered."
         elif self.state == PAUSED:
-            text = f"Paused after {s.n:,} answers. Step (F10) answers one more; Pause (F6) resumes."
+            text = f"Paused after {count(s.n, 'answer')}. Step (F10) answers one more; Pause (F6) resumes."
         elif self.state == DRAINED and not n_plan and not s.n:
             text = "No queries were queued: ask one below (Next query), or Stop to end the run."
         elif self.state == DRAINED:

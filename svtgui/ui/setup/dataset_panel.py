@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.core.wording import count
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.frame_model import FrameModel
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -121,7 +122,7 @@ class DatasetPanel(QWidget):
         self.title.setText(ds.name)
         where = str(ds.path) if ds.path else "in memory"
         self.details.setText(
-            f"{ds.n_rows:,} rows × {len(ds.schema.columns)} columns · {ds.format} · {where}"
+            f"{count(ds.n_rows, 'row')} × {count(len(ds.schema.columns), 'column')} · {ds.format} · {where}"
         )
         self._show_engine(ds)
         if ds.engine == "memory":
