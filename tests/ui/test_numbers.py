@@ -80,3 +80,9 @@ def test_sparse_project_defaults_and_messages_read_as_words(qtbot, window, act):
     window.mechanism.flush()
     said = window.mechanism.preview.statement.text()
     assert "choose at least one column" in said and "[" not in said and '"' not in said  # no Python list
+
+
+def test_the_data_preview_shows_floats_without_exponents():
+    from svtgui.ui.setup.frame_model import format_cell
+
+    assert [format_cell(v) for v in (1234567.5, 0.25, float("nan"), 38.0)] == ["1,234,568", "0.25", "—", "38"]

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from svtgui.core.wording import plain
+
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -21,7 +23,7 @@ def format_cell(value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, float | np.floating):
-        return "—" if math.isnan(value) else f"{value:.6g}"
+        return "—" if math.isnan(value) else plain(float(value), 6)  # "1,234,568", never "1.23457e+06"
     if isinstance(value, tuple | frozenset | list | set):
         items = sorted(value, key=str) if isinstance(value, frozenset | set) else list(value)
         shown = ", ".join(str(v) for v in items[:12])
