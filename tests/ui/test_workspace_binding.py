@@ -59,3 +59,16 @@ def test_a_query_comparing_a_number_with_text_disables_run(qtbot, window, act):
     error = window.run_page.run_error.text()
     assert "Queries" in error and "not a number" in error
     assert window.controller.confirm_run() is False
+
+
+def test_parameter_tooltips_give_advice(qtbot, window, act):
+    act.load(qtbot, window)
+    window.mechanism.picker.select("sparse")
+    tips = {name: editor.toolTip() for name, editor in window.mechanism.form.editors.items()}
+    assert "never from this data" in tips["threshold"] and tips["threshold"] != "Public threshold T"
+    assert "noise grows with c" in tips["cutoff"] and "more noise" in tips["epsilon"]
+    window.mechanism.picker.select("standard_svt")
+    mono = window.mechanism.form.editors["monotonic"].toolTip()
+    assert mono == "Every query only grows when a row is added: the query noise can be halved."
+    window.mechanism.picker.select("pmw")  # PMW's T is an error in rows: its own words, not the advice
+    assert "never from this data" not in window.mechanism.form.editors["threshold"].toolTip()

@@ -29,13 +29,25 @@ from PySide6.QtWidgets import (
 
 from svtgui.app.threshold_default import PROMPT as THRESHOLD_PROMPT
 from svtgui.app.workspace import DERIVED, HIDDEN, LABELS, Workspace, label, parse_number
-from svtgui.core.mechanisms import MechanismInfo, Param
+from svtgui.core.mechanisms import HISTOGRAM, MechanismInfo, Param
 from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import WARNING_COLOR, named
 
 __all__ = ["DERIVED", "HIDDEN", "LABELS", "ErrorLabel", "ParamForm", "ShareSlider", "parse_number"]
 
 CHOICES = {"noise": ("gaussian", "laplace")}  # text parameters offered as a list
+# What to type, beyond what the parameter is (the catalogue's description says that): advice that
+# holds for every threshold mechanism. PMW's T is in rows of error and keeps its own description.
+ADVICE = {
+    "epsilon": "Smaller ε: more privacy, more noise. The run costs ε however many queries it answers; "
+               "the preview on the right says what accuracy it buys.",
+    "threshold": "Choose it from what you know publicly about the population, never from this data: where "
+                 "“interesting” starts. Keep it at least α (the preview's) away from where most answers lie: "
+                 "an answer within α of T can come back either way.",
+    "cutoff": "How many ⊤ answers you really need: the noise grows with c, so ask for no more.",
+    "delta": "Keep δ far below 1 / (number of rows), such as 0.000001: δ is the chance that the ε promise "
+             "fails.",
+}
 SHARE_STEPS = 90  # numeric_share slider: 0 … 0.90 in steps of 0.01
 
 
@@ -190,7 +202,8 @@ class ParamForm(QWidget):
                     continue
                 editor = self._editor(p)
                 text = label(p.name)
-                named(editor, text, p.description)
+                tip = _tooltip(p, info)
+                named(editor, text, tip)
                 error = FieldError(text)
                 box = QWidget()
                 col = QVBoxLayout(box)
@@ -199,7 +212,7 @@ class ParamForm(QWidget):
                 col.addWidget(editor)
                 col.addWidget(error)
                 self.form.addRow(text, box)
-                self.form.labelForField(box).setToolTip(p.description)
+                self.form.labelForField(box).setToolTip(tip)
                 self.editors[p.name], self.errors[p.name] = editor, error
         finally:
             self._updating = False
@@ -280,14 +293,23 @@ class ParamForm(QWidget):
                 ok = facts.monotonic
                 mono.setEnabled(ok)
                 mono.setChecked(ok and self.workspace.monotonic_requested())
-                mono.setToolTip(("Every query is monotonic, so the query noise can be halved. " if ok
-                                 else "Not available: ") + facts.monotonic_reason)
+                reason = facts.monotonic_reason.rstrip(".")
+                mono.setToolTip(f"{reason[:1].upper()}{reason[1:]}: the query noise can be halved." if ok
+                                else f"Not available: {reason}.")
         finally:
             self._updating = False
 
     def show_problems(self, problems: dict[str, str]) -> None:
         for name, error in self.errors.items():
             error.show_error(problems.get(name))
+
+
+def _tooltip(p: Param, info: MechanismInfo) -> str:
+    """The parameter's description, and for the common ones what a curator should type."""
+    advice = ADVICE.get(p.name)
+    if advice is None or (p.name == "threshold" and info.input == HISTOGRAM):
+        return p.description
+    return f"{p.description.rstrip('.')}. {advice}"
 
 
 def _whole(v: Any) -> bool:
