@@ -70,3 +70,20 @@ def test_a_long_list_shows_progress_and_can_be_cancelled_without_adding_anything
     qtbot.mouseClick(_ok(dlg), LEFT)
     qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=30_000)
     assert len(window.queries.queries) == before + 500
+
+
+def test_a_column_without_declared_levels_says_where_to_declare_them(qtbot, window, tmp_path):
+    from svtgui.data.schema import ColumnKind
+
+    data = tmp_path / "jobs.csv"
+    data.write_text("job,age\n" + "".join(f"{j},{30 + i}\n" for i, j in enumerate("abcab")), encoding="utf-8")
+    window.open_path(data)
+    qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
+    job = window.ds.schema.column("job")
+    assert job.kind == ColumnKind.CATEGORICAL and not job.categories
+    dlg = window.generate_queries()
+    dlg.select("Every value")
+    qtbot.mouseClick(_ok(dlg), LEFT)
+    said = dlg.error.text()  # the window's way to declare them, not the CLI's "pass the values explicitly"
+    assert "no declared levels" in said and "Schema page" in said and "explicitly" not in said
+    dlg.reject()

@@ -81,6 +81,14 @@ class GeneratorDialog(QDialog):
                 raise ValueError("this dataset has no column of the kind this generator needs")
             return w.currentText()
 
+        def declared(*names: str) -> list[str]:
+            """Columns whose levels are declared; else what to do, in this window's words."""
+            for name in names:
+                if not schema.column(name).categories:
+                    raise ValueError(f"column {name!r} has no declared levels: declare them on the Schema "
+                                     "page (the Declare… button in its row), then generate")
+            return list(names)
+
         def bounds_of(name: str) -> tuple[str, str]:
             c = schema.column(name) if name else None
             if c is not None and c.bounded:
@@ -156,7 +164,7 @@ class GeneratorDialog(QDialog):
             [
                 ("Column", "ev_col", combo("Every value column", categorical)),
             ],
-            lambda: _fixed(generators.every_value(schema, col("ev_col"))),
+            lambda: _fixed(generators.every_value(schema, *declared(col("ev_col")))),
         )
         marg = named(QListWidget(), "Marginal columns")
         marg.addItems(categorical)
@@ -167,7 +175,7 @@ class GeneratorDialog(QDialog):
                 ("Columns", "mg_cols", marg),
                 ("k", "mg_k", self._spin("Marginal order k", 2, 1)),
             ],
-            lambda: _fixed(generators.marginals(schema, [i.text() for i in marg.selectedItems()],
+            lambda: _fixed(generators.marginals(schema, declared(*[i.text() for i in marg.selectedItems()]),
                                                 self._int("mg_k"))),
         )
         observed = named(
