@@ -104,7 +104,13 @@ class TopCurve:
     def probability(self, answers: Sequence[float] | np.ndarray) -> np.ndarray:
         """P[⊤] of a query compared on its own, for each true answer x (rounded to the lattice first)."""
         x = np.asarray(answers, dtype=np.float64)
-        units = np.rint(x / self.step)
+        if np.any(np.isnan(x)):
+            raise ValueError("the answer must be a number, got nan")
+        with np.errstate(over="ignore"):  # x/step may overflow to ±inf: clipped just below
+            units = np.rint(x / self.step)
+        # Beyond 2^62 steps from anything a lattice holds (|T/g| ≤ 2^52, scales ≤ 2^40 steps) P[⊤] is
+        # exactly 0 or 1 in doubles, so a typed 1e308 (or ±inf) is the answer at that distance.
+        units = np.clip(units, -(2.0**62), 2.0**62)
         out = np.empty(x.shape)
         cache: dict[int, float] = {}
         for i, u in np.ndenumerate(units):

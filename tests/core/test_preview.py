@@ -132,3 +132,14 @@ def _reference_tail(b_rho: float, b_nu: float, d: int) -> float:
 def test_tail_is_numerically_stable_from_an_eighth_to_two_to_the_forty_steps(b, ratio):
     for d in (-int(3 * b) - 1, 0, 1, int(b) + 1, int(8 * b) + 2):
         assert tail(b, b * ratio, d) == pytest.approx(_reference_tail(b, b * ratio, d), rel=1e-9, abs=1e-300)
+
+
+def test_an_answer_beyond_the_lattice_has_chance_0_or_1_and_nan_is_refused():
+    # a typed x = 1e308 with Δ = 1 overflowed x/g to inf and int(inf) raised OverflowError in the
+    # comparison dialog; far beyond every scale, P[⊤] is exactly 1 (above) or 0 (below)
+    m = mechanisms.create("sparse", epsilon=1.0, threshold=0.0, cutoff=1, sensitivity=1.0,
+                          rng=mechanisms.seeded(0))
+    curve = TopCurve.of(m)
+    assert list(curve.probability([1e308, np.inf, -1e308, -np.inf])) == [1.0, 1.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="nan"):
+        curve.probability([np.nan])
