@@ -39,3 +39,20 @@ def test_the_guide_ships_with_its_screenshots():
     assert images, "the guide shows no screenshot"
     for image in images:
         assert (guide().parent / image).is_file(), image
+
+
+def test_the_guides_pictures_fit_the_help_window(qtbot, window):
+    help_window = window.show_help()
+    qtbot.waitExposed(help_window)
+    browser = help_window.browser
+    widths, block = [], browser.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                widths.append(fmt.toImageFormat().width())
+            it += 1
+        block = block.next()
+    assert len(widths) >= 10 and all(0 < w <= browser.viewport().width() for w in widths)  # 1,280-px shots
+    assert browser.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways for
