@@ -45,12 +45,15 @@ def applicable_budget(led: Ledger, ds: Any, s: dict[str, Any]) -> Budget:
     the known dataset's, the one ``--same-dataset-as`` names, or the total a new dataset declares."""
     from svtgui.app.plan import declared_budget
 
-    known = dataset_identity.identify(led, ds).record
+    identity = dataset_identity.identify(led, ds)
+    known = identity.record
     if known is not None or s.get("same_dataset_as"):
         try:
             return led.budget(known.dataset_id if known is not None else s["same_dataset_as"])
         except ValueError as exc:
             raise CliError(f"--same-dataset-as: {exc}") from None
+    if identity.needs_decision and not s.get("new_dataset"):
+        raise _decision_needed(led, ds, identity.lookalikes)  # before asking for a budget it may not need
     if s.get("budget_epsilon") is None:
         raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
                        "give its total budget with --budget-epsilon (and --budget-delta)")
@@ -85,18 +88,22 @@ def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
         print(f"svtgui-cli: note: the rows of {ds.name} are now dataset {record.dataset_id} (sharing its "
               "budget)", file=sys.stderr)
         return record
-    lookalikes = identity.lookalikes
-    if lookalikes and not new:
-        ids = ", ".join(d.dataset_id for d in lookalikes)
-        raise CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
-                       f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
-                       "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
-                       "different dataset (its own budget, with --budget-epsilon)")
+    if identity.lookalikes and not new:
+        raise _decision_needed(led, ds, identity.lookalikes)
     if s.get("budget_epsilon") is None:
         raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
                        "give its total budget with --budget-epsilon (and --budget-delta)")
     return dataset_identity.register(led, ds, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
                                      different=new)
+
+
+def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]) -> CliError:
+    """New rows with the name and columns of a known dataset: the curator must say which they are."""
+    ids = ", ".join(d.dataset_id for d in lookalikes)
+    return CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
+                    f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
+                    "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
+                    "different dataset (its own budget, with --budget-epsilon)")
 
 
 def load_release(path: str, expect_sha256: str | None = None) -> ProjectionRelease:

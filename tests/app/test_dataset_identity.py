@@ -145,6 +145,8 @@ def test_cli_options_say_which_dataset(tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert f"--same-dataset-as {known.dataset_id}" in err and "--new-dataset" in err
+    assert _cli(changed, ledger, queries) == 2  # without a budget: still the question, not "give a budget"
+    assert f"--same-dataset-as {known.dataset_id}" in capsys.readouterr().err
     with Ledger.open(ledger) as led:
         assert len(led.datasets()) == 1 and len(led.runs()) == 1  # nothing registered or charged
     assert _cli(changed, ledger, queries, "--same-dataset-as", known.dataset_id) == 0
