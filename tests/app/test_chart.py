@@ -62,7 +62,7 @@ def test_marks_sit_at_the_released_values_and_t_is_a_dashed_line():
     xs = _axis(_ticks_x(root), LEFT, WIDTH - RIGHT)
     ys = _axis(_ticks(root, "end"), TOP, HEIGHT - BOTTOM, flip=True)
     got = sorted((round(xs(x)), ys(y)) for x, y in _marks(root))
-    want = [(3, 120.0), (12, 95.5), (40, 310.0)]
+    want = [(4, 120.0), (13, 95.5), (41, 310.0)]  # query numbers, from 1 as in the window and the table
     tolerance = 0.11 * (_ticks(root, "end")[-1] - _ticks(root, "end")[0]) / (HEIGHT - BOTTOM - TOP)  # 0.1 px
     assert [i for i, _ in got] == [i for i, _ in want]
     assert all(abs(g - w) <= tolerance for (_, g), (_, w) in zip(got, want, strict=True))
@@ -70,7 +70,7 @@ def test_marks_sit_at_the_released_values_and_t_is_a_dashed_line():
     assert len(dashed) == 1
     assert abs(ys(float(dashed[0].get("y1"))) - 100.0) <= tolerance
     texts = " ".join(t.text for t in root.iter(f"{SVG}text"))
-    assert "3 ⊤ of 5 answered" in texts and "public threshold T = 100" in texts
+    assert "3 ⊤ of 5 answered" in texts and "public threshold T = 100" in texts and "query number" in texts
 
 
 def _ticks_x(root):

@@ -74,8 +74,9 @@ def chart_svg(data: dict[str, Any]) -> str:
     threshold = None if threshold is None else float(threshold)
     tops = [r for r in rows if r["above"]]
     base = threshold if threshold is not None else 0.0  # where a ⊤ without a number is marked
-    points = [(float(r["index"]), float(r["value"]) if r["value"] is not None else base) for r in tops]
-    last = max((float(r["index"]) for r in rows), default=0.0)
+    # Queries are numbered from 1, as in the window and the report's table (the ledger counts from 0).
+    points = [(float(r["index"]) + 1, float(r["value"]) if r["value"] is not None else base) for r in tops]
+    last = max((float(r["index"]) + 1 for r in rows), default=0.0)
     xs = nice_ticks(0.0, max(last, 1.0))
     ys_seen = [y for _, y in points] + ([threshold] if threshold is not None else [])
     ys = nice_ticks(min(ys_seen, default=0.0), max(ys_seen, default=1.0))
@@ -86,7 +87,7 @@ def chart_svg(data: dict[str, Any]) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12" '
-        'role="img" aria-label="released answers by query index, with the public threshold">',
+        'role="img" aria-label="released answers by query number, with the public threshold">',
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
         f'<text x="{WIDTH / 2:.1f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>',
     ]
@@ -97,7 +98,7 @@ def chart_svg(data: dict[str, Any]) -> str:
                    f'stroke="{THRESHOLD_COLOUR}" stroke-width="2" stroke-dasharray="8 5"/>')
         out.append(f'<text x="{LEFT + 8}" y="{ty - 6:.1f}" fill="{THRESHOLD_COLOUR}" stroke="white" '
                    'stroke-width="3" paint-order="stroke">'
-                   f"{escape(f'public threshold T = {threshold:g}')}</text>")
+                   f"{escape(f'public threshold T = {plain(threshold, 12)}')}</text>")
     if points:
         out.append(f'<path fill="{TOP_COLOUR}" stroke="black" stroke-width="0.8" '
                    f'd="{_triangles(points, x, y)}"><title>⊤</title></path>')
@@ -117,7 +118,7 @@ def _axes(xs: list[float], ys: list[float], x: _Scale, y: _Scale, y_title: str) 
     out += [f'<text x="{x(v):.1f}" y="{bottom + 16}" text-anchor="middle">{_label(v)}</text>' for v in xs]
     out += [f'<text x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>' for v in ys]
     out.append(f'<text x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
-               "query index</text>")
+               "query number</text>")
     if y_title:
         out.append(f'<text transform="translate(16 {(TOP + bottom) / 2:.1f}) rotate(-90)" '
                    f'text-anchor="middle">{escape(y_title)}</text>')
