@@ -164,6 +164,21 @@ def test_bad_input_charges_nothing(ledger, mech, params, queries, match):
     assert ledger.runs() == [] and ledger.budget(DS.dataset_id).spent_epsilon == 0
 
 
+@pytest.mark.parametrize("mech, extra", [
+    ("sparse", {"threshold": 1}), ("numeric_sparse", {"threshold": 1, "delta": 1e-4}),
+    ("standard_svt", {"threshold": 1}), ("gap_svt", {"threshold": 1}),
+    ("svt_retraversal", {"threshold": 1}), ("em_top_c", {}),
+])
+@pytest.mark.parametrize("epsilon", [5e-324, 1e-300, 1e-30, 1e-18, 1e6, 1e300, float("inf"), float("nan")])
+def test_extreme_epsilon_is_refused_by_name_through_the_runner(ledger, mech, extra, epsilon):
+    # issue 11 §1 through the run path (the window's and the CLI's start_run): a refusal naming ε,
+    # never another exception (ε = 5e-324 divided by zero in standard_svt's budget split), nothing charged
+    with pytest.raises(ValueError, match="epsilon"):
+        start_run(ledger, DS, [Q(1), Q(2)], mech, {"epsilon": epsilon, "cutoff": 2, **extra},
+                  evaluate=evaluate)
+    assert ledger.runs() == [] and ledger.budget(DS.dataset_id).spent_epsilon == 0
+
+
 def test_bad_seed_and_unregistered_dataset_charge_nothing(ledger):
     with pytest.raises(ValueError, match="seed"):
         _run(ledger, [Q(1)], seed=-3)

@@ -85,6 +85,25 @@ def traced_noise_seen(mid: str, params: dict, tries: int = 40) -> bool:
     return False
 
 
+def released_noise_seen(mid: str, params: dict, tries: int = 40) -> bool | None:
+    """Does any of ``tries`` fresh runs, through ``submit_many``, release a number ≠ the exact answer?
+
+    The answer sits 60 scales above T (a ⊤ except with probability below e^-30); None when that
+    point is beyond the lattice or the mechanism releases no number.
+    """
+    for seed in range(tries):
+        m = mechanisms.create(mid, rng=mechanisms.seeded(seed), allow_non_private=True, **params)
+        if not m.releases_numbers:
+            return None
+        units = m.lattice.threshold_unit(m.threshold) + math.ceil(60 * max(m.noise_scales().values()))
+        if abs(units) > 2**52:
+            return None
+        batch = m.submit_many([units * m.lattice.step])
+        if batch.above[0] and batch.values[0] != units * m.lattice.step:
+            return True
+    return False
+
+
 @pytest.mark.parametrize("mid", IDS)
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
@@ -117,10 +136,17 @@ def test_extreme_parameters_are_refused_by_name_or_noised(mid, data):
             assert "answer" in str(exc)
         else:
             assert math.isfinite(m.lattice.step * 2.0**53)  # answer plus noise stays a finite double
+        fresh = mechanisms.create(mid, rng=mechanisms.seeded(2), allow_non_private=True, **params)
+        try:  # the vectorised path refuses what submit refuses, before drawing anything
+            fresh.submit_many([big])
+        except ValueError as exc:
+            assert "answer" in str(exc)
         # With every scale ≥ 1 step, P[ν = 0] ≤ tanh(1/2) < 0.47 per run, so 40 runs all without
-        # noise has probability < 1e-13: a vanished noise cannot pass this.
+        # noise has probability < 1e-13: a vanished noise cannot pass this. The same holds for the
+        # released numbers (fresh noise, or the noisy gap), seen through submit_many.
         if min(u for n, u in scales.items() if n not in m.noiseless) >= 1 and "query" not in m.noiseless:
             assert traced_noise_seen(mid, params), f"{mid} released exact answers with {params}"
+            assert released_noise_seen(mid, params) is not False, f"{mid}: exact numbers with {params}"
 
 
 @pytest.mark.parametrize("mid", [i.id for i in mechanisms.catalog() if i.id in
