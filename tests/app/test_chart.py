@@ -103,3 +103,24 @@ def test_the_chart_module_imports_no_qt():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in qt))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_wide_tick_labels_clear_the_y_title_and_the_t_label_survives_qts_renderer(qapp):
+    """Values near 30,000,000: the tick labels used to run under the rotated "released value"; the T
+    label's white halo, drawn over its words by renderers without paint-order (Qt's, which sets the
+    PDF), hid it."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    rows = [_row(i, True, 30_000_000.5 + 1000.25 * i) for i in range(10)]
+    root = ET.fromstring(chart_svg(_data(rows, threshold=30_000_000)))
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(12)
+    metrics = QFontMetricsF(font)
+    title = next(t for t in root.iter(f"{SVG}text") if t.text == "released value")
+    baseline = float(re.search(r"translate\(([\d.]+)", title.get("transform")).group(1))
+    title_right = baseline + metrics.descent()  # rotated -90°: its baseline is a vertical line
+    for tick in (t for t in root.iter(f"{SVG}text") if t.get("text-anchor") == "end"):
+        assert float(tick.get("x")) - metrics.horizontalAdvance(tick.text) > title_right + 2, tick.text
+    labels = [t for t in root.iter(f"{SVG}text") if (t.text or "").startswith("public threshold")]
+    assert labels[-1].get("stroke") is None and labels[-1].get("fill") != "white"  # the words on top
+    assert labels[-1].text == "public threshold T = 30,000,000"

@@ -21,6 +21,8 @@ from svtgui.core.wording import plain
 
 WIDTH, HEIGHT = 900, 360
 LEFT, RIGHT, TOP, BOTTOM = 78, 24, 40, 52  # margins: tick labels left, axis title below
+DIGIT_WIDTH = 7.7  # px of the widest digit at font-size 12 (DejaVu Sans 7.6): tick labels' room
+Y_TITLE_ROOM = 30  # px left of the tick labels for the rotated y-axis title
 TOP_COLOUR = "#0072b2"  # Okabe–Ito blue: colour-blind safe; ⊤ also has its own symbol
 THRESHOLD_COLOUR = "#d55e00"  # Okabe–Ito vermillion, dashed
 GRID_COLOUR = "#e3e3e3"
@@ -80,7 +82,8 @@ def chart_svg(data: dict[str, Any]) -> str:
     xs = nice_ticks(0.0, max(last, 1.0))
     ys_seen = [y for _, y in points] + ([threshold] if threshold is not None else [])
     ys = nice_ticks(min(ys_seen, default=0.0), max(ys_seen, default=1.0))
-    x = _Scale(xs, LEFT, WIDTH - RIGHT)
+    left = max(LEFT, Y_TITLE_ROOM + 6 + round(DIGIT_WIDTH * max(len(_label(v)) for v in ys)))
+    x = _Scale(xs, left, WIDTH - RIGHT)
     y = _Scale(ys, TOP, HEIGHT - BOTTOM, flip=True)
     title = f"{len(tops)} ⊤ of {len(rows)} answered; ⊥ answers release nothing and are not drawn"
     has_values = any(r["value"] is not None for r in tops)
@@ -91,14 +94,17 @@ def chart_svg(data: dict[str, Any]) -> str:
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
         f'<text x="{WIDTH / 2:.1f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>',
     ]
-    out += _axes(xs, ys, x, y, "released value" if has_values else "")
+    out += _axes(xs, ys, x, y, "released value" if has_values else "", left)
     if threshold is not None:
         ty = y(threshold)
-        out.append(f'<line x1="{LEFT}" y1="{ty:.1f}" x2="{WIDTH - RIGHT}" y2="{ty:.1f}" '
+        out.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{WIDTH - RIGHT}" y2="{ty:.1f}" '
                    f'stroke="{THRESHOLD_COLOUR}" stroke-width="2" stroke-dasharray="8 5"/>')
-        out.append(f'<text x="{LEFT + 8}" y="{ty - 6:.1f}" fill="{THRESHOLD_COLOUR}" stroke="white" '
-                   'stroke-width="3" paint-order="stroke">'
-                   f"{escape(f'public threshold T = {plain(threshold, 12)}')}</text>")
+        label = escape(f"public threshold T = {plain(threshold, 12)}")
+        # A white halo drawn first, then the words: renderers without paint-order (Qt's, which sets
+        # the PDF) drew the halo over the words and the label vanished.
+        out.append(f'<text x="{left + 8}" y="{ty - 6:.1f}" fill="white" stroke="white" '
+                   f'stroke-width="3">{label}</text>')
+        out.append(f'<text x="{left + 8}" y="{ty - 6:.1f}" fill="{THRESHOLD_COLOUR}">{label}</text>')
     if points:
         out.append(f'<path fill="{TOP_COLOUR}" stroke="black" stroke-width="0.8" '
                    f'd="{_triangles(points, x, y)}"><title>⊤</title></path>')
@@ -106,18 +112,19 @@ def chart_svg(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _axes(xs: list[float], ys: list[float], x: _Scale, y: _Scale, y_title: str) -> list[str]:
-    """Grid lines, tick labels, the frame and the axis titles."""
+def _axes(xs: list[float], ys: list[float], x: _Scale, y: _Scale, y_title: str, left: float) -> list[str]:
+    """Grid lines, tick labels, the frame and the axis titles (``left``: where the plot starts, far
+    enough right that the widest tick label clears the rotated y title)."""
     bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
     out = [f'<g stroke="{GRID_COLOUR}" stroke-width="1">']
     out += [f'<line x1="{x(v):.1f}" y1="{TOP}" x2="{x(v):.1f}" y2="{bottom}"/>' for v in xs]
-    out += [f'<line x1="{LEFT}" y1="{y(v):.1f}" x2="{right}" y2="{y(v):.1f}"/>' for v in ys]
+    out += [f'<line x1="{left}" y1="{y(v):.1f}" x2="{right}" y2="{y(v):.1f}"/>' for v in ys]
     out.append("</g>")
-    out.append(f'<rect x="{LEFT}" y="{TOP}" width="{right - LEFT}" height="{bottom - TOP}" fill="none" '
+    out.append(f'<rect x="{left}" y="{TOP}" width="{right - left}" height="{bottom - TOP}" fill="none" '
                'stroke="#444"/>')
     out += [f'<text x="{x(v):.1f}" y="{bottom + 16}" text-anchor="middle">{_label(v)}</text>' for v in xs]
-    out += [f'<text x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>' for v in ys]
-    out.append(f'<text x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+    out += [f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>' for v in ys]
+    out.append(f'<text x="{(left + right) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
                "query number</text>")
     if y_title:
         out.append(f'<text transform="translate(16 {(TOP + bottom) / 2:.1f}) rotate(-90)" '
