@@ -12,6 +12,7 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
+from session_gui_helpers import wait_rows
 
 from svtgui.core.wording import plain
 from svtgui.data import generators
@@ -77,6 +78,11 @@ def test_pmw_run_through_the_window(qtbot, window, act):
     note = window.linear_note.text()
     assert window.linear_note.isVisible() and f"n̂ = {n_hat:,}" in note
     _check_pmw_chart(window.run_page.chart, rows)
+    # History shows the same released values, free answers' included (they are releases too)
+    panel = window.sessions.show_history()
+    wait_rows(qtbot, panel)
+    history = [panel.rows_model.cell(r, 3) for r in panel.rows_model.rows]
+    assert all(history) and [float(h.replace(",", "")) for h in history] == [r.value for r in rows]
     # leak check: no cell of the table equals a true answer where the released value differs from it
     truth = evaluate(window.ds, queries)
     cells = [(r, col) for r in range(model.rowCount()) for col in range(model.columnCount())]

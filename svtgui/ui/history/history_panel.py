@@ -188,7 +188,7 @@ class ReleasedModel(RecordTable):
         if col == self.ANSWER:
             badge = ABOVE_TEXT if r.above else BELOW_TEXT
             return badge if r.answered_from_simulation is None else f"{badge} · {r.result}"
-        value = exact(r.value) if r.above and r.value is not None else ""
+        value = "" if r.value is None else exact(r.value)  # ⊥ rows hold none; PMW's free ones do
         return (f"{r.index + 1:,}", r.description, "", value, when(r.time))[col]
 
     def decoration(self, r: ResponseRecord, col: int, role: int) -> Any:
