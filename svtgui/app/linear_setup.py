@@ -59,8 +59,7 @@ def universe_of(dataset: Any, specs: Any) -> Any:
     if isinstance(specs, str):
         specs = [specs]
     if not isinstance(specs, list | tuple) or not specs:
-        raise ValueError("universe: choose at least one column (e.g. sex, or age@17,25,35,45,65,91 for age "
-                         "in bins at those edges)")
+        raise ValueError("universe: choose at least one column whose histogram answers the queries")
     for s in specs:
         if not isinstance(s, str) or not s.strip():
             raise ValueError(f"universe: every column spec must be a non-empty string, got {s!r}")
