@@ -13,6 +13,7 @@ import importlib
 import os
 import re
 import sys
+from typing import NoReturn
 
 from svtgui._version import VERSION_TEXT
 from svtgui.cli.errors import (
@@ -47,8 +48,16 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_BUDGET", "EXIT_FINDING", 
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line, like every other failure (argparse prints the
+    whole usage block first; it stays under ``--help``). Subcommands inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="svtgui-cli", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="svtgui-cli", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=VERSION_TEXT)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from svtgui.app import dataset_identity
+from svtgui.cli.config import amount_option
 from svtgui.cli.errors import CliError
 from svtgui.core.budget import Budget, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
@@ -24,9 +25,9 @@ TEST_SEED_WARNING = ("warning: --test-seed: the noise is reproducible, so this r
 
 def add_dataset_options(p: argparse.ArgumentParser) -> None:
     """The options that say which dataset (budget) the rows are, and the test-only seed."""
-    p.add_argument("--budget-epsilon", type=str, metavar="E",
+    p.add_argument("--budget-epsilon", type=amount_option(), metavar="E",
                    help="total ε budget of a dataset new to the ledger (ignored for known datasets)")
-    p.add_argument("--budget-delta", type=str, metavar="D",
+    p.add_argument("--budget-delta", type=amount_option(delta=True), metavar="D",
                    help="total δ budget of a new dataset (default 0)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--new-dataset", action="store_true", default=None,

@@ -7,8 +7,12 @@ Relative paths are resolved against the config file's folder.
 
 from __future__ import annotations
 
+import argparse
+import json
+import math
 import tomllib
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ KEY_TYPES = {
     "budget_epsilon": _AMOUNT, "budget_delta": _AMOUNT,
     "monotonic": _BOOL, "new_dataset": _BOOL,
     "params": _TABLE,
+    "engine": _TEXT, "spark_master": _TEXT, "spark_conf": _TEXTS, "spark_timeout": _NUMBER,
 }
 
 
@@ -54,6 +59,59 @@ def _type_name(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
+def budget_amount(text: Any, *, delta: bool = False) -> str:
+    """A budget total as typed (``--budget-epsilon``, ``--total-delta``, a config value), checked
+    the same way wherever it comes from: a decimal or fraction, ε > 0, δ in [0, 1), within the range
+    of a double (the ledger prints and compares totals as doubles too). ``ValueError`` otherwise
+    (the caller names the option); the text is returned stripped, for the ledger's exact arithmetic."""
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise ValueError(f"must be a number, got {text!r}")
+    value = str(text).strip()
+    try:
+        amount = Fraction(value)
+        finite = math.isfinite(float(amount))
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{value!r} is not a number (write it like 2, 0.5 or 1/3)") from None
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise ValueError(f"{value} is too large to be a budget")
+    if delta and not 0 <= amount < 1:
+        raise ValueError(f"δ must be in [0, 1), got {value}")
+    if not delta and amount <= 0:
+        raise ValueError(f"ε must be a number > 0, got {value}")
+    return value
+
+
+def amount_option(*, delta: bool = False) -> Any:
+    """An argparse ``type`` for a budget total (see :func:`budget_amount`)."""
+
+    def parse(text: str) -> str:
+        try:
+            return budget_amount(text, delta=delta)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def check_param_types(kinds: dict[str, str], params: dict[str, Any], where: str) -> None:
+    """Catalogue parameters of the right JSON type (``kinds``: name → "float", "int", "bool" or
+    "str"): ``true`` is not the number 1 and ``"2"`` is not 2, whether from --param, [params] or a
+    session. Names the catalogue does not know are left to the plan, which lists the known ones."""
+    for name, value in params.items():
+        kind = kinds.get(name)
+        if kind is None:
+            continue
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        fits = {"float": number, "int": number and float(value).is_integer(), "bool": isinstance(value, bool),
+                "str": isinstance(value, str)}.get(kind, True)
+        if not fits:
+            expected = {"float": "a number", "int": "an integer", "bool": "true or false"}.get(kind,
+                                                                                             "a string")
+            raise CliError(f"{where} {name}: must be {expected}, got {json.dumps(value)}")
+
+
 def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str]) -> dict[str, Any]:
     """The options of a TOML config (``-`` in keys read as ``_``), checked; ``CliError`` naming the
     file and key otherwise. ``path_keys`` are resolved relative to the file; ``report`` becomes a list."""
@@ -76,6 +134,11 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         kind = KEY_TYPES.get(key)
         if kind is not None and not _fits(value, kind):
             raise CliError(f"--config: {path}: key {key!r} must be {kind}, got {_type_name(value)} {value!r}")
+        if kind == _AMOUNT:
+            try:
+                conf[key] = budget_amount(value, delta=key.endswith("delta"))
+            except ValueError as exc:
+                raise CliError(f"--config: {path}: key {key!r}: {exc}") from None
     for key in path_keys:
         if isinstance(conf.get(key), str):
             conf[key] = str(path.parent / conf[key])

@@ -17,6 +17,9 @@ import time
 from svtgui.cli import EXIT_FINDING, EXIT_OK, CliError
 from svtgui.core.audit.defaults import DEFAULT_SECONDS
 
+MAX_SECONDS = 7 * 24 * 3600  # the time budget is a duration: longer is a typo, and overflows the planner
+MIN_ALPHA = 1e-300  # smaller significance levels underflow the statistics' logarithms
+
 
 class TerminalProgress:
     """The audit's progress on one rewritten stderr line (a :class:`~svtgui.core.progress.ProgressState`).
@@ -74,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if not math.isfinite(value) or value <= 0:
             raise CliError(f"--{name} must be a positive number, got {value!r}")
+    if args.seconds > MAX_SECONDS:
+        raise CliError(f"--seconds {args.seconds:g}: an audit runs for at most {MAX_SECONDS:,} s (a week)")
+    if not MIN_ALPHA <= args.alpha < 1:
+        raise CliError(f"--alpha must be in [{MIN_ALPHA:g}, 1), got {args.alpha!r} (1e-9 is already "
+                       "far beyond any real need)")
     params = {}
     for name in ("cutoff", "neighbouring"):
         value = getattr(args, name)

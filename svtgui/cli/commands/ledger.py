@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from svtgui.cli.config import amount_option
 from svtgui.core.budget import fmt
 from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord
 
@@ -42,8 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="example: svtgui-cli ledger raise ds-7974 --total-epsilon 2 --note 'approved by the board'")
     r.add_argument("dataset_id", metavar="ID",
                    help="the dataset's id, ds-… as `svtgui-cli ledger` lists it (a unique prefix is enough)")
-    r.add_argument("--total-epsilon", required=True, help="new total ε (at least the current one)")
-    r.add_argument("--total-delta", help="new total δ (default: unchanged)")
+    r.add_argument("--total-epsilon", required=True, type=amount_option(),
+                   help="new total ε (at least the current one)")
+    r.add_argument("--total-delta", type=amount_option(delta=True), help="new total δ (default: unchanged)")
     r.add_argument("--note", required=True, help="why the budget was raised (kept in the ledger)")
     add_ledger_option(r)
     r.set_defaults(handler=raise_total)

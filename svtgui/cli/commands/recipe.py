@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -115,7 +116,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     Nothing is registered or charged unless the recipe's checks pass, every report can be written
     and its ε fits the budget (exit 2, or 3 for the budget).
     """
-    from svtgui.app.plan import check_writable
+    from svtgui.app.plan import check_writable, protected_files
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.common import applicable_budget, register_dataset
     from svtgui.core.budget import BudgetExceeded
@@ -123,11 +124,6 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
 
     reports = [Path(r) for r in args.report or []]
     check_report_paths(reports, "--report")
-    for out in reports:
-        try:
-            check_writable(out)
-        except ValueError as exc:
-            raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
     ds = load_data(args.data, args.schema, args)
     plan = make_plan(ds, None if args.test_seed is None else seeded(args.test_seed))
     try:
@@ -135,6 +131,12 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     except ValueError as exc:
         raise CliError(f"{exc} (nothing was charged)") from None
     with open_ledger(args.ledger) as led:
+        protected = protected_files(getattr(ds, "path", None), led.path)  # never write over these
+        for out in reports:
+            try:
+                check_writable(out, protected)
+            except ValueError as exc:
+                raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
         budget = applicable_budget(led, ds, vars(args))
         cost = Fraction(repr(float(plan.epsilon)))
         if budget.remaining_epsilon < cost:
@@ -210,11 +212,16 @@ def _frequent_items(args: argparse.Namespace) -> int:
     if args.method != "em_top_c" and args.threshold is None:
         raise CliError(f"--method {args.method} needs a public --threshold")
 
+    from svtgui.data.generators import MAX_QUERIES
+
     def domain(ds: Any) -> list[Any]:
         if args.items_range:
             lo, hi = args.items_range
             if hi < lo:
                 raise CliError(f"--items-range: HI ({hi}) is below LO ({lo})")
+            if hi - lo >= MAX_QUERIES:  # one support query per item
+                raise CliError(f"--items-range {lo} {hi}: {hi - lo + 1:,} items, more than the "
+                               f"{MAX_QUERIES:,} queries a run may hold; narrow the range")
             return list(range(lo, hi + 1))
         if args.items_file:
             return _items_file(args.items_file)
@@ -229,10 +236,15 @@ def _frequent_items(args: argparse.Namespace) -> int:
 
 
 def _items_file(path: str) -> list[Any]:
+    """The public item domain, read through the guarded reader (a FIFO or /dev/zero is named, never
+    read); ASCII integers become ints (FIMI ids), anything else stays text."""
     from svtgui.cli import CliError
+    from svtgui.data import DatasetError, textio
 
     try:
-        lines = Path(path).read_text(encoding="utf-8").split()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"--items-file {path}: cannot read: {exc}") from None
-    return [int(x) if x.lstrip("-").isdigit() else x for x in lines]
+        words = textio.read_text(path, what="item file").split()
+    except DatasetError as exc:
+        raise CliError(f"--items-file: {exc}") from None
+    if not words:
+        raise CliError(f"--items-file: {path}: no items (the file holds only blanks)")
+    return [int(x) if re.fullmatch(r"-?[0-9]+", x) else x for x in words]

@@ -17,11 +17,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "the ledger alone (the dataset is not needed). The format follows the file suffix: "
                     ".html (self-contained), .pdf, .json (versioned schema) or .csv (released rows).",
         epilog="example: svtgui-cli report 12 --out release-12.pdf")
-    p.add_argument("run_id", type=int, metavar="RUN_ID", help="run number (see `svtgui-cli ledger`)")
+    p.add_argument("run_id", type=run_number, metavar="RUN_ID", help="run number (see `svtgui-cli ledger`)")
     p.add_argument("--out", required=True, action="append", metavar="FILE",
                    help="output file: .html, .pdf, .json or .csv (repeatable)")
     add_ledger_option(p)
     p.set_defaults(handler=run)
+
+
+def run_number(text: str) -> int:
+    """A run number as `svtgui-cli ledger` lists them: a positive integer the ledger can hold."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a run number (see `svtgui-cli ledger`)") from None
+    if not 1 <= n < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is not a run number: runs are numbered 1, 2, 3, …")
+    return n
 
 
 def check_report_paths(paths: list[Path], option: str) -> None:

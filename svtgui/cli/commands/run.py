@@ -26,7 +26,7 @@ from svtgui.cli.common import (
     print_release,
     register_dataset,
 )
-from svtgui.cli.config import read_config
+from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import CliError, end_interrupted
 from svtgui.core import mechanisms
@@ -119,6 +119,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         s["mechanism"] = s.get("mechanism") or session.mechanism_id
         s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
+    if s.get("mechanism"):
+        kinds = {p.name: p.kind for p in mechanisms.info(s["mechanism"]).params}
+        check_param_types(kinds, s["params"], "--param" if not session else "--param (or the session's)")
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
     if s.get("mechanism") and mechanisms.info(s["mechanism"]).input == mechanisms.RELEASE:
         needed = tuple(k for k in needed if k != "queries")  # the release answers queries later
@@ -160,8 +163,8 @@ def _pairs(items: list[str]) -> dict[str, Any]:
             raise CliError(f"--param must look like NAME=VALUE, got {item!r}")
         try:
             out[name.strip()] = json.loads(text)
-        except json.JSONDecodeError:
-            raise CliError(f"--param {name}: {text!r} is not a number or true/false") from None
+        except (ValueError, RecursionError):  # bad JSON, nested too deeply, an integer of 5,000 digits
+            raise CliError(f"--param {name}: {text[:40]!r} is not a number or true/false") from None
     return out
 
 
@@ -212,7 +215,7 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     params = _mechanism_params(s)
     outputs = [*reports, *([params["release_out"]] if params.get("release_out") else [])]
     plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
-                 outputs=outputs)
+                 outputs=outputs, ledger_path=led.path)
     if plan.ok:
         return plan
     first = plan.problems[0]
