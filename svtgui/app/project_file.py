@@ -230,8 +230,8 @@ class Session:
                     f"{path} is not the dataset this session was saved with ({self.dataset_id} in the ledger "
                     f"{ledger.path}): {now}. The file has changed, or another ledger is in use; open the "
                     "original file or start a new session.")
-        try:
-            return ds.with_schema(self.schema_object())
+        try:  # merged: the saved kinds must fit the values (a text column saved as numeric is refused)
+            return ds.with_schema(ds.schema.merged(self.schema_object()))
         except ValueError as exc:
             raise SessionError(f"{path}: the saved schema does not fit the data: {exc}") from None
 

@@ -33,6 +33,17 @@ def _check_size(k: int, what: str) -> None:
         raise QueryError(f"{what} would create {k:,} queries (limit {MAX_QUERIES:,}); narrow it down")
 
 
+def _sweep_size(ratio: float, what: str) -> int:
+    """How many queries a sweep makes, ⌈ratio⌉, checked against the limit; a ratio that overflows a
+    double (a step of 5e-324, bounds of 1e-300 and 1e300) is over the limit too, not a crash."""
+    if not math.isfinite(ratio):
+        raise QueryError(f"{what} would create more than {MAX_QUERIES:,} queries (far more: the step is "
+                         "too small for the range); narrow it down")
+    k = math.ceil(ratio)
+    _check_size(k, what)
+    return k
+
+
 def _positive(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
         raise QueryError(f"{name} must be a positive number, got {v!r}")
@@ -79,8 +90,7 @@ def range_sweep(
     step = width if step is None else _positive("step", step)
     if stop <= start:
         raise QueryError(f"stop ({stop:g}) must exceed start ({start:g})")
-    k = math.ceil((stop - start) / step)
-    _check_size(k, "this sweep")
+    k = _sweep_size((stop - start) / step, "this sweep")
     return _build(k, lambda i: RangeCount(column, _tidy(start + i * step), _tidy(start + i * step + width)),
                   progress)
 
@@ -158,16 +168,14 @@ def _clip_diffs(column: str, start: float, stop: float, step: float, geometric: 
     step = _positive("step", step)
     if not geometric:
         s = 1.0 if diff_step is None else _positive("diff_step", diff_step)
-        k = math.ceil((stop - start) / step)
-        _check_size(k, "this sweep")
+        k = _sweep_size((stop - start) / step, "this sweep")
         return _build(k, lambda i: ClipDiff(column, _tidy(start + i * step), _tidy(s), bool(normalised)),
                       progress)
     if step <= 1:
         raise QueryError(f"a geometric sweep needs a ratio step > 1, got {step:g}")
     if start == 0:
         raise QueryError("a geometric sweep needs start > 0")
-    k = math.ceil(math.log(stop / start) / math.log(step))
-    _check_size(k, "this sweep")
+    k = _sweep_size(math.log(stop / start) / math.log(step), "this sweep")
     bounds = [start * step**i for i in range(k + 1)]
     norm = True if normalised is None else normalised
     return [ClipDiff(column, _tidy(b0), _tidy(b1 - b0), norm) for b0, b1 in itertools.pairwise(bounds)]

@@ -13,8 +13,10 @@ chunk (the final ``concat`` needs the chunks and the result at once).
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,12 +178,7 @@ def _read_delimited(path: Path, options: LoadOptions, progress: ProgressState | 
         raise DatasetError(
             "this looks like a binary file, not text (it contains NUL or control bytes)", path=path
         )
-    text = sample.decode(encoding, errors="replace")
-    delimiter = options.delimiter or (
-        "\t"
-        if path.suffix.lower() in (".tsv", ".tab") and "\t" in text
-        else textio.detect_delimiter(text, path)
-    )
+    delimiter = _delimiter(path, options, sample.decode(encoding, errors="replace"))
     try:
         return _parse_delimited(path, options, progress, encoding, delimiter)
     except DatasetError as e:
@@ -189,6 +186,35 @@ def _read_delimited(path: Path, options: LoadOptions, progress: ProgressState | 
         if options.encoding is None and encoding == "utf-8" and "cannot be decoded" in e.message:
             return _parse_delimited(path, options, progress, "cp1252", delimiter)
         raise
+
+
+def _delimiter(path: Path, options: LoadOptions, text: str) -> str:
+    """The declared delimiter, else tab for a .tsv/.tab file holding tabs, else the detected one."""
+    if options.delimiter:
+        return options.delimiter
+    if path.suffix.lower() in (".tsv", ".tab") and "\t" in text:
+        return "\t"
+    return textio.detect_delimiter(text, path)
+
+
+def check_delimited(path: Path, options: LoadOptions, progress: ProgressState | None = None) -> str:
+    """For an engine that parses delimited text itself (DuckDB, Spark): the same checks the memory
+    loader makes — binary and non-UTF-8 text refused (they read UTF-8 only, and would misread the
+    rest), every record's field count (a ragged row: DuckDB's sniffer falls back to one column, or
+    drops rows), header names as written — in one linear streaming pass. Returns the delimiter to
+    give the engine (its own guess is what goes wrong)."""
+    sample = textio.read_sample(path)
+    encoding = _encoding(path, options, sample)
+    if codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig", "ascii"):
+        raise DatasetError(f"the file is {encoding} text; DuckDB and Spark read UTF-8 only: save it as "
+                           "UTF-8, or load it with --engine memory", path=path)
+    delimiter = _delimiter(path, options, sample.decode(encoding, errors="replace"))
+    with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.5)) as raw:
+        while raw.read(1 << 20):
+            pass
+    if options.header:
+        _check_header(_raw_header(path, encoding, delimiter), path)
+    return delimiter
 
 
 def _parse_delimited(
@@ -262,8 +288,6 @@ def _check_header(names: list[object], path: Path, line: int | None = 1) -> None
 
 
 def _parser_error(path: Path, message: str) -> DatasetError:
-    import re
-
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
         return DatasetError(
@@ -368,6 +392,7 @@ def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None)
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     baskets: list[list[str]] = []
+    lines: list[int] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.9)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
         for lineno, line in enumerate(text, start=1):
@@ -375,15 +400,31 @@ def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None)
             if items:
                 _check_basket(line, path, lineno)
                 baskets.append(items)
+                lines.append(lineno)
         fingerprint = raw.fingerprint
     if not baskets:
         raise DatasetError("the file holds no baskets (only blank lines)", path=path)
-    try:
-        converted: list[tuple] = [tuple(sorted(set(map(int, b)))) for b in baskets]
-    except ValueError:
-        converted = [tuple(sorted(set(b))) for b in baskets]
-    column = pd.Series(converted, dtype=object, name=options.item_column)
+    column = pd.Series(_item_ids(baskets, lines, path), dtype=object, name=options.item_column)
     return _Loaded(column.to_frame(), fingerprint, "fimi")
+
+
+_ITEM_ID = re.compile(r"[+-]?[0-9]+")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _item_ids(baskets: list[list[str]], lines: list[int], path: Path) -> list[tuple]:
+    """Each basket as a sorted tuple of distinct items: integers when every item of the file is an
+    integer (ASCII digits) that fits in 64 bits, texts otherwise. An integer id past 64 bits is
+    refused with its line: evaluation holds ids as int64, so it could not be counted."""
+    if not all(_ITEM_ID.fullmatch(x) for b in baskets for x in b):
+        return [tuple(sorted(set(b))) for b in baskets]
+    converted = [tuple(sorted({int(x) for x in b})) for b in baskets]
+    for basket, line in zip(converted, lines, strict=True):
+        if basket[0] < _INT64[0] or basket[-1] > _INT64[1]:
+            big = basket[-1] if basket[-1] > _INT64[1] else basket[0]
+            raise DatasetError(f"item id {str(big)[:30]}… does not fit in 64 bits; FIMI item ids are "
+                               "integers below 2^63", path=path, line=line)
+    return converted
 
 
 def _check_basket(line: str, path: Path, lineno: int) -> None:
@@ -502,7 +543,15 @@ def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None
     if not options.header:
         frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
     else:
-        _check_header(_excel_row(path, options.sheet, 1), path)
+        header = _excel_row(path, options.sheet, 1)
+        _check_header(header, path)
+        if frame.shape[1] > len(header):  # pandas names such a column "Unnamed: 1"
+            from openpyxl.utils import get_column_letter
+
+            raise DatasetError(
+                f"column {get_column_letter(len(header) + 1)} holds values but has no name in the header "
+                "(row 1); name it, or delete the stray values", path=path,
+            )
     frame.columns = [str(c) for c in frame.columns]
     if frame.isna().to_numpy().any():
         _check_cached_formulas(path, options.sheet)

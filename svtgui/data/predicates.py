@@ -70,10 +70,12 @@ class Condition:
         elif op == "between":
             if not isinstance(value, list | tuple) or len(value) != 2:
                 raise QueryError(f"field 'value': 'between' needs [low, high], got {value!r}")
-            lo, hi = (_scalar(v) for v in value)
+            lo, hi = (_bound(op, v) for v in value)
             if _comparable(lo, hi) and lo > hi:
                 raise QueryError(f"field 'value': 'between' low {lo!r} exceeds high {hi!r}")
             value = (lo, hi)
+        elif op in ("<", "<=", ">", ">="):
+            value = _bound(op, value)
         else:
             value = _scalar(value)
         object.__setattr__(self, "value", value)
@@ -182,6 +184,14 @@ def _scalar(v: Any) -> Any:
     raise QueryError(f"field 'value' must be a number, text or true/false, got {v!r}")
 
 
+def _bound(op: str, v: Any) -> Any:
+    """A bound of an ordering comparison: a value, never null (nothing is ordered against a missing
+    value, and a null bound would only fail once the run is charged)."""
+    if v is None:
+        raise QueryError(f"field 'value': {op!r} needs a number or date, got null")
+    return _scalar(v)
+
+
 def _values(cond: Condition) -> tuple[Any, ...]:
     """The bounds of an ordering comparison (equality with a value of another type just never matches)."""
     if cond.op not in ("<", "<=", ">", ">=", "between"):
@@ -192,8 +202,6 @@ def _values(cond: Condition) -> tuple[Any, ...]:
 def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
     """A bound the column can be ordered against, checked before any budget is spent: a numeric
     column against text, or a date column against a non-date, would fail mid-run."""
-    if v is None:
-        return
     if kind == ColumnKind.NUMERIC:
         if isinstance(v, bool) or not isinstance(v, int | float | str):
             raise QueryError(f"column {column!r} is numeric; {v!r} is not a number")

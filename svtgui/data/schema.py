@@ -225,6 +225,13 @@ class Schema:
             raise SchemaError(
                 f"declared column {missing[0]!r} is not in the data; columns: {', '.join(self.names)}"
             )
+        for c in declared.columns:
+            found = self.column(c.name).kind
+            if c.kind not in _READABLE_AS[found]:
+                raise SchemaError(
+                    f"column {c.name!r} is declared {c.kind.value} but the data holds {found.value} values; "
+                    "its queries would silently match nothing. Fix the kind in the schema"
+                )
         cols = tuple(declared.column(c.name) if c.name in declared else c for c in self.columns)
         return Schema(cols, declared.neighbouring, declared.n)
 
@@ -275,6 +282,18 @@ class Schema:
             return cls.from_json(text)
         except SchemaError as e:
             raise SchemaError(f"{path}: {e}") from None
+
+
+# The kinds a column may be declared, by the kind its values have: numbers may be declared codes
+# (categorical) or 0/1 flags, dates may be declared categories; text is only ever categorical and
+# item sets only item sets (a declared numeric column of text would compare nothing with nothing).
+_READABLE_AS = {
+    ColumnKind.NUMERIC: {ColumnKind.NUMERIC, ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN},
+    ColumnKind.BOOLEAN: {ColumnKind.BOOLEAN, ColumnKind.CATEGORICAL, ColumnKind.NUMERIC},
+    ColumnKind.DATETIME: {ColumnKind.DATETIME, ColumnKind.CATEGORICAL},
+    ColumnKind.CATEGORICAL: {ColumnKind.CATEGORICAL},
+    ColumnKind.ITEMSET: {ColumnKind.ITEMSET},
+}
 
 
 def infer_schema(frame: pd.DataFrame) -> Schema:

@@ -195,8 +195,9 @@ def _edges(spec: str, sep: str, arg: str, lower: float | None, upper: float | No
         bins = int(arg)
     except ValueError:
         raise QueryError(f"universe column {spec!r}: the number of bins must be an integer") from None
-    if bins < 1:
-        raise QueryError(f"universe column {spec!r}: the number of bins must be >= 1")
+    if not 1 <= bins <= MAX_UNIVERSE:  # checked before the edges are built (they would fill memory)
+        raise QueryError(f"universe column {spec!r}: the number of bins must be between 1 and "
+                         f"{MAX_UNIVERSE:,} (the most cells a universe may have)")
     if lower is None or upper is None:
         raise QueryError(f"universe column {spec!r}: declare the column's bounds or give edges with '@'")
     return [float(x) for x in np.linspace(lower, upper, bins + 1)]

@@ -16,7 +16,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data.dataset import Dataset
 from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine
 from svtgui.data.engines.dataset import TableDataset
-from svtgui.data.loaders import _SUFFIXES, LoadOptions, _check_path, declared_schema
+from svtgui.data.loaders import _SUFFIXES, LoadOptions, _check_path, check_delimited, declared_schema
 from svtgui.data.schema import Column, Schema
 
 LARGE_FILE_BYTES = 1 << 30
@@ -115,19 +115,24 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
         if fmt not in TABLE_FORMATS:
             raise EngineRefused(f"{fmt} files are read by the memory engine only, not by {choice.engine}",
                                 path=path)
+    delimiter = options.delimiter
+    if path is not None and fmt in ("csv", "tsv"):
+        delimiter = check_delimited(path, options, progress)
     table: TableEngine
     if choice.engine == "duckdb":
         from svtgui.data.engines.duckdb_engine import DuckDBTable
 
         assert path is not None
-        table = DuckDBTable(path, fmt, delimiter=options.delimiter, missing=options.missing)
+        table = DuckDBTable(path, fmt, delimiter=delimiter, missing=options.missing)
     else:
         from svtgui.data.engines.spark_engine import SparkTable
 
         table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
-                           conf=spark_conf or {}, delimiter=options.delimiter, missing=options.missing,
+                           conf=spark_conf or {}, delimiter=delimiter, missing=options.missing,
                            timeout=spark_timeout)
     columns = table.columns()
+    if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
+        raise EngineError("the file has no data rows", path=path)
     inferred = Schema(tuple(Column(c.name, c.kind) for c in columns))
     schema = declared_schema(path, inferred, options) if path is not None else inferred
     return TableDataset(name, path, schema, fmt, table, choice.reason)
