@@ -179,14 +179,17 @@ class Plan:
 
 def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
           monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
-          outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False) -> Plan:
+          outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False,
+          ledger_path: str | os.PathLike[str] | None = None) -> Plan:
     """Validate a run as a whole without charging anything.
 
     ``params`` are what the user chose (ε, δ, T, c, …, and PMW/SparseProject's ``universe`` and
     ``release_out``); ``sensitivity`` may be given to leave room for adaptive queries, never below
     what the planned queries need. ``facts`` are :func:`queue_facts` of ``queries`` when the caller
     already has them. ``budget`` is what the dataset may still spend (the ledger's, or the declared
-    total of a new dataset); ``outputs`` are files the run will write (checked for writability).
+    total of a new dataset); ``outputs`` are files the run will write (checked for writability, and
+    refused when one is the dataset's file or, given ``ledger_path``, the ledger: a report written
+    over either would destroy the data or the record of what was spent).
     ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
     """
     problems: list[Problem] = []
@@ -250,9 +253,10 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     fits = None
     if cost is not None and budget is not None:
         fits = _fits(budget, cost, problems)
+    protected = protected_files(getattr(dataset, "path", None), ledger_path)
     for out in outputs:
         try:
-            check_writable(out)
+            check_writable(out, protected)
         except ValueError as exc:
             problems.append(Problem("report", str(exc)))
     return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
@@ -334,11 +338,44 @@ def declared_budget(epsilon: str | None, delta: str | None) -> Budget:
     return Budget(eps, dlt)
 
 
-def check_writable(path: str | os.PathLike[str]) -> Path:
-    """An output file the run will write, checked before anything is charged: not a directory, in
-    an existing folder where a file can really be created (a temporary one, removed at once) —
-    which also catches a read-only folder and a full disk."""
+#: SQLite's side files of a database (a report written over one of them damages the ledger too).
+LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def protected_files(data_path: str | os.PathLike[str] | None,
+                    ledger_path: str | os.PathLike[str] | None) -> dict[Path, str]:
+    """The files no output may replace, with what each is: the dataset's file, the ledger and its
+    SQLite side files."""
+    out: dict[Path, str] = {}
+    if data_path is not None:
+        out[Path(data_path).expanduser()] = "the dataset's file"
+    if ledger_path is not None:
+        ledger = Path(ledger_path).expanduser()
+        out[ledger] = "the privacy ledger"
+        for side in LEDGER_SIDE_FILES:
+            out[ledger.with_name(ledger.name + side)] = "a file of the privacy ledger"
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (through links and relative parts), existing or not."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def check_writable(path: str | os.PathLike[str], protected: dict[Path, str] | None = None) -> Path:
+    """An output file the run will write, checked before anything is charged: not a directory, not
+    one of the ``protected`` files (:func:`protected_files`: the data, the ledger), in an existing
+    folder where a file can really be created (a temporary one, removed at once) — which also
+    catches a read-only folder and a full disk."""
     p = Path(path).expanduser()
+    for other, what in (protected or {}).items():
+        if _same_file(p, other):
+            raise ValueError(f"{p} is {what}: writing there would destroy it; give another file name")
     if p.is_dir():
         raise ValueError(f"{p} is a directory; give a file name")
     folder = p.parent if str(p.parent) else Path(".")

@@ -195,6 +195,34 @@ def test_cli_refuses_a_bad_report_path_before_the_charge(cli, capsys):
     assert state()[0] == ["toy"] and len(state()[1]) == 1 and (tmp / "ok.json").exists()
 
 
+def test_cli_never_writes_a_report_over_the_data_or_the_ledger(cli, capsys):
+    # a report named like the data file replaced the private data; named like the ledger (any suffix
+    # is a valid ledger name), it replaced the record of the spend while its WAL still held the runs
+    run, state, good, tmp = cli
+    data, ledger = tmp / "toy.csv", tmp / "ledger.sqlite"
+    before = data.read_bytes()
+    assert run(good, "--budget-epsilon", "5", "--report", str(data)) == 2
+    assert "is the dataset's file" in capsys.readouterr().err
+    assert data.read_bytes() == before and state() == ([], [])
+    assert run(good, "--budget-epsilon", "5") == 0
+    assert run(good, "--report", str(tmp / ".." / tmp.name / "toy.csv")) == 2  # the same file, another path
+    capsys.readouterr()
+    other = tmp / "l.json"  # a ledger whose name a report could take
+    code = main(["run", "--data", str(data), "--queries", str(good), "--ledger", str(other), "--mechanism",
+                 "sparse", "--epsilon", "1", "--threshold", "100", "--budget-epsilon", "5",
+                 "--report", str(other)])
+    assert code == 2 and "is the privacy ledger" in capsys.readouterr().err
+    assert data.read_bytes() == before and len(state()[1]) == 1
+
+
+def test_outputs_may_not_be_the_data_or_the_ledger_files(toy, tmp_path):
+    ledger = tmp_path / "l.sqlite"
+    for target in (ledger, tmp_path / "l.sqlite-wal", tmp_path / "sub" / ".." / "l.sqlite"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[target], ledger_path=ledger)
+        assert fields(p) == ["report"] and "privacy ledger" in p.problems[0].message
+
+
 def test_cli_a_new_dataset_is_registered_only_with_its_first_valid_run(cli):
     run, state, good, _ = cli
     assert run(good, "--budget-epsilon", "5", "--epsilon", "0") == 2  # ε = 0: refused, not registered

@@ -236,3 +236,15 @@ def test_chart_ticks_read_like_the_window():
     from svtgui.app.reports.chart import _label
 
     assert [_label(v) for v in (4201.0, 4200.5, 3e7, 0.25)] == ["4,201", "4,200.5", "30,000,000", "0.25"]
+
+
+def test_a_report_is_never_written_over_the_ledger(ledger, dataset, tmp_path):
+    # any suffix names a ledger (SVTGUI_LEDGER=~/audit.json); a report exported over it replaced the
+    # main file while the WAL still held the runs; the GUI's History export goes through export() too
+    run_id, _ = _run(ledger, dataset, "sparse", {"epsilon": 0.5, "threshold": 2_000_000, "cutoff": 1})
+    for target in (ledger.path.with_suffix(".json"), Path(str(ledger.path) + "-wal.csv")):
+        assert export(ledger, run_id, target).exists()  # files beside the ledger are fine
+    with Ledger.open(tmp_path / "audit.json") as other:
+        with pytest.raises(ValueError, match="is the privacy ledger"):
+            export(other, run_id, other.path)
+        assert other.datasets() == [] and other.path.read_bytes()[:16] == b"SQLite format 3\x00"

@@ -78,6 +78,9 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str]) -> Path:
     suffix = p.suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"unknown report format {p.suffix!r} for {p}; use one of {', '.join(FORMATS)}")
+    from svtgui.app.plan import check_writable, protected_files
+
+    check_writable(p, protected_files(None, ledger.path))  # a report over the ledger would erase the spend
     data = report_data(ledger, run_id)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
