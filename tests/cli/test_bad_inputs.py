@@ -1,0 +1,265 @@
+"""Bad inputs found by red-teaming the CLI (issue 13), one test per class, each through ``main()``.
+
+For every case: exit code 2 (the documented code for bad input), exactly one line on stderr that
+names the option, file or field at fault, no traceback, and nothing charged to the ledger. Each
+class was a traceback (exit 70), a multi-line usage dump, an unclear message ("Invalid literal for
+Fraction", "math domain error"), a hang (a FIFO), or a silent misread before its fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from svtgui.cli import main
+
+SCHEMA = {"format": "svtgui-schema", "version": 1, "neighbouring": "add_remove",
+          "columns": [{"name": "x", "kind": "numeric", "lower": 0, "upper": 100},
+                      {"name": "colour", "kind": "categorical", "categories": ["blue", "red"]}]}
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    """A toy dataset, its schema and queries, and a ledger in which the dataset is already known
+    (several classes, e.g. a bad --budget-epsilon, failed only for known datasets)."""
+    d = tmp_path_factory.mktemp("bad")
+    data = d / "toy.csv"
+    data.write_text("x,colour\n" + "".join(f"{i % 100},{'red' if i % 3 else 'blue'}\n" for i in range(300)))
+    schema = d / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    queries = d / "q.json"
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "range", "column": "x", "low": 0, "high": 10}]}))
+    ledger = d / "known.sqlite"
+    assert main(["run", *_inputs(data, queries, schema), "--ledger", str(ledger), "--budget-epsilon", "10",
+                 "--test-seed", "1"]) == 0
+    return {"dir": d, "data": data, "schema": schema, "queries": queries, "ledger": ledger}
+
+
+def _inputs(data: Path, queries: Path, schema: Path) -> list[str]:
+    return ["--data", str(data), "--queries", str(queries), "--schema", str(schema), "--mechanism", "sparse",
+            "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1"]
+
+
+def _runs(ledger: Path) -> int:
+    with sqlite3.connect(ledger) as c:
+        return c.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+
+def _refused(argv: list[str], capsys, *names: str, ledger: Path | None = None) -> str:
+    """Run ``argv``; it must exit 2 with one line naming every one of ``names``, charging nothing."""
+    before = _runs(ledger) if ledger is not None else 0
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own refusals exit from parse_args
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip() and ": note: " not in ln]
+    assert code == 2, err
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for name in names:
+        assert name in lines[0], lines[0]
+    if ledger is not None:
+        assert _runs(ledger) == before
+    return lines[0]
+
+
+def _run(known: dict, *extra: str) -> list[str]:
+    inputs = _inputs(known["data"], known["queries"], known["schema"])
+    return ["run", *inputs, "--ledger", str(known["ledger"]), *extra]
+
+
+# -- usage errors: one line, not argparse's usage block ------------------------------------------------
+
+@pytest.mark.parametrize("argv, name", [
+    (["run", "--epsilon", "abc"], "--epsilon"),
+    (["run", "--cutoff", "1.5"], "--cutoff"),
+    (["report", "abc", "--out", "r.json"], "RUN_ID"),
+    (["report", str(10**30), "--out", "r.json"], "RUN_ID"),  # overflowed SQLite's INTEGER: exit 70
+    (["queries", "generate", "range-sweep", "--column", "x"], "--start"),
+    (["no-such-command"], "no-such-command"),
+])
+def test_a_usage_error_is_one_line(argv, name, capsys):
+    _refused(argv, capsys, name)
+
+
+# -- budget totals: checked where they are typed, named by option -----------------------------------
+
+@pytest.mark.parametrize("option, value", [
+    ("--budget-epsilon", "abc"), ("--budget-epsilon", ""), ("--budget-epsilon", "inf"),
+    ("--budget-epsilon", "nan"), ("--budget-epsilon", "1e999"), ("--budget-epsilon", "0"),
+    ("--budget-epsilon", "-1"),
+    ("--budget-delta", "1"), ("--budget-delta", "-0.5"), ("--budget-delta", "abc"),
+])
+def test_a_bad_budget_total_is_named_even_for_a_known_dataset(known, option, value, capsys):
+    # for a known dataset the total is ignored, but 'abc' still crashed as "Invalid literal for Fraction"
+    line = _refused(_run(known, option, value), capsys, option, ledger=known["ledger"])
+    assert "Fraction" not in line
+
+
+@pytest.mark.parametrize("value", ["1e999", "abc", "0"])
+def test_ledger_raise_names_a_bad_total(known, value, capsys):
+    # 1e999 was an OverflowError (exit 70) when the ledger printed the new total
+    argv = ["ledger", "raise", "ds-", "--total-epsilon", value, "--note", "n",
+            "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, "--total-epsilon")
+
+
+@pytest.mark.parametrize("line, key", [
+    ('budget_epsilon = "abc"', "budget_epsilon"), ('budget_epsilon = "inf"', "budget_epsilon"),
+    ("budget_delta = 2", "budget_delta"), ("spark_conf = 5", "spark_conf"),
+    ('spark_timeout = "x"', "spark_timeout"), ("spark_timeout = [1]", "spark_timeout"),
+    ("engine = 5", "engine"),
+])
+def test_a_config_key_of_the_wrong_type_is_named(known, line, key, capsys):
+    config = known["dir"] / f"c{abs(hash(line))}.toml"
+    config.write_text(f'data = "toy.csv"\nqueries = "q.json"\nschema = "schema.json"\nmechanism = "sparse"\n'
+                      f"epsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n{line}\n")
+    _refused(["run", "--config", str(config), "--ledger", str(known["ledger"])], capsys, key,
+             ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("param", [
+    "sensitivity=true",  # taken as Δ = 1
+    'sensitivity="2"',
+    "sensitivity=" + "9" * 5000,  # Python's int-string limit
+    "sensitivity=" + "[" * 50_000 + "]" * 50_000,  # RecursionError
+])
+def test_a_parameter_of_the_wrong_json_type_is_named(known, param, capsys):
+    _refused(_run(known, "--param", param), capsys, "--param sensitivity", ledger=known["ledger"])
+
+
+def test_a_catalogue_parameter_in_the_config_is_type_checked(known, capsys):
+    config = known["dir"] / "params.toml"
+    config.write_text("[params]\nsensitivity = true\n")
+    _refused(_run(known, "--config", str(config)), capsys, "sensitivity", ledger=known["ledger"])
+
+
+# -- queries: a null bound is refused before the charge ---------------------------------------------
+
+@pytest.mark.parametrize("where", [
+    {"column": "x", "op": "between", "value": [None, 5]},
+    {"column": "x", "op": "between", "value": [1, None]},
+    {"column": "x", "op": "<", "value": None},
+    {"column": "x", "op": ">=", "value": None},
+])
+def test_an_ordering_condition_with_a_null_bound_is_refused_before_the_charge(known, where, capsys):
+    # it passed validation, was charged, then crashed comparing floats with None (exit 70)
+    q = known["dir"] / "null.json"
+    q.write_text(json.dumps([{"kind": "count", "where": where}]))
+    _refused(["run", *_inputs(known["data"], q, known["schema"]), "--ledger", str(known["ledger"])], capsys,
+             "null", "'value'", ledger=known["ledger"])
+
+
+# -- numbers that overflow or underflow ---------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "10",
+     "--width", "5e-324", "--out", "-"],
+    ["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "10", "--width", "1",
+     "--step", "5e-324", "--out", "-"],
+    ["queries", "generate", "clip-bound-sweep", "--column", "x", "--start", "1e-300", "--stop", "1e300",
+     "--step", "1.0000001", "--geometric", "--out", "-"],
+])
+def test_a_sweep_whose_step_underflows_the_range_is_refused_by_its_size(argv, capsys):
+    _refused(argv, capsys, "5,000,000")  # was OverflowError: cannot convert float infinity to integer
+
+
+@pytest.mark.parametrize("extra, name", [
+    (["--seconds", "1e308"], "--seconds"),  # OverflowError in the planner
+    (["--alpha", "5e-324"], "--alpha"),  # "math domain error"
+])
+def test_audit_options_past_their_range_are_named(extra, name, capsys):
+    _refused(["audit", "sparse", "--epsilon", "1", *extra], capsys, name)
+
+
+# -- files: the item domain, FIMI ids, Excel headers, declared kinds --------------------------------------
+
+@pytest.fixture
+def baskets(tmp_path):
+    data = tmp_path / "baskets.dat"
+    data.write_text("1 2 3\n2 3\n3 4\n" * 20)
+    return data
+
+
+def _items_argv(data: Path, ledger: Path, *domain: str) -> list[str]:
+    return ["recipe", "frequent-items", "--data", str(data), *domain, "--cutoff", "1", "--epsilon", "0.1",
+            "--budget-epsilon", "1", "--ledger", str(ledger)]
+
+
+@pytest.mark.parametrize("kind, said", [("fifo", "named pipe"), ("folder", "folder"), ("empty", "empty"),
+                                        ("blank", "no items")])
+def test_the_item_domain_file_goes_through_the_guarded_reader(baskets, tmp_path, kind, said, capsys):
+    path = tmp_path / "items.txt"
+    if kind == "fifo":
+        os.mkfifo(path)  # read_text() on it blocked forever
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_text("" if kind == "empty" else " \n\t\n")
+    argv = _items_argv(baskets, tmp_path / "l.sqlite", "--items-file", str(path))
+    _refused(argv, capsys, "--items-file", said)
+
+
+def test_an_item_range_larger_than_any_run_is_refused(baskets, tmp_path, capsys):
+    # list(range(0, 10**10 + 1)) ran out of memory
+    _refused(_items_argv(baskets, tmp_path / "l.sqlite", "--items-range", "0", str(10**10)), capsys,
+             "--items-range")
+
+
+def test_a_fimi_item_id_past_64_bits_is_named_with_its_line(tmp_path, capsys):
+    data = tmp_path / "big.dat"
+    data.write_text("1 2\n3 " + "9" * 25 + "\n")  # was OverflowError converting to int64 (exit 70)
+    _refused(["queries", "generate", "every-item", "--observed", str(data), "--out", "-"], capsys,
+             "big.dat", "line 2", "64 bits")
+
+
+def test_excel_values_under_an_unnamed_header_column_are_refused(known, tmp_path, capsys):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["x"])
+    book.active.append([1, 2])  # loaded as columns 'x' and 'Unnamed: 1'
+    book.save(tmp_path / "wide.xlsx")
+    _refused(["queries", "show", str(known["queries"]), "--data", str(tmp_path / "wide.xlsx")], capsys,
+             "wide.xlsx", "column B")
+
+
+def test_a_declared_kind_the_values_cannot_have_is_refused(known, capsys):
+    # 'colour' holds text; declared numeric, `colour = 'red'` silently matched no row and was charged
+    wrong = {**SCHEMA, "columns": [SCHEMA["columns"][0], {"name": "colour", "kind": "numeric"}]}
+    schema = known["dir"] / "wrong-kind.json"
+    schema.write_text(json.dumps(wrong))
+    argv = ["run", *_inputs(known["data"], known["queries"], schema), "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, "'colour'", "declared numeric", ledger=known["ledger"])
+
+
+def test_universe_bins_past_the_cell_limit_are_refused_before_they_are_built(known, capsys):
+    _refused(_run(known, "--mechanism", "pmw", "--delta", "1e-6", "--universe", "x:99999999999"), capsys,
+             "--universe", "x:99999999999", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("text, said", [
+    ("x,colour\n1,red\n2\n", "line 3"),  # DuckDB's sniffer read this as one column 'x,colour'
+    ('x,colour\n1,"red, dark"\n2\n', "line 3"),
+    ("x,colour\n1,red\n2,blue,3\n", "line 3"),  # DuckDB returned no rows at all
+    ("x,x\n1,2\n", "repeats"),  # DuckDB renamed it x_1
+    ("x,colour\n", "no data rows"),
+])
+def test_duckdb_text_gets_the_memory_loaders_checks(known, tmp_path, text, said, capsys):
+    pytest.importorskip("duckdb")
+    data = tmp_path / "t.csv"
+    data.write_text(text)
+    _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
+             "t.csv", said)
+
+
+def test_duckdb_refuses_text_that_is_not_utf8(known, tmp_path, capsys):
+    pytest.importorskip("duckdb")
+    data = tmp_path / "wide.csv"
+    data.write_bytes("x,colour\n1,red\n".encode("utf-16-le"))  # was misread as columns 'x\x00,\x00c…'
+    _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
+             "wide.csv", "UTF-8")
