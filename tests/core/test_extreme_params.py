@@ -262,3 +262,13 @@ def test_cli_refuses_an_underflowing_epsilon_in_one_line_with_exit_2(tmp_path, c
     assert code == 2 and err.count("\n") == 1 and "epsilon must be in [" in err, err
     assert main(["ledger", "--ledger", str(ledger), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["datasets"] == []  # nothing registered, nothing charged
+
+
+def test_retraversal_passes_are_bounded():
+    # 10^18 passes with a threshold no answer reaches would never end after the run's charge
+    with pytest.raises(ParamError) as err:
+        mechanisms.create("svt_retraversal", epsilon=1.0, threshold=1e9, cutoff=1, max_passes=10**18)
+    assert err.value.param == "max_passes"
+    m = mechanisms.create("svt_retraversal", epsilon=1.0, threshold=1e9, cutoff=1, max_passes=10_000,
+                          rng=mechanisms.seeded(0))
+    assert m.select([1.0, 2.0]).indices == ()  # the last allowed value runs, and ends

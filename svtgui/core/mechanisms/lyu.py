@@ -120,8 +120,11 @@ def standard_svt(*, epsilon, threshold, cutoff=1, sensitivity=1.0, integer=False
 RAISE_BY = Param("raise_by", "float",
                  "Threshold raise, in standard deviations of the query noise (the paper tries 1, 3, 5)",
                  default=1.0, minimum=0.0)
+#: A traversal draws fresh noise for every remaining query: a run of 10^18 passes with a threshold no
+#: answer reaches would never end after its charge. The paper tries a handful; 100 is the default.
+PASSES_LIMIT = 10_000
 MAX_PASSES = Param("max_passes", "int", "Stop after this many traversals even if fewer than c were selected",
-                   default=100, minimum=1)
+                   default=100, minimum=1, maximum=PASSES_LIMIT)
 
 
 class RetraversalSVT(SelectionMechanism):
@@ -207,6 +210,9 @@ def svt_retraversal(*, epsilon, threshold, cutoff=1, sensitivity=1.0, integer=Fa
     if raise_by < 0:
         raise validation.ParamError("raise_by", f"raise_by must be >= 0, got {raise_by!r}")
     passes = validation.count("max_passes", max_passes)
+    if passes > PASSES_LIMIT:
+        raise validation.ParamError("max_passes",
+                                    f"max_passes must be at most {PASSES_LIMIT:,}, got {max_passes!r}")
     lattice = Lattice.for_sensitivity(sensitivity, integer=bool(integer))
     eps1, eps2, _ = budget_parts(eps, c, bool(monotonic), split, 0.0)
     scales = svt_s_scales(eps1, eps2, 0.0, c, bool(monotonic), lattice.effective_sensitivity)
