@@ -246,3 +246,16 @@ def test_the_window_title_names_the_dataset_once():
     assert window_title("adult", "adult") == "adult — SVT Studio"
     assert window_title(None, "adult") == "adult — SVT Studio"
     assert window_title("ages-2026", "adult") == "ages-2026 — adult — SVT Studio"
+
+
+def test_a_session_named_on_the_command_line_is_opened(qtbot, window, act, census_copy, tmp_path):
+    from svtgui.__main__ import build_parser, open_at_start
+
+    set_up(qtbot, window, act, census_copy)
+    saved = window.sessions.save_session(tmp_path / "cli.svtsession")
+    window.close()
+    win = new_window(qtbot)
+    open_at_start(win, build_parser().parse_args([str(saved)]))  # `svtgui cli.svtsession`
+    qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
+    assert win.mechanism.mechanism_id == "standard_svt" and len(win.queries.queries) == 7
+    win.close()
