@@ -16,7 +16,8 @@ def test_clear_and_remove_are_undone_in_reverse_order(qtbot, window, act):
     assert not page.undo_button.isEnabled()
     page.list.selectionModel().select(page.model.index(0), page.list.selectionModel().SelectionFlag.Select)
     qtbot.mouseClick(page.remove, LEFT)
-    assert len(page.queries) == len(full) - 1 and "Removed 1 query" in page.summary.text()
+    assert len(page.queries) == len(full) - 1
+    assert "Removed 1 query. Undo (Ctrl+Z) brings it back" in page.summary.text()
     qtbot.mouseClick(page.clear, LEFT)
     assert page.queries == [] and f"Cleared {len(full) - 1:,} queries" in page.summary.text()
     assert "Undo (Ctrl+Z)" in page.summary.text() and page.undo_button.isEnabled()

@@ -249,14 +249,14 @@ class QueriesPage(QWidget):
         if rows:
             self._keep_for_undo()
             self.model.remove_rows(rows)
-            self._undo_note(f"Removed {count(len(rows), 'query')}.")
+            self._undo_note(f"Removed {count(len(rows), 'query')}.", len(rows))
 
     def _clear(self) -> None:
         n = len(self.queries)
         if n:
             self._keep_for_undo()
             self.model.set_queries([])
-            self._undo_note(f"Cleared {count(n, 'query')}.")
+            self._undo_note(f"Cleared {count(n, 'query')}.", n)
 
     def split_by_sensitivity(self, path: str | Path | None = None) -> bool:
         """Keep the smallest-Δ queries; save the others to ``path`` (default: ask), then remove them.
@@ -287,7 +287,8 @@ class QueriesPage(QWidget):
         self._keep_for_undo()
         self.model.set_queries(keep)
         self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {exact(low)}; saved "
-                        f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.")
+                        f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.",
+                        len(wide))
         return True
 
     def undo(self) -> None:
@@ -300,8 +301,10 @@ class QueriesPage(QWidget):
         self._removed = [*self._removed[-(UNDO_DEPTH - 1):], list(self.queries)]
         self.undo_button.setEnabled(True)
 
-    def _undo_note(self, what: str) -> None:
-        self.summary.setText(f"{self.summary.text()}\n{what} Undo (Ctrl+Z) brings them back.")
+    def _undo_note(self, what: str, n: int) -> None:
+        """Say what left the queue (``n`` queries) and that Undo brings it back."""
+        back = "it" if n == 1 else "them"
+        self.summary.setText(f"{self.summary.text()}\n{what} Undo (Ctrl+Z) brings {back} back.")
 
     def _forget_removed(self) -> None:
         self._removed = []
