@@ -311,7 +311,7 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
     records: list[dict] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
-        for lineno, line in enumerate(text, start=1):
+        for lineno, line in textio.text_lines(text, path):
             if not line.strip():
                 continue
             try:
@@ -395,7 +395,7 @@ def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None)
     lines: list[int] = []
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.9)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
-        for lineno, line in enumerate(text, start=1):
+        for lineno, line in textio.text_lines(text, path):
             items = line.split()
             if items:
                 _check_basket(line, path, lineno)
@@ -418,12 +418,15 @@ def _item_ids(baskets: list[list[str]], lines: list[int], path: Path) -> list[tu
     refused with its line: evaluation holds ids as int64, so it could not be counted."""
     if not all(_ITEM_ID.fullmatch(x) for b in baskets for x in b):
         return [tuple(sorted(set(b))) for b in baskets]
-    converted = [tuple(sorted({int(x) for x in b})) for b in baskets]
-    for basket, line in zip(converted, lines, strict=True):
-        if basket[0] < _INT64[0] or basket[-1] > _INT64[1]:
-            big = basket[-1] if basket[-1] > _INT64[1] else basket[0]
-            raise DatasetError(f"item id {str(big)[:30]}… does not fit in 64 bits; FIMI item ids are "
-                               "integers below 2^63", path=path, line=line)
+    converted = []
+    for basket, line in zip(baskets, lines, strict=True):
+        # 20 digits already exceed 2^63; longer ones are not even converted (int() refuses 4,300)
+        ids = {int(x) if len(x) <= 20 else _INT64[1] + 1 for x in basket}
+        if min(ids) < _INT64[0] or max(ids) > _INT64[1]:
+            big = next(x for x in basket if len(x) > 20 or not _INT64[0] <= int(x) <= _INT64[1])
+            raise DatasetError(f"item id {big[:25]}{'…' if len(big) > 25 else ''} does not fit in 64 bits; "
+                               "FIMI item ids are integers below 2^63", path=path, line=line)
+        converted.append(tuple(sorted(ids)))
     return converted
 
 

@@ -26,6 +26,7 @@ import io
 import json
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -549,6 +550,21 @@ def open_stream(
     span: tuple[float, float] = (0.0, 1.0),
 ) -> StreamingReader:
     return StreamingReader(path, progress, encoding=encoding, delimiter=delimiter, span=span)
+
+
+def text_lines(text: io.TextIOBase, path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a line-oriented text file (JSON lines, FIMI), refusing a line longer
+    than :data:`MAX_RECORD_BYTES` characters as soon as that much is read: a run without line breaks
+    is damage, and iterating over it would hold all of it (gigabytes) in memory."""
+    lineno = 0
+    while line := text.readline(MAX_RECORD_BYTES + 1):
+        lineno += 1
+        if len(line) > MAX_RECORD_BYTES:
+            raise DatasetError(
+                f"a line of more than {MAX_RECORD_BYTES:,} characters (no line break where one is due): "
+                "the file is damaged or is not line-oriented text", path=path, line=lineno,
+            )
+        yield lineno, line
 
 
 def hash_file(path: Path, progress: ProgressState | None = None,

@@ -218,6 +218,24 @@ def test_a_fimi_item_id_past_64_bits_is_named_with_its_line(tmp_path, capsys):
              "big.dat", "line 2", "64 bits")
 
 
+def test_a_fimi_id_too_long_to_convert_is_named_not_a_python_limit(tmp_path, capsys):
+    data = tmp_path / "digits.dat"
+    data.write_text("1 2\n" + "7" * 5000 + "\n")  # int() refused it: "Exceeds the limit (4300 digits)"
+    line = _refused(["queries", "generate", "every-item", "--observed", str(data), "--out", "-"], capsys,
+                    "digits.dat", "line 2", "64 bits")
+    assert "4300" not in line
+
+
+@pytest.mark.parametrize("name, head", [("run.dat", "1 2\n"), ("run.jsonl", '{"x": 1}\n{"x": "')])
+def test_a_line_oriented_file_with_a_run_past_the_line_cap_is_refused(known, monkeypatch, name, head, capsys):
+    # a 2 GB run without a newline was read whole into memory; the cap is lowered so the test is small
+    monkeypatch.setattr("svtgui.data.textio.MAX_RECORD_BYTES", 1000)
+    data = known["dir"] / name
+    data.write_text(head + "7" * 5000)
+    argv = ["queries", "show", str(known["queries"]), "--data", str(data)]
+    _refused(argv, capsys, name, "line 2", "1,000 characters")
+
+
 def test_excel_values_under_an_unnamed_header_column_are_refused(known, tmp_path, capsys):
     openpyxl = pytest.importorskip("openpyxl")
     book = openpyxl.Workbook()

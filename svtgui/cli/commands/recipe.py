@@ -242,7 +242,7 @@ def _items_file(path: str) -> list[Any]:
     from svtgui.data import DatasetError, textio
 
     try:
-        words = textio.read_text(path, what="item file").split()
+        words = textio.read_text(path, what="file of items").split()
     except DatasetError as exc:
         raise CliError(f"--items-file: {exc}") from None
     if not words:
