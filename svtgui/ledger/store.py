@@ -370,14 +370,22 @@ class Ledger:
         return self._require(dataset_id)
 
     def lookalikes(self, name: str, columns: Sequence[str]) -> list[DatasetRecord]:
-        """Known datasets with this name and these columns (or, migrated, no recorded columns).
+        """Known datasets with this name and these columns, or a subset or superset of them (or,
+        migrated, no recorded columns).
 
         Rows that are new to the ledger but look like one of these are never given a budget of
-        their own silently: the curator says whether they are a different dataset.
+        their own silently: the curator says whether they are a different dataset. Columns added or
+        dropped count as looking alike: ``DataFrame.to_csv`` without ``index=False`` adds an
+        ``Unnamed: 0`` column to the same rows, and dropping a column leaves the same people.
         """
-        wanted = sorted(map(str, columns))
+        wanted = {str(c).strip() for c in columns}
+
+        def related(known: Sequence[str]) -> bool:
+            have = {str(c).strip() for c in known}
+            return have <= wanted or wanted <= have
+
         return [d for d in self.datasets()
-                if d.name == name and (d.columns is None or sorted(d.columns) == wanted)]
+                if d.name == name and (d.columns is None or related(d.columns))]
 
     # ------------------------------------------------------------------ datasets and budgets
     def dataset(self, dataset_id: str) -> DatasetRecord | None:

@@ -127,6 +127,23 @@ def test_lookalike_rows_need_the_curators_word(tmp_path, led):
     assert second.dataset_id != first.dataset_id and len(led.datasets()) == 2
 
 
+def test_the_same_rows_with_a_column_added_or_dropped_need_the_curators_word(tmp_path, led):
+    # a row-number column added to the same rows (pandas' index_label), or a column dropped: the same
+    # people, so neither may get a fresh budget silently (another file name still may)
+    import pandas as pd
+
+    first = register(led, load_dataset(_csv(tmp_path / "people.csv", _rows())), 3)
+    frame = pd.read_csv(tmp_path / "people.csv")
+    (tmp_path / "v2").mkdir()
+    frame.to_csv(tmp_path / "v2" / "people.csv", index_label="row")
+    frame.drop(columns=["city"]).to_csv(tmp_path / "people.tsv", sep="\t", index=False)
+    for path in (tmp_path / "v2" / "people.csv", tmp_path / "people.tsv"):
+        identity = identify(led, load_dataset(path))
+        assert identity.needs_decision and identity.lookalikes == (first,), path
+    frame.to_csv(tmp_path / "others.csv", index_label="row")
+    assert not identify(led, load_dataset(tmp_path / "others.csv")).needs_decision
+
+
 def _cli(data: Path, ledger: Path, queries: Path, *extra: str) -> int:
     return main(["run", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse",
                  "--epsilon", "0.5", "--threshold", "1000", "--cutoff", "1", "--ledger", str(ledger), *extra])
