@@ -71,6 +71,12 @@ def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float |
     """The line of one mechanism (its problem in words when the parameters do not build it)."""
     info = mechanisms.info(mechanism_id)
     params, note = _params(mechanism_id, base)
+    names = {p.name for p in info.params}
+    missing = [sign for name, sign in (("epsilon", "ε"), ("threshold", "T"))
+               if name in names and base.get(name) is None]
+    if missing:  # said in the curator's words, not as the catalogue's "needs parameter 'epsilon'"
+        return Row(mechanism_id, info.name, "—", "—", "—", "—", "—",
+                   f"type {' and '.join(missing)} on the Mechanism page")
     try:
         mech = mechanisms.create(mechanism_id, rng=ScaleProbe(), **params)
         alpha = plain(float(mech.accuracy_bound(max(1, k), beta).alpha))

@@ -116,3 +116,16 @@ def test_chart_axes_read_as_plain_numbers(qtbot, window, act):
     assert "(x" not in axis.labelString() and not EXPONENT.search(axis.labelString())
     chart_axis = window.run_page.chart.plot.getAxis("bottom")
     assert chart_axis.tickStrings([1_000_000.0], 1.0, 1.0) == ["1,000,000"]  # a long run's query numbers
+
+
+def test_compare_without_epsilon_or_t_says_what_to_type(qtbot, window, act, tmp_path):
+    data = tmp_path / "ages.csv"
+    data.write_text("age\n" + "".join(f"{20 + i % 50}\n" for i in range(200)), encoding="utf-8")
+    window.open_path(data)
+    qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
+    act.set_param(window, "epsilon", "")
+    dialog = window.mechanism.open_comparison()
+    qtbot.addWidget(dialog)
+    notes = [dialog.table.item(i, 6).text() for i in range(dialog.table.rowCount())]
+    assert notes[:3] == ["type ε and T on the Mechanism page"] * 3  # not "sparse needs parameter 'epsilon'"
+    assert notes[3] == "type ε on the Mechanism page"  # EM has no threshold
