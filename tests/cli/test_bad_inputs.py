@@ -169,6 +169,14 @@ def test_a_sweep_whose_step_underflows_the_range_is_refused_by_its_size(argv, ca
     _refused(argv, capsys, "5,000,000")  # was OverflowError: cannot convert float infinity to integer
 
 
+def test_a_query_list_written_to_a_fifo_nobody_reads_is_refused_not_awaited(tmp_path, capsys):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)  # write_text() blocked in open() until a reader came: forever
+    argv = ["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "5",
+            "--width", "1"]
+    _refused([*argv, "--out", str(fifo)], capsys, "--out", "named pipe")
+
+
 @pytest.mark.parametrize("extra, name", [
     (["--seconds", "1e308"], "--seconds"),  # OverflowError in the planner
     (["--alpha", "5e-324"], "--alpha"),  # "math domain error"

@@ -8,7 +8,9 @@ or items occur: the command says so on stderr.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -178,11 +180,24 @@ def generate(args: argparse.Namespace) -> int:
     else:
         out = Path(args.out)
         try:
-            out.write_text(text, encoding="utf-8")
+            _write_out(out, text)
         except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise CliError(f"--out {out}: a named pipe (FIFO) that nobody reads; writing to it would "
+                               "wait forever (start its reader first, or write to a file)") from None
             raise CliError(f"--out {out}: {exc.strerror}") from None
         print(f"{len(queries)} queries written to {out}", file=sys.stderr)
     return 0
+
+
+def _write_out(out: Path, text: str) -> None:
+    """Write ``text`` to ``out`` without blocking on a FIFO that has no reader (a non-blocking open
+    fails with ENXIO there instead of waiting forever); a pipe with a reader (``--out >(jq …)``)
+    is written as usual."""
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    os.set_blocking(fd, True)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def show(args: argparse.Namespace) -> int:
