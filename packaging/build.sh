@@ -97,7 +97,7 @@ PY
     echo "== smoke test: desktop entry from the bundle"
     "$BUNDLE/install-desktop-entry.sh" >/dev/null || fail "install-desktop-entry.sh exited $?"
     entry="$XDG_DATA_HOME/applications/io.github.svtstudio.SvtStudio.desktop"
-    grep -q "^Exec=$PWD/$BUNDLE/svtgui\$" "$entry" || fail "installed desktop entry does not run the bundle"
+    grep -q "^Exec=$PWD/$BUNDLE/svtgui %f\$" "$entry" || fail "installed desktop entry does not run the bundle"
     if command -v desktop-file-validate >/dev/null; then
         desktop-file-validate "$entry" || fail "installed desktop entry is invalid"
     fi

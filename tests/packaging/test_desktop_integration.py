@@ -102,3 +102,21 @@ def test_icon_pngs_are_current_renderings_of_the_svg(qapp):
         # Exact equality would tie the test to one Qt rasteriser; allow antialiasing differences only.
         a, b = (np.frombuffer(bytes(i.constBits()), dtype=np.uint8).astype(int) for i in (committed, fresh))
         assert np.abs(a - b).mean() < 2.0, f"{size}px PNG is stale: run resources/icons/make_icons.py"
+
+
+# What a file manager's "Open with SVT Studio" may hand over, and the suffix each type is saved with.
+_MIME_SUFFIX = {"text/csv": ".csv", "text/tab-separated-values": ".tsv",
+                "application/vnd.apache.parquet": ".parquet",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx"}
+
+
+def test_the_entry_opens_one_file_of_a_type_the_loaders_read():
+    from svtgui.data.loaders import _SUFFIXES
+
+    entry = _desktop_entry()
+    # svtgui takes one optional PATH, so the entry asks for one file (%f), never a list (%F) or URLs.
+    codes = re.findall(r"%[a-zA-Z]", entry["Exec"])
+    assert codes == ["%f"], entry["Exec"]
+    types = [t for t in entry["MimeType"].split(";") if t]
+    assert types and set(types) <= set(_MIME_SUFFIX), types
+    assert all(_MIME_SUFFIX[t] in _SUFFIXES for t in types)
