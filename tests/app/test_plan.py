@@ -199,7 +199,7 @@ def test_cli_never_writes_a_report_over_the_data_or_the_ledger(cli, capsys):
     # a report named like the data file replaced the private data; named like the ledger (any suffix
     # is a valid ledger name), it replaced the record of the spend while its WAL still held the runs
     run, state, good, tmp = cli
-    data, ledger = tmp / "toy.csv", tmp / "ledger.sqlite"
+    data = tmp / "toy.csv"
     before = data.read_bytes()
     assert run(good, "--budget-epsilon", "5", "--report", str(data)) == 2
     assert "is the dataset's file" in capsys.readouterr().err
