@@ -256,9 +256,10 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     protected = protected_files(getattr(dataset, "path", None), ledger_path)
     for out in outputs:
         try:
-            check_writable(out, protected)
+            check_writable(out, protected, output_bytes(out, len(queries), params.get("projection_size")))
         except ValueError as exc:
-            problems.append(Problem("report", str(exc)))
+            release = Path(out).suffix.lower() == linear.RELEASE_SUFFIX
+            problems.append(Problem("release_out" if release else "report", str(exc)))
     return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
                 linear_plan, cutoff)
 
@@ -367,11 +368,31 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_writable(path: str | os.PathLike[str], protected: dict[Path, str] | None = None) -> Path:
+#: Upper bounds of an output's size, for the free-space check: a report's fixed part (the PDF holds
+#: its chart and fonts), its size per released row, and a SparseProject release per projected count.
+_REPORT_BASE = {".pdf": 1 << 20}
+_REPORT_BASE_OTHER = 64 << 10
+_BYTES_PER_ROW = 512
+_RELEASE_BYTES_PER_COUNT = 8
+
+
+def output_bytes(path: str | os.PathLike[str], rows: int, projection_size: int | None = None) -> int:
+    """About how many bytes an output of a run with ``rows`` planned queries can take, at most: a
+    report (its fixed part plus every row) or, ``.npz``, a SparseProject release of T counts."""
+    suffix = Path(path).suffix.lower()
+    if suffix == linear.RELEASE_SUFFIX:
+        return _REPORT_BASE_OTHER + _RELEASE_BYTES_PER_COUNT * int(projection_size or 4096)
+    return _REPORT_BASE.get(suffix, _REPORT_BASE_OTHER) + _BYTES_PER_ROW * max(0, int(rows))
+
+
+def check_writable(path: str | os.PathLike[str], protected: dict[Path, str] | None = None,
+                   need: int = 0) -> Path:
     """An output file the run will write, checked before anything is charged: not a directory, not
     one of the ``protected`` files (:func:`protected_files`: the data, the ledger), in an existing
     folder where a file can really be created (a temporary one, removed at once) — which also
-    catches a read-only folder and a full disk."""
+    catches a read-only folder and a full disk — with at least ``need`` bytes free
+    (:func:`output_bytes`): a disk with a few kilobytes left took the charge, then refused the
+    report."""
     p = Path(path).expanduser()
     for other, what in (protected or {}).items():
         if _same_file(p, other):
@@ -392,7 +413,20 @@ def check_writable(path: str | os.PathLike[str], protected: dict[Path, str] | No
             os.unlink(tmp)
     except OSError as exc:
         raise ValueError(f"{p}: cannot write in {folder}: {exc.strerror or exc}") from None
+    free = _free_bytes(folder)
+    if free is not None and free < need:
+        raise ValueError(f"{p}: only {free:,} bytes are free in {folder}; this output can take up to "
+                         f"{need:,} (free some space or write it elsewhere)")
     return p
+
+
+def _free_bytes(folder: Path) -> int | None:
+    """Bytes an unprivileged writer may still use in ``folder`` (None where the system cannot say)."""
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        return None
+    return st.f_bavail * st.f_frsize
 
 
 def validate_query(q: Any, schema: Any) -> None:

@@ -223,6 +223,21 @@ def test_outputs_may_not_be_the_data_or_the_ledger_files(toy, tmp_path):
         assert fields(p) == ["report"] and "privacy ledger" in p.problems[0].message
 
 
+def test_an_output_needs_the_space_it_can_take_before_the_charge(cli, toy, tmp_path, monkeypatch, capsys):
+    # a disk with 4 KB left passed the 4,096-byte probe, took the charge, then refused the 7 KB report
+    monkeypatch.setattr(plan_module, "_free_bytes", lambda folder: 4096)
+    p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[tmp_path / "r.html"])
+    assert fields(p) == ["report"] and "only 4,096 bytes are free" in p.problems[0].message
+    run, state, good, tmp = cli
+    assert run(good, "--budget-epsilon", "5", "--report", str(tmp / "r.json")) == 2
+    assert "bytes are free" in capsys.readouterr().err and state() == ([], [])
+    monkeypatch.setattr(plan_module, "_free_bytes", lambda folder: 10**9)
+    assert run(good, "--budget-epsilon", "5", "--report", str(tmp / "r.json")) == 0
+    # the bound covers what is written: a fixed part and every row
+    size = (tmp / "r.json").stat().st_size
+    assert size <= plan_module.output_bytes(tmp / "r.json", 2)
+
+
 def test_cli_a_new_dataset_is_registered_only_with_its_first_valid_run(cli):
     run, state, good, _ = cli
     assert run(good, "--budget-epsilon", "5", "--epsilon", "0") == 2  # ε = 0: refused, not registered

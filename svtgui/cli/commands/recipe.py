@@ -116,7 +116,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     Nothing is registered or charged unless the recipe's checks pass, every report can be written
     and its ε fits the budget (exit 2, or 3 for the budget).
     """
-    from svtgui.app.plan import check_writable, protected_files
+    from svtgui.app.plan import check_writable, output_bytes, protected_files
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.common import applicable_budget, register_dataset
     from svtgui.core.budget import BudgetExceeded
@@ -132,9 +132,10 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         raise CliError(f"{exc} (nothing was charged)") from None
     with open_ledger(args.ledger) as led:
         protected = protected_files(getattr(ds, "path", None), led.path)  # never write over these
+        rows = int(plan.params.get("queries") or plan.params.get("domain_size") or 0)  # rows a report holds
         for out in reports:
             try:
-                check_writable(out, protected)
+                check_writable(out, protected, output_bytes(out, rows))
             except ValueError as exc:
                 raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
         budget = applicable_budget(led, ds, vars(args))
