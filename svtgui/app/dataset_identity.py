@@ -71,6 +71,16 @@ def identify(ledger: Ledger, ds: Any) -> Identity:
     return Identity(None, tuple(ledger.lookalikes(ds.name, ds.columns)))
 
 
+def declared(schema: Any) -> dict[str, Any]:
+    """What the curator declared about the rows, as a run's report states it: the neighbouring
+    relation, each column's public bounds and each categorical column's levels (public by
+    declaration; never read from the data). Kept with every charge (``Ledger.start_run(declared=)``)."""
+    columns = list(schema.columns)
+    return {"neighbouring": schema.neighbouring.value,
+            "bounds": {c.name: [c.lower, c.upper] for c in columns if c.lower is not None},
+            "levels": {c.name: list(c.categories) for c in columns if c.categories is not None}}
+
+
 def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
              total_delta: str | float | Fraction = 0, *, different: bool = False) -> DatasetRecord:
     """Register the rows of ``ds`` as a new dataset with this total budget (known rows: unchanged).
@@ -83,10 +93,9 @@ def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
         return identity.record
     if identity.lookalikes and not different:
         raise DatasetDecisionNeeded(ds.name, identity.lookalikes)
-    bounds = {c.name: [c.lower, c.upper] for c in ds.schema.columns if c.lower is not None}
     record, _ = ledger.register_dataset(ds.content_fingerprint(ledger.content_key()), ds.name,
                                         total_epsilon, total_delta, neighbouring=ds.schema.neighbouring.value,
-                                        bounds=bounds, columns=ds.columns)
+                                        bounds=declared(ds.schema)["bounds"], columns=ds.columns)
     ds.dataset_id = record.dataset_id
     return record
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from svtgui.app.dataset_identity import declared
 from svtgui.core.laplace import laplace_scale
 from svtgui.core.noise import Lattice
 from svtgui.data import recipes
@@ -92,7 +93,8 @@ class _LedgerCharge:
     def charge(self, _label: str, epsilon: float) -> None:
         p = self.plan
         self.record = self.ledger.start_run(self.key, p.recipe.id, p.params, repr(float(epsilon)), "0",
-                                            secure=p.source.secure, noise_description=p.source.description)
+                                            secure=p.source.secure, noise_description=p.source.description,
+                                            declared=None if p.schema is None else declared(p.schema))
 
 
 @dataclass

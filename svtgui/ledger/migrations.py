@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 
@@ -217,6 +217,21 @@ CREATE TABLE declared_schemas (
 ) WITHOUT ROWID;
 """
 
+# v5: what the curator had declared when a run was charged (neighbouring relation, public bounds,
+# categorical levels), written in the charge's own transaction. A report must show the declarations
+# the run's sensitivity came from; the dataset's registration-time bounds go stale as soon as the
+# curator declares more. Runs charged before v5 have no row here (reports fall back to those).
+_SCHEMA_V5 = """
+CREATE TABLE run_declarations (
+    run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
+    declared_json TEXT NOT NULL
+);
+CREATE TRIGGER declarations_no_update BEFORE UPDATE ON run_declarations
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a run''s declarations never change'); END;
+CREATE TRIGGER declarations_no_delete BEFORE DELETE ON run_declarations
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a run''s declarations are never deleted'); END;
+"""
+
 
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
@@ -234,9 +249,10 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     2: lambda c: run(c, _SCHEMA_V2),
     3: _to_v3,
     4: lambda c: run(c, _SCHEMA_V4),
+    5: lambda c: run(c, _SCHEMA_V5),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
 _V3_TABLES = _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}
 TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
-             4: _V3_TABLES | {"declared_schemas"}}
+             4: _V3_TABLES | {"declared_schemas"}, 5: _V3_TABLES | {"declared_schemas", "run_declarations"}}

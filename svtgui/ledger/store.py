@@ -446,15 +446,18 @@ class Ledger:
     # ------------------------------------------------------------------ runs
     def start_run(self, dataset_id: str, mechanism_id: str, params: dict[str, Any],
                   epsilon: float | str | Fraction, delta: float | str | Fraction = 0, *,
-                  secure: bool, noise_description: str, queries_planned: int | None = None) -> RunRecord:
+                  secure: bool, noise_description: str, queries_planned: int | None = None,
+                  declared: dict[str, Any] | None = None) -> RunRecord:
         """Charge a run its full guarantee, committed before this returns (so before any answer).
 
         Raises :class:`BudgetExceeded` (nothing charged) when it does not fit the remaining budget.
         The check and the charge happen in one write transaction, so two processes cannot both
         spend the last of a budget. A seeded run is stored as :data:`SEEDED_TEXT`, whatever
-        ``noise_description`` says: a seed never enters the ledger.
+        ``noise_description`` says: a seed never enters the ledger. ``declared`` is what the curator
+        had declared (public bounds, levels, neighbouring; :meth:`declarations`), kept with the charge.
         """
         params_json = json.dumps(params, sort_keys=True, allow_nan=False)
+        declared_json = None if declared is None else json.dumps(declared, sort_keys=True, allow_nan=False)
         description = noise_description if secure else SEEDED_TEXT
         with self._transaction() as c:
             record = self._require(dataset_id)
@@ -469,6 +472,8 @@ class Ledger:
                  "secure" if secure else "seeded", description, _now(), queries_planned,
                  __version__, socket.gethostname(), os.getpid()))
             run_id = int(cur.lastrowid)
+            if declared_json is not None:
+                c.execute("INSERT INTO run_declarations VALUES (?, ?)", (run_id, declared_json))
         return self.run(run_id)
 
     def record(self, run_id: int, rows: Sequence[tuple]) -> str:
@@ -496,6 +501,11 @@ class Ledger:
                           (int(run_id), str(key), json.dumps(value, sort_keys=True, allow_nan=False), _now()))
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"run {run_id}: fact {key!r}: {exc}") from None
+
+    def declarations(self, run_id: int) -> dict[str, Any] | None:
+        """What the curator had declared when the run was charged, or None (a run charged before 0.2)."""
+        rows = self._read("SELECT declared_json FROM run_declarations WHERE run_id = ?", (int(run_id),))
+        return json.loads(rows[0][0]) if rows else None
 
     def facts(self, run_id: int) -> dict[str, Any]:
         """The run's released facts, key → value."""

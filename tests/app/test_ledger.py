@@ -303,3 +303,17 @@ def test_concurrent_processes_cannot_both_spend_the_last_budget(tmp_path):
     assert outcomes == ["charged", "refused", "refused", "refused"]
     with Ledger.open(path) as led:
         assert led.budget(fp).spent_epsilon == Fraction(3, 5)
+
+
+def test_a_runs_declarations_are_kept_with_its_charge_and_never_change(ledger):
+    d = ledger.register_dataset("a" * 64, "d", 5)[0]
+    declared = {"neighbouring": "add_remove", "bounds": {"age": [17, 90]}, "levels": {"sex": ["F", "M"]}}
+    run = ledger.start_run(d.dataset_id, "sparse", {"epsilon": 1}, 1, secure=True, noise_description="x",
+                           declared=declared)
+    bare = ledger.start_run(d.dataset_id, "sparse", {"epsilon": 1}, 1, secure=True, noise_description="x")
+    assert ledger.declarations(run.id) == declared and ledger.declarations(bare.id) is None
+    conn = sqlite3.connect(ledger.path)
+    for sql in ("UPDATE run_declarations SET declared_json = '{}'", "DELETE FROM run_declarations"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(sql)
+    conn.close()

@@ -6,8 +6,25 @@ import html
 import re
 from pathlib import Path
 
-from svtgui.app.reports.content import bounds_text, noise_line, params_text, result_text
+import numpy as np
+import pandas as pd
+
+from svtgui.app.dataset_identity import register
+from svtgui.app.reports import export
+from svtgui.app.reports.content import (
+    LEVELS_SHOWN,
+    bounds_text,
+    levels_text,
+    noise_line,
+    params_text,
+    report_data,
+    result_text,
+)
+from svtgui.app.runs.runner import start_run
 from svtgui.cli import main
+from svtgui.data import Dataset
+from svtgui.data.queries import RangeCount
+from svtgui.ledger import Ledger
 
 REPO_SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 
@@ -47,3 +64,37 @@ def test_an_html_report_states_the_declared_bounds_and_numbers_rows_from_one(tmp
     assert "Declared public bounds" in page and "age 17 – 90" in page
     numbers = [int(n) for n in re.findall(r'<tr><td class="num">(\d+)</td>', page)]
     assert numbers and numbers[0] == 1 and numbers == sorted(numbers)
+
+
+def test_levels_are_listed_by_column_and_long_lists_cut_in_words():
+    assert levels_text({"sex": ["Male", "Female"], "race": ["White"]}) == "race: White; sex: Male, Female"
+    assert levels_text({}) == "none declared"
+    many = [f"c{i}" for i in range(LEVELS_SHOWN + 3)]
+    text = levels_text({"country": many})
+    assert text.endswith(f"c{LEVELS_SHOWN - 1} and 3 more (all in the JSON report)")
+    assert f"c{LEVELS_SHOWN}" not in text
+
+
+def test_each_report_states_what_was_declared_when_its_run_was_charged(tmp_path):
+    """Declarations made after a dataset's first run reach the later runs' reports (their Δ came
+    from them), and an earlier run's report keeps what was declared for it."""
+    rng = np.random.default_rng(3)  # test data, not release noise
+    frame = pd.DataFrame({"age": rng.integers(17, 91, 500), "sex": rng.choice(["F", "M"], 500)})
+    bare = Dataset.from_frame(frame, name="people")
+    queries = [RangeCount("age", float(lo), float(lo + 10)) for lo in range(17, 90, 10)]
+    params = {"epsilon": 1.0, "threshold": 60.0, "cutoff": 2}
+    with Ledger.open(tmp_path / "l.sqlite") as ledger:
+        register(ledger, bare, 10)
+        declared = bare.with_schema(bare.schema.with_bounds("age", 17, 90).with_categories("sex", ["F", "M"]))
+        ids = []
+        for ds in (bare, declared):
+            with start_run(ledger, ds, queries, "sparse", params) as run:
+                for _ in run.stream(batch_size=4):
+                    pass
+            ids.append(run.id)
+        first, second = (report_data(ledger, i)["dataset"] for i in ids)
+        assert first["declared_bounds"] == {} and first["declared_levels"] == {}
+        assert second["declared_bounds"] == {"age": [17, 90]}
+        assert second["declared_levels"] == {"sex": ["F", "M"]}
+        page = html.unescape(export(ledger, ids[1], tmp_path / "r.html").read_text(encoding="utf-8"))
+        assert "age 17 – 90" in page and "Declared categorical levels" in page and "sex: F, M" in page

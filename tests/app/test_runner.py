@@ -18,6 +18,7 @@ import pytest
 
 from svtgui.app.runs.runner import plan_run, start_run
 from svtgui.core.budget import BudgetExceeded
+from svtgui.data.schema import Schema
 from svtgui.ledger import Ledger
 
 FP = "d" * 64
@@ -45,7 +46,7 @@ def evaluate(ds, queries):
 
 def _rows(content: str, name: str = "toy") -> SimpleNamespace:
     """A stand-in dataset whose rows have this (private) content fingerprint under any key."""
-    return SimpleNamespace(name=name, columns=[], schema=object(), dataset_id=None,
+    return SimpleNamespace(name=name, columns=[], schema=Schema(()), dataset_id=None,
                            content_fingerprint=lambda key: content)
 
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from svtgui.app.dataset_identity import identify
+from svtgui.app.dataset_identity import declared, identify
 from svtgui.app.plan import Plan, build, describe_query, validate_query
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
@@ -122,7 +122,7 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         return _start_linear(ledger, dataset, list(queries), m, plan.linear)
     record = ledger.start_run(dataset.dataset_id, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
                               repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
-                              queries_planned=len(queries))
+                              queries_planned=len(queries), declared=declared(dataset.schema))
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
 
 
@@ -139,7 +139,8 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     record = ledger.start_run(dataset.dataset_id, m.info.id, {**m.params, **plan.ledger_params()},
                               repr(m.guarantee.epsilon), repr(m.guarantee.delta), secure=m.secure,
                               noise_description=m.noise_description,
-                              queries_planned=None if release else len(queries))
+                              queries_planned=None if release else len(queries),
+                              declared=declared(dataset.schema))
     try:
         if release:
             for key, value in linear.write_release(m, histogram, plan, dataset.name).items():
