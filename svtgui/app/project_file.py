@@ -230,8 +230,10 @@ class Session:
                     f"{path} is not the dataset this session was saved with ({self.dataset_id} in the ledger "
                     f"{ledger.path}): {now}. The file has changed, or another ledger is in use; open the "
                     "original file or start a new session.")
-        try:  # merged: the saved kinds must fit the values (a text column saved as numeric is refused)
-            return ds.with_schema(ds.schema.merged(self.schema_object()))
+        try:  # the saved schema must fit the data: kinds the values can have, n under replace
+            schema = ds.schema.merged(self.schema_object())
+            schema.check_rows(ds.n_rows)
+            return ds.with_schema(schema)
         except ValueError as exc:
             raise SessionError(f"{path}: the saved schema does not fit the data: {exc}") from None
 
@@ -267,7 +269,7 @@ def load(path: str | os.PathLike[str]) -> Session:
     if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
         raise SessionError(f"{p}: not an SVT Studio session file (field 'format' must be {SESSION_FORMAT!r})")
     version = doc.get("version")
-    if not isinstance(version, int) or version < 1:
+    if type(version) is not int or version < 1:  # true is not version 1
         raise SessionError(f"{p}: field 'version' must be a positive integer, got {version!r}")
     if version > SESSION_VERSION:
         raise SessionError(f"{p}: session version {version} is newer than this SVT Studio understands "
@@ -315,5 +317,6 @@ _SHAPES: tuple[tuple[str | None, str, str, type], ...] = (
     (None, "queries", "queries", list),
     (None, "monotonic", "monotonic", bool),
     (None, "linear", "linear", dict),
+    (None, "saved_by", "saved_by", str),
 )
 _KIND_NAMES = {str: "a string", dict: "an object", list: "a list", bool: "true or false"}

@@ -102,5 +102,7 @@ def _fail(prog: str, exc: BaseException) -> int:
     if described is None or (described[1] == EXIT_INTERNAL and os.environ.get(DEBUG_ENV)):
         raise exc
     message, code = described
+    # one line, whatever a library put in its message (pyarrow's thrift errors hold newlines)
+    message = " ".join(part.strip() for part in message.splitlines() if part.strip())
     print(f"{prog}: error: {message}", file=sys.stderr)
     return code

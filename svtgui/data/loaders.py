@@ -134,11 +134,12 @@ def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema
         inferred = infer_schema(frame)
     except SchemaError as e:  # e.g. a column name a schema cannot hold
         raise DatasetError(f"the columns cannot be described: {e}", path=path) from None
-    return declared_schema(path, inferred, options)
+    return declared_schema(path, inferred, options, len(frame))
 
 
-def declared_schema(path: Path, inferred: Schema, options: LoadOptions) -> Schema:
-    """``inferred`` merged with the curator's declared schema (``options.schema`` or the sidecar)."""
+def declared_schema(path: Path, inferred: Schema, options: LoadOptions, n_rows: int) -> Schema:
+    """``inferred`` merged with the curator's declared schema (``options.schema`` or the sidecar),
+    which must fit the data: its columns, their kinds and, under ``replace``, its n (``n_rows``)."""
     declared = options.schema
     if isinstance(declared, Schema):
         source = path
@@ -152,9 +153,11 @@ def declared_schema(path: Path, inferred: Schema, options: LoadOptions) -> Schem
         except SchemaError as e:
             raise DatasetError(f"schema: {e}") from None
     try:
-        return inferred.merged(declared)
+        merged = inferred.merged(declared)
+        merged.check_rows(n_rows)
     except SchemaError as e:
         raise DatasetError(f"schema: {e}", path=source) from None
+    return merged
 
 
 # -- delimited text ---------------------------------------------------------------------------------

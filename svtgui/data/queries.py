@@ -423,7 +423,8 @@ def queries_from_json(doc: Any) -> list[Query]:
     if isinstance(doc, dict):
         if doc.get("format", QUERIES_FORMAT) != QUERIES_FORMAT:
             raise QueryError(f"not a query file (format {doc.get('format')!r})")
-        if doc.get("version", QUERIES_VERSION) != QUERIES_VERSION:
+        version = doc.get("version", QUERIES_VERSION)
+        if type(version) is not int or version != QUERIES_VERSION:  # true == 1 in Python, not in JSON
             raise QueryError(f"unsupported query file version {doc.get('version')!r}")
         doc = doc.get("queries")
     if not isinstance(doc, list):

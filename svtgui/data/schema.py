@@ -83,6 +83,11 @@ class Column:
             object.__setattr__(self, "lower", lo)
             object.__setattr__(self, "upper", hi)
         if self.categories is not None:
+            for c in self.categories:  # str(None) or str({}) would declare the category "None" or "{}"
+                if isinstance(c, bool) or not isinstance(c, str | int | float) or (
+                        isinstance(c, float) and not math.isfinite(c)):
+                    raise SchemaError(f"column {self.name!r}: a category must be a text or a finite number, "
+                                      f"got {c!r}")
             object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
 
     @property
@@ -235,6 +240,14 @@ class Schema:
         cols = tuple(declared.column(c.name) if c.name in declared else c for c in self.columns)
         return Schema(cols, declared.neighbouring, declared.n)
 
+    def check_rows(self, n_rows: int) -> None:
+        """Under ``replace`` the declared public n must be the data's number of rows: a mean's
+        sensitivity is 1/n, and a run whose n is wrong would be charged, then fail (or be
+        miscalibrated). The message does not repeat the data's count."""
+        if self.neighbouring == Neighbouring.REPLACE and self.n is not None and int(self.n) != n_rows:
+            raise SchemaError(f"the declared public n ({int(self.n):,}, 'replace one row' neighbours) is not "
+                              "the number of rows of the data; declare the right n")
+
     # -- JSON -------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -258,7 +271,8 @@ class Schema:
             raise SchemaError("a schema must be a JSON object with a 'columns' list")
         if obj.get("format", SCHEMA_FORMAT) != SCHEMA_FORMAT:
             raise SchemaError(f"not a schema file (format {obj.get('format')!r})")
-        if obj.get("version", SCHEMA_VERSION) != SCHEMA_VERSION:
+        version = obj.get("version", SCHEMA_VERSION)
+        if type(version) is not int or version != SCHEMA_VERSION:  # true == 1 in Python, not in JSON
             raise SchemaError(f"unsupported schema version {obj.get('version')!r}")
         cols = obj.get("columns")
         if not isinstance(cols, list):

@@ -155,6 +155,29 @@ def test_an_ordering_condition_with_a_null_bound_is_refused_before_the_charge(kn
              "null", "'value'", ledger=known["ledger"])
 
 
+@pytest.mark.parametrize("which", ["queries", "schema", "session"])
+def test_a_version_of_true_is_not_version_1(known, which, capsys):
+    # JSON's true is Python's 1: each file of "version": true was read as version 1
+    if which == "session":
+        doc = {"format": "svtgui-session", "version": True}
+    else:
+        doc = json.loads(known[which].read_text()) | {"version": True}
+    path = known["dir"] / f"v-true-{which}.json"
+    path.write_text(json.dumps(doc))
+    argv = ["run", "--session", str(path)] if which == "session" else _run(known, f"--{which}", str(path))
+    _refused(argv, capsys, "version", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("category", [None, {}, [], True, float("nan")])
+def test_a_declared_category_must_be_a_text_or_a_number(known, category, capsys):
+    # str(None) declared the category "None" (and str({}) the category "{}")
+    colour = {**SCHEMA["columns"][1], "categories": ["red", category]}
+    bad = {**SCHEMA, "columns": [SCHEMA["columns"][0], colour]}
+    schema = known["dir"] / "bad-category.json"
+    schema.write_text(json.dumps(bad))
+    _refused(_run(known, "--schema", str(schema)), capsys, "'colour'", "category", ledger=known["ledger"])
+
+
 # -- numbers that overflow or underflow ---------------------------------------------------------------
 
 @pytest.mark.parametrize("argv", [
@@ -261,6 +284,28 @@ def test_a_declared_kind_the_values_cannot_have_is_refused(known, capsys):
     schema.write_text(json.dumps(wrong))
     argv = ["run", *_inputs(known["data"], known["queries"], schema), "--ledger", str(known["ledger"])]
     _refused(argv, capsys, "'colour'", "declared numeric", ledger=known["ledger"])
+
+
+def test_a_declared_public_n_that_is_not_the_row_count_is_refused_before_the_charge(known, capsys):
+    # a mean (Δ = 1/n) was charged, then failed mid-run: the run ended 'interrupted' with its ε spent
+    replace = {**SCHEMA, "neighbouring": "replace", "n": 5}
+    schema = known["dir"] / "wrong-n.json"
+    schema.write_text(json.dumps(replace))
+    mean = known["dir"] / "mean.json"
+    mean.write_text(json.dumps([{"kind": "mean", "where": {"column": "x", "op": "<", "value": 10}}]))
+    argv = ["run", *_inputs(known["data"], mean, schema), "--ledger", str(known["ledger"])]
+    line = _refused(argv, capsys, "wrong-n.json", "declared public n (5", ledger=known["ledger"])
+    assert "300" not in line  # the data's own count is not repeated
+
+
+def test_a_library_message_with_line_breaks_is_printed_on_one_line(known, monkeypatch, capsys):
+    from svtgui.data.predicates import QueryError
+
+    def broken(path):
+        raise QueryError("Couldn't deserialize thrift: Invalid data\nDeserializing page header failed.\n")
+
+    monkeypatch.setattr("svtgui.data.queries.read_queries", broken)  # pyarrow's messages hold newlines
+    _refused(_run(known), capsys, "Invalid data Deserializing page header failed.")
 
 
 def test_universe_bins_past_the_cell_limit_are_refused_before_they_are_built(known, capsys):

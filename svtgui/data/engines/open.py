@@ -134,5 +134,5 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
     if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
         raise EngineError("the file has no data rows", path=path)
     inferred = Schema(tuple(Column(c.name, c.kind) for c in columns))
-    schema = declared_schema(path, inferred, options) if path is not None else inferred
+    schema = declared_schema(path, inferred, options, table.row_count()) if path is not None else inferred
     return TableDataset(name, path, schema, fmt, table, choice.reason)
