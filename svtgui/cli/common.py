@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from svtgui.app import dataset_identity
-from svtgui.cli.config import amount_option
+from svtgui.cli.config import amount_option, seed_option
 from svtgui.cli.errors import CliError
 from svtgui.core.budget import Budget, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
@@ -36,7 +36,7 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
     who.add_argument("--same-dataset-as", metavar="ID",
                      help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
                           "ledger`): charge its budget")
-    p.add_argument("--test-seed", type=int, metavar="N",
+    p.add_argument("--test-seed", type=seed_option, metavar="N",
                    help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
                         "(the ledger and reports say so, and never record N)")
 

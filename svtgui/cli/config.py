@@ -95,6 +95,18 @@ def amount_option(*, delta: bool = False) -> Any:
     return parse
 
 
+def seed_option(text: str) -> int:
+    """An argparse ``type`` for a seed: a non-negative integer (numpy refuses -1 with 'expected
+    non-negative integer', naming no option)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {value}")
+    return value
+
+
 def check_param_types(kinds: dict[str, str], params: dict[str, Any], where: str) -> None:
     """Catalogue parameters of the right JSON type (``kinds``: name → "float", "int", "bool" or
     "str"): ``true`` is not the number 1 and ``"2"`` is not 2, whether from --param, [params] or a
@@ -134,12 +146,16 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         kind = KEY_TYPES.get(key)
         if kind is not None and not _fits(value, kind):
             raise CliError(f"--config: {path}: key {key!r} must be {kind}, got {_type_name(value)} {value!r}")
+        if key in ("seed", "test_seed") and value < 0:
+            raise CliError(f"--config: {path}: key {key!r}: a seed is a non-negative integer, got {value}")
         if kind == _AMOUNT:
             try:
                 conf[key] = budget_amount(value, delta=key.endswith("delta"))
             except ValueError as exc:
                 raise CliError(f"--config: {path}: key {key!r}: {exc}") from None
     for key in path_keys:
+        if conf.get(key) == "" or (isinstance(conf.get(key), list) and "" in conf[key]):
+            raise CliError(f"--config: {path}: key {key!r} is an empty path")  # it would name the folder
         if isinstance(conf.get(key), str):
             conf[key] = str(path.parent / conf[key])
         elif isinstance(conf.get(key), list):

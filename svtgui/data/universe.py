@@ -278,7 +278,8 @@ class Universe:
         """The counting query (a ``Count`` or a bare predicate) as a 0/1 linear query over the universe."""
         where = query.where if isinstance(query, Count) else query
         if not (where is None or isinstance(where, Condition | Junction)):
-            raise QueryError(f"only count queries become linear queries over a universe, got {query!r}")
+            raise QueryError("only count queries become linear queries over a universe, got "
+                             f"{getattr(query, 'kind', type(query).__name__)}: {query}")
         cells = np.flatnonzero(np.asarray(self.mask(where)).reshape(-1))
         text = label or (query.describe() if isinstance(query, Count | Condition | Junction) else "all rows")
         return LinearQuery.counting(cells, self.size, text)

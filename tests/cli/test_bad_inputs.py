@@ -82,6 +82,8 @@ def _run(known: dict, *extra: str) -> list[str]:
     (["report", str(10**30), "--out", "r.json"], "RUN_ID"),  # overflowed SQLite's INTEGER: exit 70
     (["queries", "generate", "range-sweep", "--column", "x"], "--start"),
     (["no-such-command"], "no-such-command"),
+    (["run", "--test-seed", "-1"], "--test-seed"),  # numpy's 'expected non-negative integer' named nothing
+    (["audit", "sparse", "--epsilon", "1", "--seed", "-1"], "--seed"),
 ])
 def test_a_usage_error_is_one_line(argv, name, capsys):
     _refused(argv, capsys, name)
@@ -114,6 +116,8 @@ def test_ledger_raise_names_a_bad_total(known, value, capsys):
     ("budget_delta = 2", "budget_delta"), ("spark_conf = 5", "spark_conf"),
     ('spark_timeout = "x"', "spark_timeout"), ("spark_timeout = [1]", "spark_timeout"),
     ("engine = 5", "engine"),
+    ('ledger = ""', "'ledger'"),  # resolved to the config's folder: "this is a folder"
+    ("test_seed = -5", "test_seed"),
 ])
 def test_a_config_key_of_the_wrong_type_is_named(known, line, key, capsys):
     config = known["dir"] / f"c{abs(hash(line))}.toml"

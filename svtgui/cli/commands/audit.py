@@ -15,6 +15,7 @@ import sys
 import time
 
 from svtgui.cli import EXIT_FINDING, EXIT_OK, CliError
+from svtgui.cli.config import seed_option
 from svtgui.core.audit.defaults import DEFAULT_SECONDS
 
 MAX_SECONDS = 7 * 24 * 3600  # the time budget is a duration: longer is a typo, and overflows the planner
@@ -56,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epsilon", type=float, required=True, help="the claimed ε to test")
     p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
                    help=f"time budget (default {DEFAULT_SECONDS:g})")
-    p.add_argument("--seed", type=int, default=None, help="seed of the audit's simulations (reproducible)")
+    p.add_argument("--seed", type=seed_option, default=None,
+                   help="seed of the audit's simulations (reproducible)")
     p.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
     p.add_argument("--cutoff", type=int, default=None, help="cutoff c to audit with (default 1)")
     p.add_argument("--neighbouring", choices=("add_remove", "replace"), default=None,

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svtgui.cli.config import seed_option
 from svtgui.cli.engine_options import add_engine_options
 
 
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--low", type=float, required=True)
     k.add_argument("--high", type=float, required=True)
     k.add_argument("-k", type=int, required=True, help="number of ranges")
-    k.add_argument("--seed", type=int, default=0)
+    k.add_argument("--seed", type=seed_option, default=0)
     k.add_argument("--min-width", type=float, default=1.0)
     k.add_argument("--real", action="store_true", help="real-valued endpoints (default: integers)")
     k = gen("clip-bound-sweep", "difference queries for choosing a clipping bound (Near & Abuah's auto_avg)",
