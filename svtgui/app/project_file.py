@@ -60,6 +60,19 @@ MIGRATIONS = {1: _from_v1, 2: _from_v2}
 _DATASET_ID = re.compile(r"ds-[0-9a-f]{16}")
 
 
+def param_type_error(kind: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for a catalogue parameter of ``kind`` ("float", "int", "bool",
+    "str"), or None: JSON's ``true`` is not the number 1 and ``"2"`` is not 2 (shared by sessions
+    and the CLI's --param / [params])."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    fits = {"float": number, "int": number and float(value).is_integer(), "bool": isinstance(value, bool),
+            "str": isinstance(value, str)}.get(kind, True)
+    if fits:
+        return None
+    expected = {"float": "a number", "int": "an integer", "bool": "true or false"}.get(kind, "a string")
+    return f"must be {expected}, got {json.dumps(value)}"
+
+
 class SessionError(ValueError):
     """A session file that cannot be used; the message names the file and the field at fault."""
 
@@ -138,11 +151,14 @@ class Session:
             raise SessionError(f"{where}: field 'mechanism.id': {exc}") from None
         if not isinstance(self.params, dict):
             raise SessionError(f"{where}: field 'mechanism.params' must be an object")
-        allowed = {p.name for p in info.params}
-        for key in self.params:
-            if key in _NOT_SAVED or key not in allowed:
+        kinds = {p.name: p.kind for p in info.params}
+        for key, value in self.params.items():
+            if key in _NOT_SAVED or key not in kinds:
                 raise SessionError(f"{where}: field 'mechanism.params': {self.mechanism_id} has no saved "
-                                   f"parameter {key!r}; its parameters: {', '.join(sorted(allowed))}")
+                                   f"parameter {key!r}; its parameters: {', '.join(sorted(kinds))}")
+            problem = param_type_error(kinds[key], value)
+            if problem:
+                raise SessionError(f"{where}: field 'mechanism.params.{key}' {problem}")
         self._check_linear(where)
         try:
             Schema.from_json(self.schema)

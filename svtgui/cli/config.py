@@ -8,7 +8,6 @@ Relative paths are resolved against the config file's folder.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import tomllib
 from collections.abc import Sequence
@@ -109,19 +108,14 @@ def seed_option(text: str) -> int:
 
 def check_param_types(kinds: dict[str, str], params: dict[str, Any], where: str) -> None:
     """Catalogue parameters of the right JSON type (``kinds``: name → "float", "int", "bool" or
-    "str"): ``true`` is not the number 1 and ``"2"`` is not 2, whether from --param, [params] or a
-    session. Names the catalogue does not know are left to the plan, which lists the known ones."""
+    "str"), whether from --param or [params]. Names the catalogue does not know are left to the
+    plan, which lists the known ones."""
+    from svtgui.app.project_file import param_type_error
+
     for name, value in params.items():
-        kind = kinds.get(name)
-        if kind is None:
-            continue
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        fits = {"float": number, "int": number and float(value).is_integer(), "bool": isinstance(value, bool),
-                "str": isinstance(value, str)}.get(kind, True)
-        if not fits:
-            expected = {"float": "a number", "int": "an integer", "bool": "true or false"}.get(kind,
-                                                                                             "a string")
-            raise CliError(f"{where} {name}: must be {expected}, got {json.dumps(value)}")
+        problem = param_type_error(kinds[name], value) if name in kinds else None
+        if problem:
+            raise CliError(f"{where} {name}: {problem}")
 
 
 def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str]) -> dict[str, Any]:

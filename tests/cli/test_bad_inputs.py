@@ -143,6 +143,17 @@ def test_a_catalogue_parameter_in_the_config_is_type_checked(known, capsys):
     _refused(_run(known, "--config", str(config)), capsys, "sensitivity", ledger=known["ledger"])
 
 
+@pytest.mark.parametrize("value", ["abc", True, [1]])
+def test_a_session_parameter_of_the_wrong_json_type_names_its_field(known, value, capsys):
+    session = known["dir"] / "typed.svtsession"
+    session.write_text(json.dumps({
+        "format": "svtgui-session", "version": 3,
+        "dataset": {"path": str(known["data"]), "schema": SCHEMA},
+        "mechanism": {"id": "sparse", "params": {"epsilon": value, "threshold": 5, "cutoff": 1}}}))
+    _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys,
+             "typed.svtsession", "'mechanism.params.epsilon'", ledger=known["ledger"])
+
+
 # -- queries: a null bound is refused before the charge ---------------------------------------------
 
 @pytest.mark.parametrize("where", [

@@ -110,7 +110,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, key, None)
         if value is not None and key != "params":
             s[key] = value
-    s["params"] = {**s["params"], **_pairs(args.param)}
+    s["params"] = given = {**s["params"], **_pairs(args.param)}
     session = _session(args.session) if args.session else None
     if session is not None:
         if args.data or args.queries:
@@ -119,9 +119,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         s["mechanism"] = s.get("mechanism") or session.mechanism_id
         s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
-    if s.get("mechanism"):
-        kinds = {p.name: p.kind for p in mechanisms.info(s["mechanism"]).params}
-        check_param_types(kinds, s["params"], "--param" if not session else "--param (or the session's)")
+    if s.get("mechanism"):  # a session's own parameters were checked when it was read
+        check_param_types({p.name: p.kind for p in mechanisms.info(s["mechanism"]).params}, given, "--param")
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
     if s.get("mechanism") and mechanisms.info(s["mechanism"]).input == mechanisms.RELEASE:
         needed = tuple(k for k in needed if k != "queries")  # the release answers queries later
