@@ -35,6 +35,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +109,42 @@ class SlotTimer:
                   f"(CPU {cpu * 1000:5.1f} ms)")
 
 
+def run_until(done: Callable[[], bool], timeout: float) -> bool:
+    """Run the event loop as the application does (it wakes the moment a timer is due; a loop of
+    processEvents and sleeps would add its sleeps to the waits measured) until ``done()`` holds,
+    checked every 5 ms, or ``timeout`` seconds pass; True when done. What ``done`` raises is raised."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop, deadline = QEventLoop(), time.monotonic() + timeout
+    outcome: list[bool | BaseException] = []
+
+    def check() -> None:
+        try:
+            if done():
+                outcome.append(True)
+            elif time.monotonic() > deadline:
+                outcome.append(False)
+        except BaseException as exc:  # noqa: BLE001 - a slot cannot raise through Qt: raised below
+            outcome.append(exc)
+        if outcome:
+            loop.quit()
+
+    timer = QTimer(interval=5)
+    timer.timeout.connect(check)
+    timer.start()
+    loop.exec()
+    timer.stop()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def pause(seconds: float) -> None:
+    """Let the window run on its own for ``seconds``."""
+    until = time.monotonic() + seconds
+    run_until(lambda: time.monotonic() >= until, seconds + 60)
+
+
 def age_ranges(k: int, seed: int) -> list:
     """``k`` random age ranges [a, a + w) with a in 17..89 and w in 1..19 (as bench/scale.py's)."""
     from svtgui.data.queries import RangeCount
@@ -148,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
 
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
-    from svtgui.ui.screenshots import SIZE, wait_until
+    from svtgui.ui.screenshots import SIZE
 
     print(f"file: {args.data} ({args.data.stat().st_size / 1e9:.2f} GB); load average {load_average()}",
           flush=True)
@@ -160,10 +197,10 @@ def run(args: argparse.Namespace) -> int:
 
     def phase(name: str, action, done, timeout: float = 900.0) -> None:
         beat = CpuHeartbeat()
-        slots = SlotTimer({"wait_until", "start", "finished"}) if args.slots else None
+        slots = SlotTimer({"run_until", "start", "finished"}) if args.slots else None
         t0 = time.perf_counter()
         action()
-        if not wait_until(done, timeout):
+        if not run_until(done, timeout):
             raise SystemExit(f"gui_scale: {name} did not end within {timeout:.0f} s")
         seconds = time.perf_counter() - t0
         longest, p99 = beat.stop()
@@ -174,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         if slots is not None:
             slots.report()
 
-    wait_until(lambda: False, SETTLE_SECONDS)  # the window's first paint is not the idle baseline
+    pause(SETTLE_SECONDS)  # the window's first paint is not the idle baseline
     quiet_until = time.perf_counter() + 2.0
     phase("idle (baseline)", lambda: None, lambda: time.perf_counter() >= quiet_until)
 
@@ -212,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"gui_scale: Run is disabled: {c.problems}")
     print(f"  {args.queries:,} age-range counts (seed {args.seed}); Sparse, ε = 1, T = {threshold:,}, "
           f"c = {CUTOFF:,}", flush=True)
-    wait_until(lambda: False, SETTLE_SECONDS)  # the Run page is drawn, as a curator sees it before Run
+    pause(SETTLE_SECONDS)  # the Run page is drawn, as a curator sees it before Run
 
     marks: dict[str, float] = {}
 
@@ -221,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         QTest.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
         if not page.confirm.isVisible():
             raise SystemExit(f"gui_scale: no confirmation: {page.run_error.text()}")
-        wait_until(lambda: False, READING_SECONDS)
+        pause(READING_SECONDS)
         marks["spend"] = time.perf_counter()
         QTest.mouseClick(page.confirm.spend, Qt.MouseButton.LeftButton)
         if c.state != "running":
@@ -242,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
           f"+{marks['answered'] - marks['run']:.2f} s (stream {stream:.2f} s); {win.store.n:,} answers, "
           f"{win.store.n_tops:,} ⊤; {page.status.text()}")
     if args.screenshot is not None:
-        wait_until(lambda: False, 0.3)  # layouts settle
+        pause(0.3)  # layouts settle
         if not win.grab().save(str(args.screenshot)):
             raise SystemExit(f"gui_scale: could not write {args.screenshot}")
         print(f"  screenshot: {args.screenshot}")
