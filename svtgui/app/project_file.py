@@ -63,7 +63,9 @@ _DATASET_ID = re.compile(r"ds-[0-9a-f]{16}")
 def param_type_error(kind: str, value: Any) -> str | None:
     """What is wrong with ``value`` for a catalogue parameter of ``kind`` ("float", "int", "bool",
     "str"), or None: JSON's ``true`` is not the number 1 and ``"2"`` is not 2 (shared by sessions
-    and the CLI's --param / [params])."""
+    and the CLI's --param / [params]). ``null`` leaves an optional parameter at its default."""
+    if value is None:
+        return None
     number = isinstance(value, int | float) and not isinstance(value, bool)
     fits = {"float": number, "int": number and float(value).is_integer(), "bool": isinstance(value, bool),
             "str": isinstance(value, str)}.get(kind, True)
