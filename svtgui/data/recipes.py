@@ -175,18 +175,31 @@ def range_screening(
     sens = batch_sensitivity(queries, ds.schema)
     integer = all_integer(queries)
     source = rng if rng is not None else secure()
-    sparse = mechanisms.create(
-        "sparse",
-        epsilon=eps * share,
-        threshold=float(threshold),
-        cutoff=c,
-        sensitivity=sens,
-        integer=integer,
-        rng=source,
-    )
+    try:  # the split's parts are named as the curator typed them, not as the inner ε they become
+        sparse = mechanisms.create(
+            "sparse",
+            epsilon=eps * share,
+            threshold=float(threshold),
+            cutoff=c,
+            sensitivity=sens,
+            integer=integer,
+            rng=source,
+        )
+    except validation.ParamError as exc:
+        if exc.param != "epsilon":
+            raise
+        raise validation.ParamError(
+            "screen_share", f"screening gets epsilon × screen_share = {eps * share:g}, which Sparse cannot "
+                            f"use ({exc}); raise epsilon or screen_share") from None
     e_answer = eps * (1 - share) / c
     for q in queries:  # every possible answer's release is checked before the charge
-        laplace_check(q.sensitivity(ds.schema), e_answer, integer=q.integer)
+        try:
+            laplace_check(q.sensitivity(ds.schema), e_answer, integer=q.integer)
+        except ValueError as exc:
+            raise validation.ParamError(
+                "screen_share", f"each answer gets epsilon × (1 − screen_share) / cutoff = {e_answer:g}, "
+                                f"which Laplace cannot use ({exc}); raise epsilon or lower screen_share "
+                                "or cutoff") from None
     _charge(budget, "range_screening", eps)
     answers = evaluate(ds, queries)
     batch = sparse.submit_many(answers)

@@ -349,3 +349,23 @@ def test_duckdb_refuses_text_that_is_not_utf8(known, tmp_path, capsys):
     data.write_bytes("x,colour\n1,red\n".encode("utf-16-le"))  # was misread as columns 'x\x00,\x00c…'
     _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
              "wide.csv", "UTF-8")
+
+
+# -- a derived ε or probability too small: the option the curator typed is named -----------------------
+
+@pytest.mark.parametrize("share, said", [("5e-324", "epsilon × screen_share"),
+                                         ("0.9999999999999", "epsilon × (1 − screen_share) / cutoff")])
+def test_a_screen_share_that_starves_one_part_names_the_share(known, share, said, capsys):
+    argv = ["recipe", "screen-ranges", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--column", "x", "--start", "0", "--stop", "100", "--width", "10", "--epsilon", "1",
+            "--threshold", "20", "--cutoff", "2", "--screen-share", share, "--ledger", str(known["ledger"])]
+    line = _refused(argv, capsys, "screen_share", said, ledger=known["ledger"])
+    assert "raise epsilon" in line
+
+
+@pytest.mark.parametrize("option, name", [("--delta", "delta must be in ["), ("--beta", "beta must be in [")])
+def test_a_sparse_project_probability_past_a_double_is_named_with_its_range(known, option, name, capsys):
+    argv = ["sparse-project", "build", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--columns", "colour", "--epsilon", "1", option, "5e-324",
+            "--out", str(known["dir"] / "r.svtrelease"), "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, name, ledger=known["ledger"])

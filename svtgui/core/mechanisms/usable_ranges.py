@@ -21,7 +21,9 @@ from svtgui.core.noise import NoiseRangeError
 from svtgui.core.validation import ParamError
 
 #: The parameters a noise scale depends on, in the order the message names them.
-RANGED = ("epsilon", "cutoff", "sensitivity", "projection_size")
+RANGED = ("epsilon", "cutoff", "sensitivity", "projection_size", "delta", "beta")
+#: Of those, the ones whose 0 means "not used" (pure ε-DP): a 0 is never the value at fault.
+ZERO_MEANS_UNUSED = ("delta",)
 
 Probe = Callable[[str, dict[str, Any]], None]
 
@@ -31,7 +33,8 @@ def refusal(entry: MechanismInfo, params: dict[str, Any], error: ValueError, pro
     parts = []
     for p in entry.params:
         value = params.get(p.name, p.default)
-        if p.name not in RANGED or value is None or p.kind not in ("float", "int"):
+        if (p.name not in RANGED or value is None or p.kind not in ("float", "int")
+                or (p.name in ZERO_MEANS_UNUSED and value == 0)):
             continue
         usable = usable_range(entry.id, params, p, probe)
         if usable is not None and not usable[0] <= value <= usable[1]:
