@@ -171,15 +171,22 @@ def test_huge_cutoffs_are_refused_naming_the_cutoff(cutoff):
     assert "cutoff must be in [1, " in str(err.value)
 
 
-def test_cli_run_with_an_extreme_epsilon_exits_2_and_leaves_the_ledger_untouched(tmp_path, capsys):
+def _toy_cli_inputs(tmp_path, rows: int):
+    """A toy CSV of ``rows`` rows, a range sweep over it written by the CLI, and a ledger path."""
     from svtgui.cli import main
 
     data = tmp_path / "toy.csv"
-    data.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(500)))
+    data.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(rows)))
     queries = tmp_path / "q.json"
     assert main(["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "100",
                  "--width", "10", "--out", str(queries)]) == 0
-    ledger = tmp_path / "ledger.sqlite"
+    return data, queries, tmp_path / "ledger.sqlite"
+
+
+def test_cli_run_with_an_extreme_epsilon_exits_2_and_leaves_the_ledger_untouched(tmp_path, capsys):
+    from svtgui.cli import main
+
+    data, queries, ledger = _toy_cli_inputs(tmp_path, 500)
     run = ["run", "--data", str(data), "--queries", str(queries), "--ledger", str(ledger),
            "--mechanism", "numeric_sparse", "--threshold", "40", "--budget-epsilon", "5"]
     assert main([*run, "--epsilon", "1"]) == 0
@@ -248,12 +255,7 @@ def test_cli_refuses_an_underflowing_epsilon_in_one_line_with_exit_2(tmp_path, c
     # was an internal error (exit 70, ZeroDivisionError) or a message without the usable range
     from svtgui.cli import main
 
-    data = tmp_path / "toy.csv"
-    data.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(200)))
-    queries = tmp_path / "q.json"
-    assert main(["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "100",
-                 "--width", "10", "--out", str(queries)]) == 0
-    ledger = tmp_path / "ledger.sqlite"
+    data, queries, ledger = _toy_cli_inputs(tmp_path, 200)
     capsys.readouterr()
     code = main(["run", "--data", str(data), "--queries", str(queries), "--ledger", str(ledger),
                  "--mechanism", mid, "--threshold", "40", "--budget-epsilon", "5", "--budget-delta", "0.9",
