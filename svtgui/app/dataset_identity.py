@@ -72,13 +72,12 @@ def identify(ledger: Ledger, ds: Any) -> Identity:
 
 
 def declared(schema: Any) -> dict[str, Any]:
-    """What the curator declared about the rows, as a run's report states it: the neighbouring
-    relation, each column's public bounds and each categorical column's levels (public by
-    declaration; never read from the data). Kept with every charge (``Ledger.start_run(declared=)``)."""
-    columns = list(schema.columns)
+    """What the curator declared about the rows that a run's sensitivity comes from, as its report
+    states it: the neighbouring relation and each column's public bounds (never read from the data).
+    Kept with every charge (``Ledger.start_run(declared=)``). Categorical levels are left out: the
+    window can read them off the data (with a warning), and a report must not publish such a list."""
     return {"neighbouring": schema.neighbouring.value,
-            "bounds": {c.name: [c.lower, c.upper] for c in columns if c.lower is not None},
-            "levels": {c.name: list(c.categories) for c in columns if c.categories is not None}}
+            "bounds": {c.name: [c.lower, c.upper] for c in schema.columns if c.lower is not None}}
 
 
 def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,

@@ -217,8 +217,8 @@ CREATE TABLE declared_schemas (
 ) WITHOUT ROWID;
 """
 
-# v5: what the curator had declared when a run was charged (neighbouring relation, public bounds,
-# categorical levels), written in the charge's own transaction. A report must show the declarations
+# v5: what the curator had declared when a run was charged (neighbouring relation, public bounds),
+# written in the charge's own transaction. A report must show the declarations
 # the run's sensitivity came from; the dataset's registration-time bounds go stale as soon as the
 # curator declares more. Runs charged before v5 have no row here (reports fall back to those).
 _SCHEMA_V5 = """

@@ -454,7 +454,7 @@ class Ledger:
         The check and the charge happen in one write transaction, so two processes cannot both
         spend the last of a budget. A seeded run is stored as :data:`SEEDED_TEXT`, whatever
         ``noise_description`` says: a seed never enters the ledger. ``declared`` is what the curator
-        had declared (public bounds, levels, neighbouring; :meth:`declarations`), kept with the charge.
+        had declared (public bounds, neighbouring; :meth:`declarations`), kept with the charge.
         """
         params_json = json.dumps(params, sort_keys=True, allow_nan=False)
         declared_json = None if declared is None else json.dumps(declared, sort_keys=True, allow_nan=False)

@@ -307,7 +307,7 @@ def test_concurrent_processes_cannot_both_spend_the_last_budget(tmp_path):
 
 def test_a_runs_declarations_are_kept_with_its_charge_and_never_change(ledger):
     d = ledger.register_dataset("a" * 64, "d", 5)[0]
-    declared = {"neighbouring": "add_remove", "bounds": {"age": [17, 90]}, "levels": {"sex": ["F", "M"]}}
+    declared = {"neighbouring": "add_remove", "bounds": {"age": [17, 90]}}
     run = ledger.start_run(d.dataset_id, "sparse", {"epsilon": 1}, 1, secure=True, noise_description="x",
                            declared=declared)
     bare = ledger.start_run(d.dataset_id, "sparse", {"epsilon": 1}, 1, secure=True, noise_description="x")

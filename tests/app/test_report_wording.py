@@ -11,15 +11,7 @@ import pandas as pd
 
 from svtgui.app.dataset_identity import register
 from svtgui.app.reports import export
-from svtgui.app.reports.content import (
-    LEVELS_SHOWN,
-    bounds_text,
-    levels_text,
-    noise_line,
-    params_text,
-    report_data,
-    result_text,
-)
+from svtgui.app.reports.content import bounds_text, noise_line, params_text, report_data, result_text
 from svtgui.app.runs.runner import start_run
 from svtgui.cli import main
 from svtgui.data import Dataset
@@ -66,18 +58,10 @@ def test_an_html_report_states_the_declared_bounds_and_numbers_rows_from_one(tmp
     assert numbers and numbers[0] == 1 and numbers == sorted(numbers)
 
 
-def test_levels_are_listed_by_column_and_long_lists_cut_in_words():
-    assert levels_text({"sex": ["Male", "Female"], "race": ["White"]}) == "race: White; sex: Male, Female"
-    assert levels_text({}) == "none declared"
-    many = [f"c{i}" for i in range(LEVELS_SHOWN + 3)]
-    text = levels_text({"country": many})
-    assert text.endswith(f"c{LEVELS_SHOWN - 1} and 3 more (all in the JSON report)")
-    assert f"c{LEVELS_SHOWN}" not in text
-
-
 def test_each_report_states_what_was_declared_when_its_run_was_charged(tmp_path):
     """Declarations made after a dataset's first run reach the later runs' reports (their Δ came
-    from them), and an earlier run's report keeps what was declared for it."""
+    from them), and an earlier run's report keeps what was declared for it. Levels are never listed:
+    the window can read them off the data, so a report must not publish them."""
     rng = np.random.default_rng(3)  # test data, not release noise
     frame = pd.DataFrame({"age": rng.integers(17, 91, 500), "sex": rng.choice(["F", "M"], 500)})
     bare = Dataset.from_frame(frame, name="people")
@@ -93,8 +77,6 @@ def test_each_report_states_what_was_declared_when_its_run_was_charged(tmp_path)
                     pass
             ids.append(run.id)
         first, second = (report_data(ledger, i)["dataset"] for i in ids)
-        assert first["declared_bounds"] == {} and first["declared_levels"] == {}
-        assert second["declared_bounds"] == {"age": [17, 90]}
-        assert second["declared_levels"] == {"sex": ["F", "M"]}
+        assert first["declared_bounds"] == {} and second["declared_bounds"] == {"age": [17, 90]}
         page = html.unescape(export(ledger, ids[1], tmp_path / "r.html").read_text(encoding="utf-8"))
-        assert "age 17 – 90" in page and "Declared categorical levels" in page and "sex: F, M" in page
+        assert "age 17 – 90" in page and "F, M" not in page

@@ -80,8 +80,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     assert dataset is not None  # the schema's foreign key guarantees it
     # What was declared when this run was charged (its Δ came from it); runs charged before the
     # ledger kept that fall back to the declarations made when the dataset was registered.
-    declared = ledger.declarations(run_id) or {"neighbouring": dataset.neighbouring, "bounds": dataset.bounds,
-                                               "levels": {}}
+    declared = ledger.declarations(run_id) or {"neighbouring": dataset.neighbouring, "bounds": dataset.bounds}
     info = recipes.info(run.mechanism_id) or mechanisms.info(run.mechanism_id)
     b = ledger.budget(run.dataset_id)
     rows = ledger.responses(run_id)
@@ -94,7 +93,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                      "run_recorded_by": run.software_version},
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "dataset": {"name": dataset.name, "id": dataset.dataset_id, "neighbouring": declared["neighbouring"],
-                    "declared_bounds": declared["bounds"], "declared_levels": declared["levels"]},
+                    "declared_bounds": declared["bounds"]},
         "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
                       "guarantee": info.guarantee, "interactive": info.interactive},
         "parameters": run.params,
@@ -178,21 +177,6 @@ def bounds_text(bounds: dict[str, Any]) -> str:
     return "; ".join(f"{name} {_param(lo)} – {_param(hi)}" for name, (lo, hi) in sorted(bounds.items()))
 
 
-LEVELS_SHOWN = 10  # a longer list of levels is cut in the human formats (the JSON report has it whole)
-
-
-def levels_text(levels: dict[str, list[Any]]) -> str:
-    """Declared categorical levels, "race: Black, White; sex: Female, Male" (public by declaration)."""
-    if not levels:
-        return "none declared"
-    parts = []
-    for name, values in sorted(levels.items()):
-        shown = ", ".join(map(str, values[:LEVELS_SHOWN]))
-        more = len(values) - LEVELS_SHOWN
-        parts.append(f"{name}: {shown}" + (f" and {more} more (all in the JSON report)" if more > 0 else ""))
-    return "; ".join(parts)
-
-
 def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
     """The (label, text) pairs every human-readable format shows, in order."""
     run, budget, ds, mech = data["run"], data["budget"], data["dataset"], data["mechanism"]
@@ -202,7 +186,6 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("Dataset", f"{ds['name']} (dataset id {ds['id']})"),
         ("Neighbouring relation", NEIGHBOURS.get(ds["neighbouring"], ds["neighbouring"])),
         ("Declared public bounds", bounds_text(ds.get("declared_bounds") or {})),
-        ("Declared categorical levels", levels_text(ds.get("declared_levels") or {})),
         ("Mechanism", f"{mech['name']} ({mech['id']}), {mech['guarantee']}"),
         ("Citation", data["mechanism"]["citation"]),
         ("Parameters", params),
