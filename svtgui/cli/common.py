@@ -56,8 +56,7 @@ def applicable_budget(led: Ledger, ds: Any, s: dict[str, Any]) -> Budget:
     if identity.needs_decision and not s.get("new_dataset"):
         raise _decision_needed(led, ds, identity.lookalikes)  # before asking for a budget it may not need
     if s.get("budget_epsilon") is None:
-        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
-                       "give its total budget with --budget-epsilon (and --budget-delta)")
+        raise _budget_needed(led, ds)
     try:
         return declared_budget(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
     except ValueError as exc:
@@ -89,13 +88,18 @@ def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
         print(f"svtgui-cli: note: the rows of {ds.name} are now dataset {record.dataset_id} (sharing its "
               "budget)", file=sys.stderr)
         return record
-    if identity.lookalikes and not new:
+    if identity.needs_decision and not new:
         raise _decision_needed(led, ds, identity.lookalikes)
     if s.get("budget_epsilon") is None:
-        raise CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
-                       "give its total budget with --budget-epsilon (and --budget-delta)")
+        raise _budget_needed(led, ds)
     return dataset_identity.register(led, ds, str(s["budget_epsilon"]), str(s.get("budget_delta") or 0),
                                      different=new)
+
+
+def _budget_needed(led: Ledger, ds: Any) -> CliError:
+    """Rows new to the ledger (and like no known dataset): their total budget must be given."""
+    return CliError(f"dataset {ds.name!r} is new to the ledger {led.path}: "
+                    "give its total budget with --budget-epsilon (and --budget-delta)")
 
 
 def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]) -> CliError:
