@@ -106,7 +106,7 @@ def test_no_format_contains_a_true_answer(ledger, dataset, tmp_path, mechanism, 
         assert _leaks(text, truth[: len(rows)], released) == [], f"true answer in the {suffix} report"
     data = json.loads((tmp_path / f"r{run_id}.json").read_text())
     assert all(r["value"] is None and r["gap"] is None for r in data["rows"] if not r["above"])
-    assert all(set(r) == {"index", "number", "query", "result", "above", "value", "gap", "time"}
+    assert all(set(r) == {"index", "number", "query", "result", "above", "value", "gap"}
                for r in data["rows"])
     assert all(r["number"] == r["index"] + 1 for r in data["rows"])  # numbered as in the window
     assert set(data["noise"]) == {"source", "secure", "description"}
@@ -149,10 +149,10 @@ def test_seeded_run_says_not_secure_in_every_format(ledger, dataset, tmp_path):
 def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
     run_id, queries = _run(ledger, dataset, "gap_svt", {"epsilon": 2.0, "threshold": 2_000_000, "cutoff": 3})
     data = json.loads(export(ledger, run_id, tmp_path / "r.json").read_text())
-    assert data["format"] == "svtgui-release-report" and data["version"] == 2
+    assert data["format"] == "svtgui-release-report" and data["version"] == 3
     assert data["dataset"]["id"] == dataset.dataset_id and "fingerprint" not in data["dataset"]
     assert set(data) >= {"software", "dataset", "mechanism", "parameters", "guarantee", "accuracy", "run",
-                         "noise", "budget", "rows", "generated_at"}
+                         "noise", "budget", "rows", "release_date"}
     assert data["dataset"]["name"] == EVIL_NAME and data["budget"]["spent_epsilon"] == "2"
     assert data["budget"]["remaining_epsilon"] == "98" and data["guarantee"]["epsilon"] == "2"
     assert data["mechanism"]["citation"].startswith("Z. Ding")

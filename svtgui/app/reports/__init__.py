@@ -21,7 +21,7 @@ from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_dat
 from svtgui.ledger import Ledger
 
 FORMATS = (".html", ".pdf", ".json", ".csv")
-CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "time", "guarantee")
+CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "guarantee")
 
 __all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "pdf_unavailable", "report_data"]
 
@@ -43,8 +43,7 @@ def _csv_text(data: dict[str, Any]) -> str:
     for r in data["rows"]:
         # A leading = + - @ would make a spreadsheet evaluate the query text as a formula
         query = "'" + r["query"] if r["query"][:1] in ("=", "+", "-", "@") else r["query"]
-        w.writerow([r["number"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), r["time"],
-                    guarantee])
+        w.writerow([r["number"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), guarantee])
     return out.getvalue()
 
 

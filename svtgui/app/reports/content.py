@@ -25,7 +25,9 @@ from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger
 
 REPORT_FORMAT = "svtgui-release-report"
-REPORT_VERSION = 2  # 2: dataset.id (random) replaced dataset.fingerprint (the file's SHA-256)
+# 2: dataset.id (random) replaced dataset.fingerprint (the file's SHA-256)
+# 3: dates only: release_date and run.date replaced generated_at, started_at and ended_at; rows lost "time"
+REPORT_VERSION = 3
 ACCURACY_BETA = 0.05
 SEEDED_SENTENCE = ("This release is NOT differentially private: it was made with seeded test noise, which "
                    "is reproducible, so the noise (and with it the exact answers) can be recomputed. "
@@ -71,8 +73,15 @@ def _releases_numbers(mechanism_id: str, params: dict[str, Any]) -> bool:
         return mechanisms.info(mechanism_id).releases_numbers
 
 
+def release_date() -> str:
+    """Today's date (UTC), the one time a release states: how long a run took, and when in the day it
+    ran, depend on the private rows (evaluation time grows with what the data holds), so no time of
+    day, duration or per-batch time ever reaches an export."""
+    return datetime.now(UTC).date().isoformat()
+
+
 def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
-    """The whole report as JSON-able data (this is also the JSON export, schema version 1)."""
+    """The whole report as JSON-able data (this is also the JSON export, schema :data:`REPORT_VERSION`)."""
     run = ledger.run(run_id)
     if run.status == RUNNING:
         raise ValueError(f"run {run_id} is still running; reports are made from finished or interrupted runs")
@@ -86,12 +95,13 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     rows = ledger.responses(run_id)
     above = sum(r.above for r in rows)
     k = run.queries_planned or len(rows)
+    today = release_date()
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "software": {"name": "SVT Studio (svtgui)", "version": __version__,
                      "run_recorded_by": run.software_version},
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "release_date": today,
         "dataset": {"name": dataset.name, "id": dataset.dataset_id, "neighbouring": declared["neighbouring"],
                     "declared_bounds": declared["bounds"]},
         "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
@@ -102,7 +112,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                       "sentence": guarantee_sentence(run.epsilon, run.delta, declared["neighbouring"])
                       if run.secure else SEEDED_SENTENCE},
         "accuracy": _accuracy(run.mechanism_id, run.params, k),
-        "run": {"id": run.id, "status": run.status, "started_at": run.started_at, "ended_at": run.ended_at,
+        "run": {"id": run.id, "status": run.status, "date": run.started_at[:10],
                 "queries_planned": run.queries_planned, "answered": len(rows), "above": above,
                 "cutoff": run.params.get("cutoff")},
         "noise": {"source": run.noise, "secure": run.secure, "description": run.noise_description},
@@ -110,7 +120,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
                    "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
-                   "as_of": datetime.now(UTC).isoformat(timespec="seconds")},
+                   "as_of": today},
         "rows": [_row(r) for r in rows],
         "released": ledger.facts(run_id),  # public values besides the rows (PMW's n̂, a release file)
     }
@@ -119,7 +129,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
 def _row(r: Any) -> dict[str, Any]:
     # "index": the ledger's, from 0; "number": as the window numbers rows, from 1 (human formats)
     row = {"index": r.index, "number": r.index + 1, "query": r.description, "result": r.result,
-           "above": r.above, "value": r.value, "gap": r.gap, "time": r.time}
+           "above": r.above, "value": r.value, "gap": r.gap}
     if r.answered_from_simulation is not None:  # PMW: free (from the public synthetic data) or paid
         row["answered_from_simulation"] = r.answered_from_simulation
     return row
@@ -194,16 +204,17 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("Result", result_text(run, data["rows"])),
         *((("Also released", ", ".join(f"{k} = {_param(v)}" for k, v in data["released"].items())),)
           if data.get("released") else ()),
-        ("Budget of the dataset", f"ε spent {budget['spent_epsilon']} of {budget['total_epsilon']} "
-                                  f"(remaining {budget['remaining_epsilon']}); "
-                                  f"δ spent {budget['spent_delta']} of {budget['total_delta']} "
-                                  f"(remaining {budget['remaining_delta']}); "
-                                  f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
-                                  f"δ {budget['charged_by_this_run']['delta']}"),
+        (f"Budget of the dataset as of {budget['as_of']}",
+         f"ε spent {budget['spent_epsilon']} of {budget['total_epsilon']} "
+         f"(remaining {budget['remaining_epsilon']}); "
+         f"δ spent {budget['spent_delta']} of {budget['total_delta']} "
+         f"(remaining {budget['remaining_delta']}); "
+         f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
+         f"δ {budget['charged_by_this_run']['delta']}"),
         ("Noise source", noise_line(data)),
         ("Software", f"{data['software']['name']} {data['software']['version']}"),
-        ("Run started / ended", f"{run['started_at']} / {run['ended_at']}"),
-        ("Report generated", data["generated_at"]),
+        ("Run date", run["date"]),
+        ("Release date", data["release_date"]),
     ]
 
 

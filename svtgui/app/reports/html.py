@@ -70,14 +70,13 @@ def render(data: dict[str, Any], chart: str | None) -> str:
     has_gap = any(r["gap"] is not None for r in shown)
     parts.append("<h2>Released rows</h2>")
     parts.append("<table><tr><th>#</th><th>query</th><th>result</th><th>released value</th>"
-                 + ("<th>gap above T</th>" if has_gap else "") + "<th>time (UTC)</th></tr>")
+                 + ("<th>gap above T</th>" if has_gap else "") + "</tr>")
     for r in shown:
         cls = "top" if r["above"] else "bottom"
         gap = f'<td class="num">{escape(value_text(r["gap"]))}</td>' if has_gap else ""
         parts.append(f'<tr><td class="num">{r["number"]}</td><td>{escape(r["query"])}</td>'
                      f'<td class="{cls}">{escape(r["result"])}</td>'
-                     f'<td class="num">{escape(value_text(r["value"]))}</td>{gap}'
-                     f"<td>{escape(r['time'][:23])}</td></tr>")
+                     f'<td class="num">{escape(value_text(r["value"]))}</td>{gap}</tr>')
     parts.append("</table>")
     if omitted:
         parts.append(f'<p class="note">{omitted} ⊥ rows are not listed here; the CSV and JSON exports hold '

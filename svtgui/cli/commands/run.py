@@ -298,7 +298,7 @@ def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
             extra = {} if r.answered_from_simulation is None else \
                 {"answered_from_simulation": r.answered_from_simulation}
             lines.append(json.dumps({"index": r.index, "above": r.above, "value": r.value, "gap": r.gap,
-                                     "query": r.description, "time": r.time, **extra}, ensure_ascii=False))
+                                     "query": r.description, **extra}, ensure_ascii=False))
         else:
             value = value_text(r.value)
             lines.append(f"{r.index}\t{r.result}\t{value}\t{r.description}")
