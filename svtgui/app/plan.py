@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.app import linear_setup as linear
+from svtgui.app.outputs import Inputs, check_output
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
@@ -180,16 +180,16 @@ class Plan:
 def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
           monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
           outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False,
-          ledger_path: str | os.PathLike[str] | None = None) -> Plan:
+          inputs: Inputs | None = None) -> Plan:
     """Validate a run as a whole without charging anything.
 
     ``params`` are what the user chose (ε, δ, T, c, …, and PMW/SparseProject's ``universe`` and
     ``release_out``); ``sensitivity`` may be given to leave room for adaptive queries, never below
     what the planned queries need. ``facts`` are :func:`queue_facts` of ``queries`` when the caller
     already has them. ``budget`` is what the dataset may still spend (the ledger's, or the declared
-    total of a new dataset); ``outputs`` are files the run will write (checked for writability, and
-    refused when one is the dataset's file or, given ``ledger_path``, the ledger: a report written
-    over either would destroy the data or the record of what was spent).
+    total of a new dataset); ``outputs`` are files the run will write, checked for writability and
+    against ``inputs`` (:mod:`svtgui.app.outputs`: every file the command read, the ledger) and the
+    dataset's own file and schema sidecar: a report written over one of them would destroy it.
     ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
     """
     problems: list[Problem] = []
@@ -253,10 +253,11 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     fits = None
     if cost is not None and budget is not None:
         fits = _fits(budget, cost, problems)
-    protected = protected_files(getattr(dataset, "path", None), ledger_path)
+    protected = inputs.copy() if inputs is not None else Inputs()
+    protected.add_dataset(getattr(dataset, "path", None))
     for out in outputs:
         try:
-            check_writable(out, protected, output_bytes(out, len(queries), params.get("projection_size")))
+            check_output(out, protected, output_bytes(out, len(queries), params.get("projection_size")))
         except ValueError as exc:
             release = Path(out).suffix.lower() == linear.RELEASE_SUFFIX
             problems.append(Problem("release_out" if release else "report", str(exc)))
@@ -339,35 +340,6 @@ def declared_budget(epsilon: str | None, delta: str | None) -> Budget:
     return Budget(eps, dlt)
 
 
-#: SQLite's side files of a database (a report written over one of them damages the ledger too).
-LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
-def protected_files(data_path: str | os.PathLike[str] | None,
-                    ledger_path: str | os.PathLike[str] | None) -> dict[Path, str]:
-    """The files no output may replace, with what each is: the dataset's file, the ledger and its
-    SQLite side files."""
-    out: dict[Path, str] = {}
-    if data_path is not None:
-        out[Path(data_path).expanduser()] = "the dataset's file"
-    if ledger_path is not None:
-        ledger = Path(ledger_path).expanduser()
-        out[ledger] = "the privacy ledger"
-        for side in LEDGER_SIDE_FILES:
-            out[ledger.with_name(ledger.name + side)] = "a file of the privacy ledger"
-    return out
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (through links and relative parts), existing or not."""
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
 #: Upper bounds of an output's size, for the free-space check: a report's fixed part (the PDF holds
 #: its chart and fonts), its size per released row, and a SparseProject release per projected count.
 _REPORT_BASE = {".pdf": 1 << 20}
@@ -383,50 +355,6 @@ def output_bytes(path: str | os.PathLike[str], rows: int, projection_size: int |
     if suffix == linear.RELEASE_SUFFIX:
         return _REPORT_BASE_OTHER + _RELEASE_BYTES_PER_COUNT * int(projection_size or 4096)
     return _REPORT_BASE.get(suffix, _REPORT_BASE_OTHER) + _BYTES_PER_ROW * max(0, int(rows))
-
-
-def check_writable(path: str | os.PathLike[str], protected: dict[Path, str] | None = None,
-                   need: int = 0) -> Path:
-    """An output file the run will write, checked before anything is charged: not a directory, not
-    one of the ``protected`` files (:func:`protected_files`: the data, the ledger), in an existing
-    folder where a file can really be created (a temporary one, removed at once) — which also
-    catches a read-only folder and a full disk — with at least ``need`` bytes free
-    (:func:`output_bytes`): a disk with a few kilobytes left took the charge, then refused the
-    report."""
-    p = Path(path).expanduser()
-    for other, what in (protected or {}).items():
-        if _same_file(p, other):
-            raise ValueError(f"{p} is {what}: writing there would destroy it; give another file name")
-    if p.is_dir():
-        raise ValueError(f"{p} is a directory; give a file name")
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise ValueError(f"{p}: directory {folder} does not exist")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ValueError(f"{p}: the file exists and is not writable")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".check", dir=folder)
-        try:
-            os.write(fd, b"\0" * 4096)  # a full disk refuses even this much
-        finally:
-            os.close(fd)
-            os.unlink(tmp)
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot write in {folder}: {exc.strerror or exc}") from None
-    free = _free_bytes(folder)
-    if free is not None and free < need:
-        raise ValueError(f"{p}: only {free:,} bytes are free in {folder}; this output can take up to "
-                         f"{need:,} (free some space or write it elsewhere)")
-    return p
-
-
-def _free_bytes(folder: Path) -> int | None:
-    """Bytes an unprivileged writer may still use in ``folder`` (None where the system cannot say)."""
-    try:
-        st = os.statvfs(folder)
-    except (OSError, AttributeError):  # no statvfs on Windows
-        return None
-    return st.f_bavail * st.f_frsize
 
 
 def validate_query(q: Any, schema: Any) -> None:

@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from svtgui.cli.inputs import guard_outputs
+
     try:
+        guard_outputs(vars(args))  # no command writes over a file it reads (svtgui.cli.inputs)
         return int(args.handler(args) or 0)
     except BrokenPipeError:
         # The reader went away (`svtgui-cli run ... | head`): every row already printed is in the

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from svtgui.app import outputs as outputs_module
 from svtgui.app import plan as plan_module
-from svtgui.app.plan import Plan, build, check_writable, declared_budget, queue_facts
+from svtgui.app.outputs import Inputs, check_output
+from svtgui.app.plan import Plan, build, declared_budget, queue_facts
 from svtgui.cli import main
 from svtgui.core.budget import Budget
 from svtgui.data import Dataset
@@ -114,15 +116,15 @@ def test_outputs_are_checked_for_writability(toy, tmp_path, monkeypatch):
     p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[tmp_path / "dir.html", tmp_path / "nope" / "r.html"])
     assert fields(p) == ["report", "report"]
     assert "is a directory" in p.problems[0].message and "does not exist" in p.problems[1].message
-    assert check_writable(tmp_path / "ok.html") == tmp_path / "ok.html"
+    assert check_output(tmp_path / "ok.html") == tmp_path / "ok.html"
     assert sorted(os.listdir(tmp_path)) == ["dir.html"]  # the probe file was removed
 
     def full(fd, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(plan_module.os, "write", full)
+    monkeypatch.setattr(outputs_module.os, "write", full)
     with pytest.raises(ValueError, match="No space left"):
-        check_writable(tmp_path / "r.html")
+        check_output(tmp_path / "r.html")
     assert sorted(os.listdir(tmp_path)) == ["dir.html"]
 
 
@@ -202,7 +204,7 @@ def test_cli_never_writes_a_report_over_the_data_or_the_ledger(cli, capsys):
     data = tmp / "toy.csv"
     before = data.read_bytes()
     assert run(good, "--budget-epsilon", "5", "--report", str(data)) == 2
-    assert "is the dataset's file" in capsys.readouterr().err
+    assert "is the dataset, an input" in capsys.readouterr().err
     assert data.read_bytes() == before and state() == ([], [])
     assert run(good, "--budget-epsilon", "5") == 0
     assert run(good, "--report", str(tmp / ".." / tmp.name / "toy.csv")) == 2  # the same file, another path
@@ -219,19 +221,19 @@ def test_outputs_may_not_be_the_data_or_the_ledger_files(toy, tmp_path):
     ledger = tmp_path / "l.sqlite"
     for target in (ledger, tmp_path / "l.sqlite-wal", tmp_path / "sub" / ".." / "l.sqlite"):
         (tmp_path / "sub").mkdir(exist_ok=True)
-        p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[target], ledger_path=ledger)
+        p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[target], inputs=Inputs().add_ledger(ledger))
         assert fields(p) == ["report"] and "privacy ledger" in p.problems[0].message
 
 
 def test_an_output_needs_the_space_it_can_take_before_the_charge(cli, toy, tmp_path, monkeypatch, capsys):
     # a disk with 4 KB left passed the 4,096-byte probe, took the charge, then refused the 7 KB report
-    monkeypatch.setattr(plan_module, "_free_bytes", lambda folder: 4096)
+    monkeypatch.setattr(outputs_module, "_free_bytes", lambda folder: 4096)
     p = build(toy, q(COUNT), "sparse", SPARSE, outputs=[tmp_path / "r.html"])
     assert fields(p) == ["report"] and "only 4,096 bytes are free" in p.problems[0].message
     run, state, good, tmp = cli
     assert run(good, "--budget-epsilon", "5", "--report", str(tmp / "r.json")) == 2
     assert "bytes are free" in capsys.readouterr().err and state() == ([], [])
-    monkeypatch.setattr(plan_module, "_free_bytes", lambda folder: 10**9)
+    monkeypatch.setattr(outputs_module, "_free_bytes", lambda folder: 10**9)
     assert run(good, "--budget-epsilon", "5", "--report", str(tmp / "r.json")) == 0
     # the bound covers what is written: a fixed part and every row
     size = (tmp / "r.json").stat().st_size

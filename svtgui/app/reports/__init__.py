@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_data, value_text
 from svtgui.ledger import Ledger
 
@@ -71,15 +72,16 @@ def pdf_unavailable() -> str | None:
     return None
 
 
-def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str]) -> Path:
-    """Write the report of a finished / halted / stopped / interrupted run; the format follows the suffix."""
+def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: Inputs | None = None) -> Path:
+    """Write the report of a finished / halted / stopped / interrupted run; the format follows the suffix.
+
+    ``path`` is never the ledger (a report over it would erase the spend) nor one of ``inputs``, the
+    files the caller's command read (:mod:`svtgui.app.outputs`)."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"unknown report format {p.suffix!r} for {p}; use one of {', '.join(FORMATS)}")
-    from svtgui.app.plan import check_writable, protected_files
-
-    check_writable(p, protected_files(None, ledger.path))  # a report over the ledger would erase the spend
+    check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
     data = report_data(ledger, run_id)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)

@@ -20,6 +20,7 @@ from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options
 from svtgui.cli.engine_options import add_engine_options
+from svtgui.cli.inputs import command_inputs
 from svtgui.core.budget import fmt
 
 
@@ -116,7 +117,8 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     Nothing is registered or charged unless the recipe's checks pass, every report can be written
     and its ε fits the budget (exit 2, or 3 for the budget).
     """
-    from svtgui.app.plan import check_writable, output_bytes, protected_files
+    from svtgui.app.outputs import check_output
+    from svtgui.app.plan import output_bytes
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.common import applicable_budget, register_dataset
     from svtgui.core.budget import BudgetExceeded
@@ -131,11 +133,11 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     except ValueError as exc:
         raise CliError(f"{exc} (nothing was charged)") from None
     with open_ledger(args.ledger) as led:
-        protected = protected_files(getattr(ds, "path", None), led.path)  # never write over these
+        inputs = command_inputs({**vars(args), "ledger": led.path})  # never write over these
         rows = int(plan.params.get("queries") or plan.params.get("domain_size") or 0)  # rows a report holds
         for out in reports:
             try:
-                check_writable(out, protected, output_bytes(out, rows))
+                check_output(out, inputs, output_bytes(out, rows))
             except ValueError as exc:
                 raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
         budget = applicable_budget(led, ds, vars(args))
@@ -155,7 +157,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         print(f"run {done.record.id}: {done.record.status}; charged ε = {fmt(done.record.epsilon)}; "
               f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, remaining "
               f"{fmt(b.remaining_epsilon)}", file=sys.stderr)
-        write_reports(led, done.record.id, reports, "--report")
+        write_reports(led, done.record.id, reports, "--report", inputs)
     return 0
 
 

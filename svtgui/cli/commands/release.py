@@ -75,6 +75,7 @@ def build(args: argparse.Namespace) -> int:
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
     from svtgui.cli.common import TEST_SEED_WARNING, applicable_budget, print_release, register_dataset
+    from svtgui.cli.inputs import command_inputs
 
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
                   queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
@@ -96,7 +97,8 @@ def build(args: argparse.Namespace) -> int:
         # the whole run (parameters, universe, the release file's folder, the budget) is checked before
         # a new dataset is registered: a bad --out must leave the ledger as it was
         plan = build_plan(ds, [], "sparse_project", params, budget=applicable_budget(led, ds, vars(args)),
-                          outputs=[args.out], adaptive=True, ledger_path=led.path)
+                          outputs=[args.out], adaptive=True,
+                          inputs=command_inputs({**vars(args), "ledger": led.path}))
         if not plan.ok:
             first = plan.problems[0]
             option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from svtgui.app.outputs import Inputs
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.ledger import Ledger
 
@@ -37,6 +38,7 @@ def run_number(text: str) -> int:
 
 def check_report_paths(paths: list[Path], option: str) -> None:
     """Refuse an unknown suffix, a missing directory or a PDF without Qt before anything is spent."""
+    from svtgui.app.outputs import folder_problem
     from svtgui.app.reports import FORMATS, pdf_unavailable
     from svtgui.cli import CliError
 
@@ -45,18 +47,20 @@ def check_report_paths(paths: list[Path], option: str) -> None:
             raise CliError(f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}")
         if out.suffix.lower() == ".pdf" and (reason := pdf_unavailable()):
             raise CliError(f"{option} {out}: {reason}")
-        if not out.parent.is_dir():
-            raise CliError(f"{option} {out}: directory {out.parent} does not exist")
+        if problem := folder_problem(out):
+            raise CliError(f"{option} {out}: {problem}")
 
 
-def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str) -> None:
+def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str,
+                  inputs: Inputs | None = None) -> None:
+    """Write each report (never over one of ``inputs``, the files the command read, nor the ledger)."""
     from svtgui.app.reports import export
     from svtgui.cli import CliError
     from svtgui.cli.errors import os_error_cause
 
     for out in paths:
         try:
-            export(led, run_id, out)
+            export(led, run_id, out, inputs)
         except OSError as exc:
             raise CliError(f"{option} {out}: cannot be written: {os_error_cause(exc)}; run {run_id} itself "
                            f"is in the ledger: write its report again with `svtgui-cli report {run_id} "

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, build
 from svtgui.app.reports.content import value_text
 from svtgui.app.runs.runner import Row, start_run
@@ -29,6 +30,7 @@ from svtgui.cli.common import (
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import CliError, end_interrupted
+from svtgui.cli.inputs import command_inputs
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.ledger import Ledger
@@ -203,18 +205,20 @@ def load_inputs(s: dict[str, Any]):
     return load_data(s["data"], s.get("schema"), s), queries
 
 
-def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: list[Path]) -> Plan:
+def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: list[Path],
+          inputs: Inputs) -> Plan:
     """The one validation (:mod:`svtgui.app.plan`) of the whole run — queries and their value types,
-    parameters, every output file (a temporary file is created and removed in its folder, so a
-    read-only folder or a full disk is found now), the budget — before anything is registered or
-    charged. Exit 2 (3 when only the budget is short), nothing changed."""
+    parameters, every output file (never one of ``inputs``, the files the run reads; a temporary
+    file is created and removed in its folder, so a read-only folder or a full disk is found now),
+    the budget — before anything is registered or charged. Exit 2 (3 when only the budget is short),
+    nothing changed."""
     from svtgui.cli import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 
     budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
     outputs = [*reports, *([params["release_out"]] if params.get("release_out") else [])]
     plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
-                 outputs=outputs, ledger_path=led.path)
+                 outputs=outputs, inputs=inputs)
     if plan.ok:
         return plan
     first = plan.problems[0]
@@ -237,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     with open_ledger(s.get("ledger")) as led:
         if s.get("session"):  # the session's dataset is checked through the ledger
             ds, queries = _session_inputs(s, led)
-        plan = _plan(led, ds, queries, s, reports)  # the whole run, checked before the first charge
+        inputs = command_inputs({**vars(args), **s, "ledger": led.path})  # the config's, session's files too
+        plan = _plan(led, ds, queries, s, reports, inputs)  # the whole run, checked before the first charge
         register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         try:
             run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
@@ -266,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
               f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
         if kind == mechanisms.RELEASE:
             print_release(led.facts(record.id))
-        write_reports(led, record.id, reports, "--report")
+        write_reports(led, record.id, reports, "--report", inputs)
     return 0
 
 
