@@ -369,3 +369,18 @@ def test_a_sparse_project_probability_past_a_double_is_named_with_its_range(know
             "--columns", "colour", "--epsilon", "1", option, "5e-324",
             "--out", str(known["dir"] / "r.svtrelease"), "--ledger", str(known["ledger"])]
     _refused(argv, capsys, name, ledger=known["ledger"])
+
+
+# -- outputs (issue 22 §1, §5): never an input; a path under a regular file names that file ----------------
+
+def test_a_report_over_the_query_list_is_refused_before_the_charge(known, capsys):
+    before = known["queries"].read_bytes()
+    _refused(_run(known, "--report", str(known["queries"])), capsys, "--report", "is the query list",
+             ledger=known["ledger"])
+    assert known["queries"].read_bytes() == before
+
+
+def test_a_report_path_under_a_regular_file_names_that_file(known, capsys):
+    line = _refused(_run(known, "--report", str(known["data"] / "r.html")), capsys, "--report",
+                    f"{known['data']} is a file, not a directory", ledger=known["ledger"])
+    assert "does not exist" not in line
