@@ -187,7 +187,8 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     ``release_out``); ``sensitivity`` may be given to leave room for adaptive queries, never below
     what the planned queries need. ``facts`` are :func:`queue_facts` of ``queries`` when the caller
     already has them. ``budget`` is what the dataset may still spend (the ledger's, or the declared
-    total of a new dataset); ``outputs`` are files the run will write, checked for writability and
+    total of a new dataset); ``outputs`` are the reports the run will write — they and a
+    SparseProject release file (``release_out``) are checked for writability and
     against ``inputs`` (:mod:`svtgui.app.outputs`: every file the command read, the ledger) and the
     dataset's own file and schema sidecar: a report written over one of them would destroy it.
     ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
@@ -255,7 +256,8 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
         fits = _fits(budget, cost, problems)
     protected = inputs.copy() if inputs is not None else Inputs()
     protected.add_dataset(getattr(dataset, "path", None))
-    for out in outputs:
+    release = linear_plan.release_out if linear_plan is not None else None
+    for out in [*outputs, *([release] if release is not None else [])]:
         try:
             check_output(out, protected, output_bytes(out, len(queries), params.get("projection_size")))
         except ValueError as exc:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.outputs import Inputs, OutputConflict
 from svtgui.app.runs.linear import RELEASE_SUFFIX, RUN_PARAMS
 from svtgui.core import mechanisms
 
@@ -256,12 +257,18 @@ class Session:
             raise SessionError(f"{path}: the saved schema does not fit the data: {exc}") from None
 
 
-def save(session: Session, path: str | os.PathLike[str]) -> Path:
-    """Write ``session`` as JSON (atomically: a crash never leaves half a file)."""
+def save(session: Session, path: str | os.PathLike[str], inputs: Inputs | None = None) -> Path:
+    """Write ``session`` as JSON (atomically: a crash never leaves half a file), never over one of
+    ``inputs`` (:mod:`svtgui.app.outputs`: the dataset, its sidecar, the ledger), which raises
+    :class:`SessionError`."""
     session.check()
     p = Path(path)
     if p.suffix != SUFFIX:
         p = p.with_name(p.name + SUFFIX)
+    try:
+        (inputs or Inputs()).guard(p)
+    except OutputConflict as exc:
+        raise SessionError(str(exc)) from None
     text = json.dumps(session.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     try:

@@ -27,6 +27,7 @@ from typing import Any
 
 from svtgui.app import threshold_default
 from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
+from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget, queue_facts
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget
@@ -124,6 +125,9 @@ class Workspace:
         self._facts: QueueFacts | None = None
         self._plan: Plan | None = None
         self._proposed: float | None = None  # the T last proposed from public facts (None: none)
+        # the files the window's set-up reads (the data, the ledger, the open session): the window sets
+        # it; the plan refuses an output that is one of them, and every save dialog asks it too
+        self.input_files: Callable[[], Inputs] = Inputs
 
     # -- reading ----------------------------------------------------------------------------------
     @property
@@ -223,7 +227,8 @@ class Workspace:
             except PlanError as exc:
                 declared = Problem(exc.param, str(exc))
         plan = build(self._dataset, self._queries, self._mechanism_id, params,
-                     monotonic=self.monotonic_requested(), facts=self.facts, budget=budget, adaptive=True)
+                     monotonic=self.monotonic_requested(), facts=self.facts, budget=budget, adaptive=True,
+                     inputs=self.input_files())
         problems = [Problem(k, v) for k, v in typed.items()]  # a field that does not parse says so itself
         hidden = (*typed, "mechanism") if typed else ()  # (the mechanism then misses that parameter)
         problems += [p for p in plan.problems if p.field not in hidden]

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from svtgui import __version__
 from svtgui.app.dataset_identity import recall_declared, remember_declared
+from svtgui.app.outputs import Inputs
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.mechanisms import HISTOGRAM
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.start.open_teaching.connect(self.open_teaching)
 
         self.sessions = SessionActions(self)  # Open/Save session, Export release, History
+        self.workspace.input_files = self.input_files  # no output of the window replaces one of them
         self._make_actions()
         self.refresh_recent()
         self._help: HelpWindow | None = None
@@ -466,6 +468,13 @@ class MainWindow(QMainWindow):
         if path:
             self.show_page("queries")
             self.queries.import_json(path)
+
+    def input_files(self, session: bool = True) -> Inputs:
+        """The files the window's set-up reads — the dataset and its schema sidecar, the ledger and,
+        with ``session``, the open session file — which no save dialog may write over
+        (:mod:`svtgui.app.outputs`). Saving a session over itself is what Save does: ``session=False``."""
+        return (Inputs().add_dataset(getattr(self.ds, "path", None)).add_ledger(self.controller.ledger_path)
+                .add(self.sessions.session_path if session else None, "the open session file"))
 
     def export_queries(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export queries", "queries.json", "Query lists (*.json)")

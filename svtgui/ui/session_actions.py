@@ -22,6 +22,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QPushButton
 from shiboken6 import Shiboken
 
+from svtgui.app.outputs import OutputConflict
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, LedgerError
@@ -207,6 +208,11 @@ class SessionActions(QObject):
             if chosen is None:
                 return None
             path = chosen
+        try:
+            win.input_files().guard(path)  # a report over the data, the ledger or the session destroys it
+        except OutputConflict as exc:
+            self._fail("Not exported", str(exc), detail="Nothing was written.")
+            return self.notice
         self._start_export(run_id, Path(path))
         return None
 
@@ -286,7 +292,7 @@ class SessionActions(QObject):
         try:
             # the universe and release file are saved even while another parameter is invalid
             session, unsaved = Session.from_workspace(win.workspace)
-            saved = save(session, path or self.session_path)
+            saved = save(session, path or self.session_path, win.input_files(session=False))
         except (SessionError, OSError) as exc:
             self._fail("Session not saved", f"The session could not be saved: {reason_text(exc)}")
             return None

@@ -152,3 +152,17 @@ def test_an_export_can_be_cancelled_and_writes_nothing(qtbot, finished_run, tmp_
     assert not cancel.isVisibleTo(win) and "cancelled" in win.status_label.text()
     assert list(folder.iterdir()) == []  # no report, no temporary file left behind
     assert win.act_export.isEnabled()  # a new export can start
+
+
+def test_export_refuses_a_link_to_the_ledger_or_the_dataset(finished_run, tmp_path, monkeypatch):
+    # issue 22 §1: the save dialog's target passes the one output guard before any export starts
+    win, _ = finished_run
+    ledger = Ledger.open().path
+    for name, original in (("ledger.html", ledger), ("data.csv", Path(win.ds.path))):
+        before = original.read_bytes()
+        (tmp_path / name).symlink_to(original)
+        answer_dialog(monkeypatch, "getSaveFileName", tmp_path / name)
+        win.sessions.act_export_release.trigger()
+        notice = win.sessions.notice
+        assert not notice.ok and "an input of this command" in notice.text(), notice.text()
+        assert win.sessions.exporting is None and original.read_bytes() == before

@@ -97,8 +97,7 @@ def build(args: argparse.Namespace) -> int:
         # the whole run (parameters, universe, the release file's folder, the budget) is checked before
         # a new dataset is registered: a bad --out must leave the ledger as it was
         plan = build_plan(ds, [], "sparse_project", params, budget=applicable_budget(led, ds, vars(args)),
-                          outputs=[args.out], adaptive=True,
-                          inputs=command_inputs({**vars(args), "ledger": led.path}))
+                          adaptive=True, inputs=command_inputs({**vars(args), "ledger": led.path}))
         if not plan.ok:
             first = plan.problems[0]
             option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")

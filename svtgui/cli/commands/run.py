@@ -216,9 +216,8 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
 
     budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
-    outputs = [*reports, *([params["release_out"]] if params.get("release_out") else [])]
     plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
-                 outputs=outputs, inputs=inputs)
+                 outputs=reports, inputs=inputs)
     if plan.ok:
         return plan
     first = plan.problems[0]

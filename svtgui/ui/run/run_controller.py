@@ -22,6 +22,7 @@ import contextlib
 import gc
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -33,6 +34,7 @@ from svtgui.core import mechanisms
 from svtgui.core.mechanisms import HISTOGRAM, RELEASE
 from svtgui.core.wording import count
 from svtgui.ledger import Ledger, LedgerError
+from svtgui.ledger.store import default_path
 from svtgui.ui.common.numbers import amount, exact
 from svtgui.ui.run.identity_dialog import register_or_bind
 from svtgui.ui.run.results_store import ResultStore
@@ -118,6 +120,11 @@ class RunController(QObject):
             self.validate()
 
     # -- ledger and dataset -------------------------------------------------------------------------
+    @property
+    def ledger_path(self) -> Path:
+        """The ledger's file, without opening it (the default one until it is opened)."""
+        return self._ledger.path if self._ledger is not None else default_path()
+
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:

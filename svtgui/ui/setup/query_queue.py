@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.outputs import OutputConflict
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
@@ -279,8 +280,12 @@ class QueriesPage(QWidget):
                 return False
             path = chosen
         try:
+            self.workspace.input_files().guard(path)
             Path(path).write_text(json.dumps(queries_to_json(wide), indent=1, ensure_ascii=False),
                                   encoding="utf-8")
+        except OutputConflict as exc:
+            self.error.show_error(f"{exc}; the queue is unchanged")
+            return False
         except OSError as exc:
             self.error.show_error(f"{path}: {exc.strerror or exc}; the queue is unchanged")
             return False
@@ -328,9 +333,13 @@ class QueriesPage(QWidget):
 
     def export_json(self, path: str | Path) -> bool:
         try:
+            self.workspace.input_files().guard(path)  # never over the data, the ledger or the session
             Path(path).write_text(
                 json.dumps(queries_to_json(self.queries), indent=1, ensure_ascii=False), encoding="utf-8"
             )
+        except OutputConflict as exc:
+            self.error.show_error(str(exc))
+            return False
         except OSError as exc:
             self.error.show_error(f"{path}: {exc}")
             return False
