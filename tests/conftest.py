@@ -38,3 +38,4 @@ def _isolated_ledger(tmp_path, monkeypatch):
     """Every test gets its own ledger and settings so no test touches the user's real budget."""
     monkeypatch.setenv("SVTGUI_LEDGER", str(tmp_path / "ledger.sqlite"))
     monkeypatch.setenv("SVTGUI_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("SVTGUI_STATE_DIR", str(tmp_path / "state"))  # the ledgers' anchors

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from svtgui.ledger import ENV_VAR
+from svtgui.ledger.anchor import STATE_ENV
 
 SETTINGS_ENV = "SVTGUI_CONFIG_DIR"  # where the window keeps its settings (svtgui.ui.common.settings)
 
@@ -35,9 +36,13 @@ def _temporary(var: str, prefix: str, name: str | None) -> Iterator[Path]:
                 os.environ[var] = previous
 
 
-def throwaway_ledger() -> AbstractContextManager[Path]:
-    """Point the default ledger at a temporary file for the duration; yields its path."""
-    return _temporary(ENV_VAR, "svtgui-demo-ledger-", "ledger.sqlite")
+@contextmanager
+def throwaway_ledger() -> Iterator[Path]:
+    """Point the default ledger at a temporary file for the duration, its anchor too (a demo leaves
+    no anchor behind in the curator's state directory); yields the ledger's path."""
+    with _temporary(STATE_ENV, "svtgui-demo-state-", None), \
+            _temporary(ENV_VAR, "svtgui-demo-ledger-", "ledger.sqlite") as path:
+        yield path
 
 
 def throwaway_settings() -> AbstractContextManager[Path]:

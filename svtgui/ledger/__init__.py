@@ -2,7 +2,9 @@
 
 * :mod:`.store` — the database: opening it safely, budgets, runs, private dataset identities;
 * :mod:`.records` — the public records it hands out (datasets by random id, runs, responses);
-* :mod:`.migrations` — the schema, one step per version (a 0.1 ledger migrates on open).
+* :mod:`.migrations` — the schema, one step per version (a 0.1 ledger migrates on open);
+* :mod:`.chain`, :mod:`.anchor`, :mod:`.integrity` — tamper evidence: a hash chain over every
+  budget-relevant row, an anchor outside the file, and the checks made on every open.
 """
 
 from __future__ import annotations
@@ -21,14 +23,24 @@ from svtgui.ledger.records import (
     STOPPED,
     BudgetEvent,
     DatasetRecord,
+    IntegrityEvent,
     ResponseRecord,
     RunRecord,
     exact_text,
 )
-from svtgui.ledger.store import APPLICATION_ID, ENV_VAR, Ledger, LedgerDamaged, LedgerError, default_path
+from svtgui.ledger.store import (
+    APPLICATION_ID,
+    ENV_VAR,
+    Ledger,
+    LedgerDamaged,
+    LedgerError,
+    LedgerTampered,
+    default_path,
+)
 
 __all__ = [
     "APPLICATION_ID", "BudgetEvent", "BudgetExceeded", "DatasetRecord", "END_STATUSES", "ENV_VAR", "FINISHED",
-    "FREE_TEXT", "HALTED", "INTERRUPTED", "Ledger", "LedgerDamaged", "LedgerError", "PAID_TEXT", "RUNNING",
+    "FREE_TEXT", "HALTED", "INTERRUPTED", "IntegrityEvent", "Ledger", "LedgerDamaged", "LedgerError",
+    "LedgerTampered", "PAID_TEXT", "RUNNING",
     "ResponseRecord", "RunRecord", "SCHEMA_VERSION", "SEEDED_TEXT", "STOPPED", "default_path", "exact_text",
 ]

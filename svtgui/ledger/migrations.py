@@ -22,11 +22,13 @@ import secrets
 import sqlite3
 from collections.abc import Callable
 
+from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
+LEDGER_ID_PREFIX = "lg-"
 
 
 def new_dataset_id() -> str:
@@ -233,6 +235,55 @@ BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a run''s declarations are 
 """
 
 
+# v6: tamper evidence (issue 21 §7). The ledger gets a random id (the anchor outside the file is
+# kept per id), a hash chain over every budget-relevant row (svtgui.ledger.chain) and a log of
+# the curator's explicit acceptances of what an integrity check found. The chain is built here
+# over the rows an older ledger already holds, so a migrated ledger is checked like a new one.
+_SCHEMA_V6 = """
+CREATE TABLE ledger_identity (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    ledger_id TEXT NOT NULL
+);
+CREATE TABLE chain (
+    seq  INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    ref  TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (kind, ref)
+);
+CREATE TABLE integrity_events (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    found         TEXT NOT NULL,
+    reason        TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    accepted_json TEXT NOT NULL,
+    login         TEXT NOT NULL,
+    host          TEXT NOT NULL,
+    at            TEXT NOT NULL
+);
+"""
+
+
+def append_only(table: str, what: str) -> str:
+    """The two triggers that make ``table`` append-only: its rows are never changed nor deleted."""
+    return "\n".join(f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table}\n"
+                     f"BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: {what} is never {verb}'); END;"
+                     for op, verb in (("UPDATE", "changed"), ("DELETE", "deleted")))
+
+
+def new_ledger_id() -> str:
+    """A random ledger id (64 bits from the OS CSPRNG): names the ledger's anchor outside the file."""
+    return LEDGER_ID_PREFIX + secrets.token_hex(8)
+
+
+def _to_v6(c: sqlite3.Connection) -> None:
+    """Identity, chain and acceptance log; the chain is built over the rows already there."""
+    run(c, _SCHEMA_V6 + "\n".join(append_only(t, w) for t, w in (
+        ("ledger_identity", "the ledger id"), ("chain", "the hash chain"),
+        ("integrity_events", "an accepted finding"))))
+    c.execute("INSERT INTO ledger_identity VALUES (1, ?)", (new_ledger_id(),))
+    chain.adopt_unchained(c)
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -250,9 +301,12 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     3: _to_v3,
     4: lambda c: run(c, _SCHEMA_V4),
     5: lambda c: run(c, _SCHEMA_V5),
+    6: _to_v6,
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
 _V3_TABLES = _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}
 TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
-             4: _V3_TABLES | {"declared_schemas"}, 5: _V3_TABLES | {"declared_schemas", "run_declarations"}}
+             4: _V3_TABLES | {"declared_schemas"}, 5: _V3_TABLES | {"declared_schemas", "run_declarations"},
+             6: _V3_TABLES | {"declared_schemas", "run_declarations", "ledger_identity", "chain",
+                              "integrity_events"}}

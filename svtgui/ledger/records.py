@@ -116,3 +116,16 @@ class BudgetEvent:
     previous_delta: Fraction | None
     note: str
     at: str
+
+
+@dataclass(frozen=True)
+class IntegrityEvent:
+    """A curator's logged decision to proceed past what the ledger's integrity checks found
+    (rows changed outside SVT Studio, an older copy restored, a deleted ledger): public, and shown
+    wherever the budget is, because the budget it leaves may be smaller than what was really spent."""
+
+    found: str
+    reason: str
+    login: str
+    host: str
+    at: str

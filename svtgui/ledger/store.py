@@ -42,6 +42,7 @@ from typing import Any
 
 from svtgui import __version__
 from svtgui.core.budget import Budget, Charge
+from svtgui.ledger import anchor, chain, integrity
 from svtgui.ledger.migrations import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -57,6 +58,7 @@ from svtgui.ledger.records import (
     SEEDED_TEXT,
     BudgetEvent,
     DatasetRecord,
+    IntegrityEvent,
     ResponseRecord,
     RunRecord,
     exact_text,
@@ -68,7 +70,8 @@ FILE_MODE = 0o600  # the ledger holds budgets and every released row: the owner'
 SIDE_FILES = ("-wal", "-shm", "-journal")
 _CONTENT = re.compile(r"[0-9a-f]{64}")
 
-__all__ = ["FREE_TEXT", "PAID_TEXT", "Ledger", "LedgerDamaged", "LedgerError", "default_path"]
+__all__ = ["FREE_TEXT", "PAID_TEXT", "Ledger", "LedgerDamaged", "LedgerError", "LedgerTampered",
+           "default_path"]
 
 
 class LedgerError(RuntimeError):
@@ -85,6 +88,27 @@ class LedgerDamaged(LedgerError):
     Nothing is written to it: a damaged ledger may still hold the only record of what was spent,
     and writing could destroy what a recovery tool would save.
     """
+
+
+class LedgerTampered(LedgerError):
+    """The ledger, its hash chain, its triggers or its anchor show a change SVT Studio did not make
+    (rows deleted or edited with ``sqlite3``, an older copy restored, the file deleted or replaced).
+
+    Nothing is written. Proceeding is the curator's explicit, logged decision
+    (``Ledger.open(path, accept=reason)``, ``svtgui-cli ledger accept``); ``findings`` lists what was found.
+    """
+
+    def __init__(self, message: str, findings: list[str]) -> None:
+        super().__init__(message)
+        self.findings = findings
+
+
+def tampered_message(path: Path, findings: list[str]) -> str:
+    """One line: the path, what was found (the first three findings), and the two ways on."""
+    shown = "; ".join(findings[:3]) + (f"; and {len(findings) - 3} more" if len(findings) > 3 else "")
+    return (f"ledger {path}: {shown}. Nothing was written. Restore the ledger from a backup copy, or, if you "
+            f"know why, proceed with `svtgui-cli ledger accept --ledger {path} --reason \"…\"` (recorded in "
+            "the ledger and shown in History and reports).")
 
 
 def default_path() -> Path:
@@ -124,17 +148,28 @@ class Ledger:
         self._lock = threading.RLock()
         self._key: bytes | None = None
         self.recovered: list[int] = []  # runs this open marked 'interrupted'
+        self.accepted: list[str] = []  # integrity findings this open accepted (``accept=``)
+        self._where = path.resolve()  # the path the anchor knows this ledger by
+        self._ledger_id = ""
+        self._chained: tuple[int, str] | None = None  # head appended by the open transaction
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0) -> Ledger:
+    def open(cls, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0,
+             accept: str | None = None) -> Ledger:
         """Open (creating if absent, mode 0600) the ledger at ``path`` (default: :func:`default_path`).
 
         Marks runs left ``running`` by a dead process as ``interrupted`` (their budget stays spent).
-        Raises :class:`LedgerDamaged` for a damaged file and :class:`LedgerError` for a locked,
-        read-only, foreign or newer one; the file is not changed in either case.
+        Raises :class:`LedgerDamaged` for a damaged file, :class:`LedgerTampered` when the integrity
+        checks (:mod:`svtgui.ledger.integrity`) find a change SVT Studio did not make, and
+        :class:`LedgerError` for a locked, read-only, foreign or newer one; the file is not changed.
+        ``accept`` (a reason) records what the integrity checks found and proceeds; ``accepted``
+        then lists it. With nothing to accept it raises :class:`LedgerError`.
         """
         p = Path(path).expanduser() if path is not None else default_path()
+        gone = [] if p.exists() and p.stat().st_size else integrity.deleted_here(p.resolve())
+        if gone and accept is None:
+            raise LedgerTampered(tampered_message(p, gone), gone)
         if p.exists() and not p.is_file():
             raise LedgerError(f"ledger {p} is not a file")
         if p.exists() and _read_only(p):
@@ -158,6 +193,7 @@ class Ledger:
         ledger = cls(conn, p)
         try:
             ledger._prepare()
+            ledger._check_tampering(accept, gone)
             _tighten(p)
             ledger._recover_interrupted()
         except LedgerError:
@@ -219,6 +255,43 @@ class Ledger:
                 c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
+    def _check_tampering(self, accept: str | None, gone: list[str]) -> None:
+        """Refuse a ledger changed outside SVT Studio (or accept it, logged); then advance its anchor.
+
+        The anchors are read before the snapshot is taken: an anchor advances only after a commit,
+        so a charge another process commits meanwhile can never make this ledger look rolled back.
+        """
+        c = self._conn
+        self._ledger_id = chain.ledger_id(c)
+        anchored, others = anchor.read(self._ledger_id), anchor.at_path(self._where)
+        c.execute("BEGIN")
+        try:
+            found = integrity.inspect(c, self._where, anchored, others)
+        finally:
+            c.execute("ROLLBACK")
+        findings = gone + found.findings
+        if findings and accept is None:
+            raise LedgerTampered(tampered_message(self.path, findings), findings)
+        if accept is not None and not accept.strip():
+            raise LedgerError("ledger accept: give a --reason (it is recorded in the ledger)")
+        if accept is not None and not findings:
+            raise LedgerError(f"ledger {self.path}: nothing to accept: its triggers, hash chain and anchor "
+                              "agree with the ledger. Nothing was written.")
+        try:
+            if accept is not None:
+                with self._transaction() as tx:
+                    count, head = integrity.accept(tx, found, findings, accept)
+                self._chained = None  # the anchor is moved below, even backwards: that was accepted
+                anchor.advance(self._ledger_id, self._where, count, head, force=True)
+                anchor.forget_path(self._where, keep=self._ledger_id)
+                self.accepted = findings
+            else:
+                anchor.advance(self._ledger_id, self._where, found.count, found.head)
+        except OSError as exc:
+            raise LedgerError(f"cannot write the ledger's anchor in {anchor.anchor_folder()} "
+                              f"({exc.strerror or exc}); set {anchor.STATE_ENV} to a writable folder"
+                              ) from None
+
     def _recover_interrupted(self) -> None:
         """Mark runs whose owning process is gone as interrupted (their budget stays spent)."""
         host = socket.gethostname()
@@ -253,16 +326,35 @@ class Ledger:
             try:
                 yield self._conn
             except sqlite3.Error as exc:
+                self._chained = None
                 self._rollback()
                 raise _translate(exc, self.path) from None
             except BaseException:
+                self._chained = None
                 self._rollback()
                 raise
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                self._chained = None
                 self._rollback()
                 raise _translate(exc, self.path) from None
+            self._advance_anchor()
+
+    def _chain(self, c: sqlite3.Connection, kind: str, ref: object) -> None:
+        """Chain a budget-relevant row written in the open transaction; its anchor follows the commit."""
+        self._chained = chain.append(c, kind, ref)
+
+    def _advance_anchor(self) -> None:
+        """After a commit that extended the chain. Best effort: the charge is already durable, and a
+        ledger ahead of its anchor is honest (the next open advances it)."""
+        if self._chained is None:
+            return
+        (count, head), self._chained = self._chained, None
+        try:
+            anchor.advance(self._ledger_id, self._where, count, head)
+        except OSError:
+            pass  # the next open reports an anchor it cannot write
 
     def _rollback(self) -> None:
         """Undo the open transaction, if SQLite has not already (it rolls back by itself on a full
@@ -344,11 +436,13 @@ class Ledger:
                           "bounds_json, registered_at, columns_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                           (dataset_id, str(name), eps, dlt, str(neighbouring),
                            json.dumps(bounds or {}, sort_keys=True, allow_nan=False), at, cols))
-                c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at) "
-                          "VALUES (?, 'register', ?, ?, ?, ?)",
-                          (dataset_id, eps, dlt, f"registered as {name}", at))
+                cur = c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at) "
+                                "VALUES (?, 'register', ?, ?, ?, ?)",
+                                (dataset_id, eps, dlt, f"registered as {name}", at))
+                self._chain(c, "event", cur.lastrowid)
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, 'registered', ?, ?)",
                           (content, dataset_id, "registered", at))
+                self._chain(c, "bind", content)
         if known is not None:
             return self._require(known[0]), False
         return self._require(dataset_id), True
@@ -364,6 +458,7 @@ class Ledger:
             if row is None:
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, ?, ?, ?)",
                           (content, dataset_id, how, note, _now()))
+                self._chain(c, "bind", content)
             elif row[0] != dataset_id:
                 raise ValueError(f"these rows already belong to dataset {row[0]}; they cannot be bound "
                                  f"to {dataset_id}")
@@ -421,9 +516,10 @@ class Ledger:
             if Fraction(current[0]) > b.total_epsilon or Fraction(current[1]) > b.total_delta:
                 raise ValueError("the total was raised concurrently above the requested value; "
                                  "nothing changed")
-            c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, previous_epsilon, "
-                      "previous_delta, note, at) VALUES (?, 'raise', ?, ?, ?, ?, ?, ?)",
-                      (dataset_id, eps, dlt, current[0], current[1], note, _now()))
+            cur = c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, previous_epsilon, "
+                            "previous_delta, note, at) VALUES (?, 'raise', ?, ?, ?, ?, ?, ?)",
+                            (dataset_id, eps, dlt, current[0], current[1], note, _now()))
+            self._chain(c, "event", cur.lastrowid)
             c.execute("UPDATE datasets SET total_epsilon = ?, total_delta = ? WHERE dataset_id = ?",
                       (eps, dlt, dataset_id))
         return self._require(dataset_id)
@@ -435,6 +531,11 @@ class Ledger:
             else self._read(sql + " ORDER BY id")
         return [BudgetEvent(f, k, Fraction(e), Fraction(d), _frac(pe), _frac(pd), n, at)
                 for f, k, e, d, pe, pd, n, at in rows]
+
+    def integrity_events(self) -> list[IntegrityEvent]:
+        """Every integrity finding a curator accepted (``svtgui-cli ledger accept``), oldest first."""
+        return [IntegrityEvent(*r) for r in self._read(
+            "SELECT found, reason, login, host, at FROM integrity_events ORDER BY id")]
 
     def _require(self, dataset_id: str) -> DatasetRecord:
         record = self.dataset(dataset_id)
@@ -474,6 +575,7 @@ class Ledger:
             run_id = int(cur.lastrowid)
             if declared_json is not None:
                 c.execute("INSERT INTO run_declarations VALUES (?, ?)", (run_id, declared_json))
+            self._chain(c, "run", run_id)
         return self.run(run_id)
 
     def record(self, run_id: int, rows: Sequence[tuple]) -> str:

@@ -123,6 +123,8 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "as_of": today},
         "rows": [_row(r) for r in rows],
         "released": ledger.facts(run_id),  # public values besides the rows (PMW's n̂, a release file)
+        # Tampering a curator accepted (issue 21 §7): the spent budget above may then be understated.
+        "ledger_integrity": integrity_records(ledger),
     }
 
 
@@ -211,11 +213,26 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
          f"(remaining {budget['remaining_delta']}); "
          f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
          f"δ {budget['charged_by_this_run']['delta']}"),
+        *((("Ledger integrity", integrity_text(data["ledger_integrity"])),)
+          if data.get("ledger_integrity") else ()),
         ("Noise source", noise_line(data)),
         ("Software", f"{data['software']['name']} {data['software']['version']}"),
         ("Run date", run["date"]),
         ("Release date", data["release_date"]),
     ]
+
+
+def integrity_records(ledger: Ledger) -> list[dict[str, Any]]:
+    """The tampering findings curators accepted, as reports and History show them (the day only)."""
+    return [{"found": e.found, "reason": e.reason, "accepted_by": e.login, "date": e.at[:10]}
+            for e in ledger.integrity_events()]
+
+
+def integrity_text(events: list[dict[str, Any]]) -> str:
+    """Every accepted tampering finding, so a reader knows the spent budget may be understated."""
+    return " ".join(f"On {e['date']}, {e['accepted_by']} accepted that the ledger was changed outside "
+                    f"SVT Studio ({e['found']}; reason: {e['reason']}); the budget spent before then may be "
+                    "understated." for e in events)
 
 
 def accuracy_text(acc: dict[str, Any], k: int) -> str:

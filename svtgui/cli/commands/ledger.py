@@ -1,4 +1,5 @@
-"""``svtgui-cli ledger``: datasets, budgets spent / remaining and runs; ``ledger raise`` raises a total."""
+"""``svtgui-cli ledger``: datasets, budgets spent / remaining and runs; ``ledger raise`` raises a total;
+``ledger accept`` proceeds past what the ledger's integrity checks found (logged)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--note", required=True, help="why the budget was raised (kept in the ledger)")
     add_ledger_option(r)
     r.set_defaults(handler=raise_total)
+    a = actions.add_parser(
+        "accept", help="proceed past a tampering finding (rollback, deleted rows or file), logged",
+        description="When opening the ledger is refused because it was changed outside SVT Studio (its "
+                    "triggers dropped, charges edited or deleted, an older copy restored, the file deleted "
+                    "or replaced), record the finding with your reason and login in the ledger and proceed. "
+                    "History, `svtgui-cli ledger` and every report show it from then on.",
+        epilog="example: svtgui-cli ledger accept --reason 'restored the Friday backup after a disk failure'")
+    a.add_argument("--reason", required=True, help="why it is right to proceed (kept in the ledger)")
+    add_ledger_option(a)
+    a.set_defaults(handler=accept)
 
 
 def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
@@ -71,9 +82,27 @@ def raise_total(args: argparse.Namespace) -> int:
     return 0
 
 
+def accept(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+
+    if not args.reason.strip():
+        raise CliError("--reason: give the reason to proceed (it is recorded in the ledger)")
+    try:
+        led = Ledger.open(args.ledger, accept=args.reason)
+    except LedgerError as exc:
+        raise CliError(str(exc)) from None
+    with led:
+        for finding in led.accepted:
+            print(f"accepted: {finding}")
+        print(f"recorded in ledger {led.path} with your reason; the ledger can be used again")
+    return 0
+
+
 def summary(led: Ledger) -> dict[str, Any]:
     """Everything ``ledger`` shows, as JSON-able data (amounts as exact decimal text)."""
-    out: dict[str, Any] = {"ledger": str(led.path), "datasets": []}
+    out: dict[str, Any] = {"ledger": str(led.path), "datasets": [],
+                           "integrity_events": [{"found": e.found, "reason": e.reason, "login": e.login,
+                                                 "at": e.at} for e in led.integrity_events()]}
     for d in led.datasets():
         b = led.budget(d.dataset_id)
         out["datasets"].append({
@@ -103,6 +132,8 @@ def show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"ledger: {data['ledger']}")
+    for e in data["integrity_events"]:
+        print(f"accepted by {e['login']} on {e['at'][:10]}: {e['found']} (reason: {e['reason']})")
     if not data["datasets"]:
         print("no datasets yet: `svtgui-cli run --budget-epsilon E ...` registers one")
     for d in data["datasets"]:

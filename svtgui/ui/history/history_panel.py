@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.reports.content import integrity_records, integrity_text
 from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
 from svtgui.core.wording import count
@@ -333,6 +334,7 @@ class HistoryPanel(QDialog):
             runs = led.runs(self.dataset_id)
             counts = {r.id: led.response_counts(r.id) for r in runs}
             b = led.budget(self.dataset_id) if record is not None else None
+            accepted = integrity_records(led)
         except (LedgerError, ValueError) as exc:
             self.budget.setText(f"The ledger cannot be read: {exc}")
             self.runs_model.set_runs([], {})
@@ -352,6 +354,7 @@ class HistoryPanel(QDialog):
                 f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)} · {count(len(runs), 'run')}"
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
+                + (f" ⚠ {integrity_text(accepted)}" if accepted else "")
             )
         self.runs_model.set_runs(runs, counts)
         if runs:

@@ -67,6 +67,9 @@ class RunController(QObject):
         super().__init__(parent)
         self.page, self.store, self.workspace, self.mech = page, store, workspace, mechanism_panel
         self._ledger: Ledger | None = None
+        # Why the ledger cannot be used (damaged, locked, tampered with), in the CLI's one line;
+        # Run stays disabled with it until the ledger opens again.
+        self.ledger_problem: str | None = None
         self.worker: RunWorker | None = None
         self.run = None
         self.run_queries: list[Any] = []
@@ -135,10 +138,13 @@ class RunController(QObject):
         if self.ds is None:
             return None
         try:
-            return identify(self.ledger, self.ds).record  # by the rows' private fingerprint
+            record = identify(self.ledger, self.ds).record  # by the rows' private fingerprint
         except LedgerError as exc:
-            self.page.totals.error.show_error(str(exc))
+            self.ledger_problem = str(exc)
+            self.page.totals.error.show_error(self.ledger_problem)
             return None
+        self.ledger_problem = None
+        return record
 
     def refresh_budget(self) -> None:
         t = self.page.totals
@@ -146,7 +152,8 @@ class RunController(QObject):
         t.set_new(rec is None)
         if rec is None:
             t.state.setText("")
-            self.page.gauge.set_dataset(None, None, "Not yet in the ledger: nothing spent.")
+            self.page.gauge.set_dataset(None, None, "The ledger cannot be used: see below."
+                                        if self.ledger_problem else "Not yet in the ledger: nothing spent.")
             self.workspace.set_budget(None)
             return
         b = self.ledger.budget(self.ds.dataset_id)
@@ -209,15 +216,19 @@ class RunController(QObject):
         problems = plan.by_field()
         if self.ds is None:
             problems = {"dataset": "open a dataset first", **problems}
+        elif self.ledger_problem:
+            problems = {"ledger": self.ledger_problem, **problems}
         self.problems = problems
         # An empty total is explained by the prompt above the field; only a wrong value is flagged here.
         typed = bool(self.page.totals.epsilon.text().strip())
-        self.page.totals.error.show_error(problems.get("budget") if typed else None)
+        self.page.totals.error.show_error(problems.get("ledger")
+                                          or (problems.get("budget") if typed else None))
         if self.state == IDLE:
             self._show_planned_cutoff()
         if problems:
-            where = {"dataset": "Dataset", "queries": "Queries", "budget": "Budget", "mechanism": "Mechanism",
-                     "universe": "Mechanism, universe", "release_out": "Mechanism, release file"}
+            where = {"dataset": "Dataset", "ledger": "Ledger", "queries": "Queries", "budget": "Budget",
+                     "mechanism": "Mechanism", "universe": "Mechanism, universe",
+                     "release_out": "Mechanism, release file"}
             key, text = next(iter(problems.items()))
             self._set_runnable(False, f"Run is disabled: {text}")
             field = where.get(key) or (  # a message that already names its field is not prefixed twice

@@ -1,0 +1,50 @@
+"""The window refuses a tampered ledger with the same one line as the CLI (issue 21 §7)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from svtgui.ledger import Ledger, LedgerTampered, default_path
+from tests.ui.conftest import load
+
+
+def test_a_tampered_ledger_is_refused_on_the_run_page_in_the_clis_words(qtbot, window):
+    with Ledger.open() as led:  # $SVTGUI_LEDGER: the window's ledger
+        ds = led.register_dataset("d" * 64, "other", 5)[0].dataset_id
+        led.start_run(ds, "sparse", {}, 1, secure=True, noise_description="secure")
+    c = sqlite3.connect(default_path())
+    c.execute("DROP TRIGGER runs_no_delete")
+    c.execute("DELETE FROM runs")
+    c.commit()
+    c.close()
+    try:
+        Ledger.open()
+    except LedgerTampered as exc:
+        refusal = str(exc)
+    load(qtbot, window, total_epsilon=None)
+    window.show_page("run")
+    shown = window.run_page.totals.error
+    qtbot.waitUntil(lambda: shown.isVisible(), timeout=10_000)
+    assert shown.text() == f"⚠ {refusal}" and "run 1 was deleted" in refusal
+    window.run_page.totals.epsilon.setText("10")  # a total typed: Run still waits for a usable ledger
+    assert shown.text() == f"⚠ {refusal}" and not window.run_page.run_button.isEnabled()
+    assert window.run_page.run_error.text() == f"⚠ Run is disabled — Ledger: {refusal}"
+
+
+def test_history_shows_an_accepted_finding(qtbot, window):
+    from session_gui_helpers import ledger_runs
+
+    from svtgui.data import load_dataset
+    from svtgui.ui.main_window import sample_path
+
+    ledger_runs(load_dataset(sample_path("census")))
+    c = sqlite3.connect(default_path())
+    c.execute("DROP TRIGGER events_no_delete")
+    c.commit()
+    c.close()
+    Ledger.open(accept="restored the triggers after a migration script").close()
+    load(qtbot, window)
+    panel = window.sessions.show_history()
+    text = panel.budget.text()
+    assert "accepted that the ledger was changed outside SVT Studio" in text
+    assert "events_no_delete" in text and "restored the triggers after a migration script" in text
