@@ -244,7 +244,10 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
         alphas = [laplace_alpha(queries[i].sensitivity(ds.schema), e_answer, integer=queries[i].integer)
                   for i in result.indices]
         return rows, {"found": len(result.indices), "examined": result.examined,
-                      "answers": [{"query": queries[i].describe(), "value": v} for i, v in answers.items()],
+                      # each answer's sensitivity and lattice: its exact interval in the statistics table
+                      "answers": [{"query": queries[i].describe(), "value": v,
+                                   "sensitivity": queries[i].sensitivity(ds.schema),
+                                   "integer": queries[i].integer} for i, v in answers.items()],
                       "epsilon_per_answer": e_answer, "answer_alpha_95": max(alphas) if alphas else None}
 
     return RecipePlan(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import shutil
@@ -22,7 +21,7 @@ from svtgui.data import Dataset
 from svtgui.data.evaluate import evaluate
 from svtgui.data.queries import ClippedSum, RangeCount
 from svtgui.ledger import Ledger
-from tests.app.report_scan import without_id
+from tests.app.report_scan import csv_tables, without_id
 
 XSS = "<script>alert(1)</script>"
 EVIL_NAME = '<img src=x onerror="alert(2)">'
@@ -142,7 +141,7 @@ def test_seeded_run_says_not_secure_in_every_format(ledger, dataset, tmp_path):
         assert "NOT differentially private" in text and "-differentially private" not in text, suffix
         assert "seed 9" not in text and not re.search(r"\bseed\b", text), suffix
     # the CSV has no sentence above its rows: every row says it (rows copied out of it still do)
-    rows = list(csv.DictReader(texts[".csv"].splitlines()))
+    rows = csv_tables(texts[".csv"])[1]
     assert rows and all(r["guarantee"].startswith("NOT differentially private") for r in rows)
 
 
@@ -158,8 +157,7 @@ def test_json_schema_and_csv_rows(ledger, dataset, tmp_path):
     assert data["mechanism"]["citation"].startswith("Z. Ding")
     assert data["parameters"]["sensitivity"] == max(q.sensitivity(dataset.schema) for q in queries)
     export(ledger, run_id, tmp_path / "r.csv")
-    with (tmp_path / "r.csv").open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    rows = csv_tables((tmp_path / "r.csv").read_text(encoding="utf-8"))[1]
     stored = ledger.responses(run_id)
     assert [int(r["number"]) for r in rows] == [r.index + 1 for r in stored]  # as the window numbers them
     assert [r["result"] for r in rows] == [r.symbol for r in stored]

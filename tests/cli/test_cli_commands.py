@@ -110,7 +110,8 @@ def test_run_prints_committed_top_rows_and_writes_reports(files, capsys, tmp_pat
         assert (int(index), value, query) in stored
     assert "spent ε 1 of 2" in err and "report written" in err
     assert json.loads((tmp_path / "r.json").read_text())["run"]["id"] == run.id
-    assert (tmp_path / "r.csv").read_text().startswith("number,query,result")  # numbered as in the window
+    rows_table = (tmp_path / "r.csv").read_text().split("\n\n")[1]
+    assert rows_table.startswith("number,query,result")  # numbered as in the window
 
 
 def test_run_json_lines_and_all_rows(files, capsys):

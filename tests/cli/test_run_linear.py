@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from svtgui.assets import asset
 from svtgui.cli import main
 from svtgui.ledger import Ledger
+from tests.app.report_scan import csv_tables
 
 UNIVERSE = ["age@17,25,35,45,55,65,91", "education", "sex", "income"]
 
@@ -94,7 +94,7 @@ def test_pmw_run_prints_free_and_paid_rows_and_reports_them(census, tmp_path, ca
     free = sum(r["answered_from_simulation"] for r in rows)
     assert f"{free} free, {n_queries - free} paid (c = 30)" in err and "n̂ = " in err
     with report.open(encoding="utf-8") as fh:
-        results = [r["result"] for r in csv.DictReader(fh)]
+        results = [r["result"] for r in csv_tables(fh.read())[1]]
     assert results.count("free (simulated)") == free and results.count("paid") == n_queries - free
     (run,) = _runs(ledger)
     assert run.mechanism_id == "pmw" and run.params["universe"] == UNIVERSE and run.status == "finished"

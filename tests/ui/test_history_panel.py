@@ -31,6 +31,9 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     first, second = cells(runs, 0), cells(runs, 1)
     assert first[0] == str(crashed) and first[1] == "NumericSparse" and first[2] == "2"
     assert first[4] == "⚠ interrupted" and first[5] == "1 ⊤ of 3"
+    # its headline statistic: the released value with its exact 95 % interval; none for a running run
+    assert first[6].startswith("count of rows where age ≥ 20: 24,871 (") and first[6].endswith(", 95 %)")
+    assert second[6] == ""
     assert "budget stays spent" in runs.data(runs.index(0, 4), Qt.ItemDataRole.ToolTipRole)
     assert second[4] == "● running" and second[2] == "0.5"
     # Budget totals: the same figures the gauge shows (ε 2 + 0.5 spent of 10), interrupted named.
@@ -123,3 +126,10 @@ def test_a_huge_run_lists_only_its_top_rows(qtbot, window, act, monkeypatch):
     wait_rows(qtbot, panel)
     assert [r.above for r in panel.rows_model.rows] == [True]
     assert "export the CSV for all of them" in panel.rows_title.text()
+
+
+def test_history_names_a_recipe_as_the_curator_knows_it():
+    from svtgui.ui.history.history_panel import mechanism_name
+
+    assert mechanism_name("recipe_auto_mean") == "Auto-clipped mean (recipe)"  # not the ledger's id
+    assert mechanism_name("numeric_sparse") == "NumericSparse"

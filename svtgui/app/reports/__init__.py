@@ -19,10 +19,13 @@ from typing import Any
 
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_data, value_text
+from svtgui.app.reports.statistics import cells
 from svtgui.ledger import Ledger
 
 FORMATS = (".html", ".pdf", ".json", ".csv")
 CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "guarantee")
+STATISTICS_COLUMNS = ("statistic", "value", "interval_low", "interval_high", "confidence", "epsilon", "run",
+                      "method", "guarantee")
 
 __all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "pdf_unavailable", "report_data"]
 
@@ -36,15 +39,29 @@ def csv_guarantee(guarantee: dict[str, Any]) -> str:
     return f"{eps}-differentially private" if delta == "0" else f"({eps}, {delta})-differentially private"
 
 
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: a leading = + - @ would make it evaluate a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
 def _csv_text(data: dict[str, Any]) -> str:
+    """Two tables, a blank line between: the statistics first (what the release is), then every row."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
     guarantee = csv_guarantee(data["guarantee"])
+    w.writerow(STATISTICS_COLUMNS)
+    for st in data["statistics"]:
+        value = st["value"]
+        value = value_text(value) if isinstance(value, int | float) else cells(st)[1]  # full digits / words
+        low, high = ("", "") if st["interval"] is None else map(value_text, st["interval"])
+        confidence = "" if st["confidence"] is None else st["confidence"]
+        w.writerow([_cell(st["name"]), _cell(value), low, high, confidence, st["epsilon"], st["run"],
+                    st["method"], guarantee])
+    w.writerow([])
+    w.writerow(CSV_COLUMNS)
     for r in data["rows"]:
-        # A leading = + - @ would make a spreadsheet evaluate the query text as a formula
-        query = "'" + r["query"] if r["query"][:1] in ("=", "+", "-", "@") else r["query"]
-        w.writerow([r["number"], query, r["result"], value_text(r["value"]), value_text(r["gap"]), guarantee])
+        w.writerow([r["number"], _cell(r["query"]), r["result"], value_text(r["value"]), value_text(r["gap"]),
+                    guarantee])
     return out.getvalue()
 
 

@@ -17,16 +17,18 @@ from typing import Any
 from svtgui import __version__
 from svtgui.app import recipes
 from svtgui.app.preview_text import threshold_statement
+from svtgui.app.reports.statistics import Statistic, run_statistics
 from svtgui.core import mechanisms
 from svtgui.core.bounds import STATEMENT
 from svtgui.core.budget import fmt
 from svtgui.core.noise import ScaleProbe
 from svtgui.core.wording import count
-from svtgui.ledger import RUNNING, Ledger
+from svtgui.ledger import RUNNING, Ledger, ResponseRecord, RunRecord
 
 REPORT_FORMAT = "svtgui-release-report"
 # 2: dataset.id (random) replaced dataset.fingerprint (the file's SHA-256)
-# 3: dates only: release_date and run.date replaced generated_at, started_at and ended_at; rows lost "time"
+# 3: dates only: release_date and run.date replaced generated_at, started_at and ended_at; rows lost "time";
+#    a top-level "statistics" list (name, value, interval, confidence, epsilon, run, method)
 REPORT_VERSION = 3
 ACCURACY_BETA = 0.05
 SEEDED_SENTENCE = ("This release is NOT differentially private: it was made with seeded test noise, which "
@@ -54,7 +56,8 @@ def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, An
     try:
         from svtgui.core.accuracy import bound
 
-        acc = bound(mechanism_id, dict(params), max(k, 1), ACCURACY_BETA)
+        names = {p.name for p in mechanisms.info(mechanism_id).params}  # not PMW's universe, a release file
+        acc = bound(mechanism_id, {n: v for n, v in params.items() if n in names}, max(k, 1), ACCURACY_BETA)
     except Exception as exc:  # a missing or failing bound must not block the report
         return {"available": False, "reason": f"no accuracy bound for this configuration ({exc})"}
     statement = str(acc.statement)
@@ -96,12 +99,16 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     above = sum(r.above for r in rows)
     k = run.queries_planned or len(rows)
     today = release_date()
+    accuracy = _accuracy(run.mechanism_id, run.params, k)
+    released = ledger.facts(run_id)
+    table = _statistics(run, rows, released, accuracy, k)
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "software": {"name": "SVT Studio (svtgui)", "version": __version__,
                      "run_recorded_by": run.software_version},
         "release_date": today,
+        "statistics": [st.to_json() for st in table],
         "dataset": {"name": dataset.name, "id": dataset.dataset_id, "neighbouring": declared["neighbouring"],
                     "declared_bounds": declared["bounds"]},
         "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
@@ -111,7 +118,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                       "differentially_private": run.secure,
                       "sentence": guarantee_sentence(run.epsilon, run.delta, declared["neighbouring"])
                       if run.secure else SEEDED_SENTENCE},
-        "accuracy": _accuracy(run.mechanism_id, run.params, k),
+        "accuracy": accuracy,
         "run": {"id": run.id, "status": run.status, "date": run.started_at[:10],
                 "queries_planned": run.queries_planned, "answered": len(rows), "above": above,
                 "cutoff": run.params.get("cutoff")},
@@ -122,10 +129,28 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
                    "as_of": today},
         "rows": [_row(r) for r in rows],
-        "released": ledger.facts(run_id),  # public values besides the rows (PMW's n̂, a release file)
+        "released": released,  # public values besides the rows (PMW's n̂, a release file)
         # Tampering a curator accepted (issue 21 §7): the spent budget above may then be understated.
         "ledger_integrity": integrity_records(ledger),
     }
+
+
+def _statistics(run: RunRecord, rows: list[ResponseRecord], released: dict[str, Any],
+                accuracy: dict[str, Any], k: int) -> list[Statistic]:
+    tops = [r for r in rows if r.above or r.answered_from_simulation is not None]  # PMW: every answer
+    return run_statistics(run, tops, released, accuracy_text(accuracy, k))
+
+
+def statistics(ledger: Ledger, run_id: int) -> list[dict[str, Any]]:
+    """The statistics table of one run (JSON form), as its report opens with it; reads only ⊤ rows
+    (and PMW's answers), so it is cheap for the CLI and History even after a long run."""
+    run = ledger.run(run_id)
+    catalogue = recipes.info(run.mechanism_id) is None
+    pmw = catalogue and mechanisms.info(run.mechanism_id).input == mechanisms.HISTOGRAM
+    rows = ledger.responses(run_id, only_above=not pmw)
+    k = run.queries_planned or ledger.response_counts(run_id)[0]
+    accuracy = _accuracy(run.mechanism_id, run.params, k)
+    return [st.to_json() for st in _statistics(run, rows, ledger.facts(run_id), accuracy, k)]
 
 
 def _row(r: Any) -> dict[str, Any]:

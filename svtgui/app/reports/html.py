@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from svtgui.app.reports.content import facts, value_text
+from svtgui.app.reports.statistics import STATISTICS_HEADER, cells
 
 MAX_TABLE_ROWS = 2000  # human formats list every ⊤ and then ⊥ rows up to this; CSV/JSON hold all
 
@@ -42,6 +43,27 @@ def table_rows(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     return shown, len(rows) - len(shown)
 
 
+STATISTICS_NOTE = ("Each interval holds the true value with at least the stated confidence; it is computed "
+                   "exactly from the noise that was added (its law and scale are public), never from the "
+                   "data. "
+                   "“none released”: the mechanism answers above/below only; its accuracy statement is given "
+                   "instead. Statistics of one run share that run's ε.")
+
+
+def statistics_table(statistics: list[dict[str, Any]]) -> list[str]:
+    """The statistics table, what a release report opens with: one row per statistic, its method below."""
+    parts = ["<h2>Statistics</h2>", "<table class=\"statistics\"><tr>"
+             + "".join(f"<th>{escape(h)}</th>" for h in STATISTICS_HEADER) + "</tr>"]
+    for st in statistics:
+        name, value, interval, confidence, epsilon, run = cells(st)
+        parts.append(f"<tr><td>{escape(name)}<br><span class=\"note\">{escape(st['method'])}</span></td>"
+                     f'<td class="num">{escape(value)}</td><td class="num">{escape(interval)}</td>'
+                     f'<td class="num">{escape(confidence)}</td><td class="num">{escape(epsilon)}</td>'
+                     f'<td class="num">{escape(run)}</td></tr>')
+    parts.append("</table>")
+    return parts
+
+
 def render(data: dict[str, Any], chart: str | None) -> str:
     """The report as HTML. ``chart``: the chart's markup (inline ``<svg>`` for HTML, an ``<img>`` of a
     document resource for PDF), placed as is: it is built by this package, never from user text."""
@@ -60,6 +82,9 @@ def render(data: dict[str, Any], chart: str | None) -> str:
     if run["status"] == "interrupted":
         parts.append('<p class="warning">This run was interrupted; the rows below are every response '
                      "that was recorded. Its full budget was charged.</p>")
+    parts += statistics_table(data["statistics"])
+    parts.append(f'<p class="note">{escape(STATISTICS_NOTE)}</p>')
+    parts.append("<h2>Appendix: how it was released</h2>")
     parts.append('<table class="facts">')
     for label, text in facts(data):
         parts.append(f"<tr><th>{escape(label)}</th><td>{escape(text)}</td></tr>")
@@ -68,7 +93,7 @@ def render(data: dict[str, Any], chart: str | None) -> str:
         parts.append(f"<p>{chart}</p>")
     shown, omitted = table_rows(data)
     has_gap = any(r["gap"] is not None for r in shown)
-    parts.append("<h2>Released rows</h2>")
+    parts.append("<h3>Released rows</h3>")
     parts.append("<table><tr><th>#</th><th>query</th><th>result</th><th>released value</th>"
                  + ("<th>gap above T</th>" if has_gap else "") + "</tr>")
     for r in shown:

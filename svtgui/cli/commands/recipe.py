@@ -119,6 +119,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     """
     from svtgui.app.outputs import check_output
     from svtgui.app.plan import output_bytes
+    from svtgui.app.reports.content import release_date, statistics
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.common import applicable_budget, register_dataset
     from svtgui.core.budget import BudgetExceeded
@@ -153,33 +154,23 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
         b = led.budget(record.dataset_id)
-        _print(done.facts, args)
+        _print(done.facts, statistics(led, done.record.id), args)
         print(f"run {done.record.id}: {done.record.status}; charged ε = {fmt(done.record.epsilon)}; "
-              f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, remaining "
-              f"{fmt(b.remaining_epsilon)}", file=sys.stderr)
+              f"budget of {ds.name} as of {release_date()}: spent ε {fmt(b.spent_epsilon)} of "
+              f"{fmt(b.total_epsilon)}, remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
         write_reports(led, done.record.id, reports, "--report", inputs)
     return 0
 
 
-def _print(facts: dict[str, Any], args: argparse.Namespace) -> None:
+def _print(facts: dict[str, Any], table: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """The statistics table (what the recipe released, with intervals); ``--json``: the released facts in
+    full and the same table under "statistics"."""
     if args.json:
-        print(json.dumps(facts, ensure_ascii=False, sort_keys=True))
+        print(json.dumps({**facts, "statistics": table}, ensure_ascii=False, sort_keys=True))
         return
-    for key, value in facts.items():
-        print(f"{key}\t{_text(value)}")
+    from svtgui.app.reports.statistics import statistics_text
 
-
-def _text(value: Any) -> str:
-    """Released numbers in full (never an exponent or Python list notation)."""
-    from svtgui.app.reports.content import value_text
-
-    if isinstance(value, list):
-        return ", ".join(_text(v) for v in value)
-    if isinstance(value, dict):
-        return f"{value.get('query')}: {_text(value.get('value'))}"
-    if isinstance(value, float):
-        return value_text(value) if abs(value) >= 1e-4 or value == 0 else f"{value:.3e}"
-    return "" if value is None else str(value)
+    print(statistics_text(table))
 
 
 def _auto_mean(args: argparse.Namespace) -> int:

@@ -229,6 +229,8 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
 
 
 def run(args: argparse.Namespace) -> int:
+    from svtgui.app.reports.content import release_date, statistics
+    from svtgui.app.reports.statistics import statistics_text
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.data import DatasetError
 
@@ -266,8 +268,10 @@ def run(args: argparse.Namespace) -> int:
             done = f"{run_.above_count} ⊤ of {run_.answered} answered"
         print(f"run {record.id}: {record.status}; {done} ({len(queries)} planned); "
               f"charged ε = {fmt(record.epsilon)}, δ = {fmt(record.delta)}; "
-              f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}, "
-              f"remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
+              f"budget of {ds.name} as of {release_date()}: spent ε {fmt(b.spent_epsilon)} of "
+              f"{fmt(b.total_epsilon)}, remaining {fmt(b.remaining_epsilon)}", file=sys.stderr)
+        # stdout keeps one line per released row (scripts read it); the table goes with the summary
+        print(statistics_text(statistics(led, record.id)), file=sys.stderr)
         if kind == mechanisms.RELEASE:
             print_release(led.facts(record.id))
         write_reports(led, record.id, reports, "--report", inputs)

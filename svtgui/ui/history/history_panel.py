@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.app.reports.content import integrity_records, integrity_text
+from svtgui.app import recipes
+from svtgui.app.reports.content import integrity_records, integrity_text, statistics
+from svtgui.app.reports.statistics import headline
 from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
 from svtgui.core.wording import count
@@ -64,6 +66,10 @@ STATUS_TIPS = {
 
 
 def mechanism_name(mechanism_id: str) -> str:
+    """The name a curator knows (a recipe's too), never the ledger's internal id."""
+    recipe = recipes.info(mechanism_id)
+    if recipe is not None:
+        return recipe.name
     try:
         return mechanisms.info(mechanism_id).name
     except ValueError:
@@ -131,23 +137,27 @@ class RunsModel(RecordTable):
         "δ charged",
         "Status",
         "⊤ / answers",
+        "Statistics",
         "Started (UTC)",
         "Ended (UTC)",
         "Noise",
     )
     RIGHT = (0, 2, 3, 5)
     STATUS = 4
+    STATISTICS = 6
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.counts: dict[int, tuple[int, int]] = {}
+        self.statistics: dict[int, list[dict[str, Any]]] = {}
 
     @property
     def runs(self) -> list[RunRecord]:
         return self.items
 
-    def set_runs(self, runs: list[RunRecord], counts: dict[int, tuple[int, int]]) -> None:
-        self.counts = counts
+    def set_runs(self, runs: list[RunRecord], counts: dict[int, tuple[int, int]],
+                 statistics: dict[int, list[dict[str, Any]]] | None = None) -> None:
+        self.counts, self.statistics = counts, statistics or {}
         self.set_items(runs)
 
     def cell(self, run: RunRecord, col: int) -> str:
@@ -159,12 +169,15 @@ class RunsModel(RecordTable):
             amount(run.delta),
             STATUS_TEXT.get(run.status, run.status),
             f"{tops:,} ⊤ of {n:,}",
+            headline(self.statistics.get(run.id, [])),
             when(run.started_at),
             when(run.ended_at),
             "secure" if run.secure else "seeded (NOT secure)",
         )[col]
 
     def decoration(self, run: RunRecord, col: int, role: int) -> Any:
+        if col == self.STATISTICS and role == Qt.ItemDataRole.ToolTipRole:  # every statistic, one a line
+            return "\n".join(headline([st]) for st in self.statistics.get(run.id, [])[:20])
         if col != self.STATUS:
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -247,7 +260,7 @@ class HistoryPanel(QDialog):
             self.runs_model,
             "Runs",
             "Every run charged against this dataset, from the privacy ledger (all processes, all sessions)",
-            stretch=1,  # mechanism
+            stretch=RunsModel.STATISTICS,
         )
         self.rows_model = ReleasedModel(self)
         self.rows_view = _table(
@@ -333,6 +346,8 @@ class HistoryPanel(QDialog):
             record = led.dataset(self.dataset_id)
             runs = led.runs(self.dataset_id)
             counts = {r.id: led.response_counts(r.id) for r in runs}
+            # what each ended run released, with intervals (⊤ rows only: cheap even for long runs)
+            table = {r.id: statistics(led, r.id) for r in runs if r.status != RUNNING}
             b = led.budget(self.dataset_id) if record is not None else None
             accepted = integrity_records(led)
         except (LedgerError, ValueError) as exc:
@@ -356,7 +371,7 @@ class HistoryPanel(QDialog):
                 + ". Every run counts, whatever its status: budget is never refunded."
                 + (f" ⚠ {integrity_text(accepted)}" if accepted else "")
             )
-        self.runs_model.set_runs(runs, counts)
+        self.runs_model.set_runs(runs, counts, table)
         if runs:
             self.select_run(keep.id if keep is not None else runs[-1].id) or self.select_run(runs[-1].id)
         self._show_rows()
