@@ -35,6 +35,7 @@ COMMAND_MODULES = [
     "svtgui.cli.commands.ledger",
     "svtgui.cli.commands.report",
     "svtgui.cli.commands.queries",
+    "svtgui.cli.commands.sparse_project",
     "svtgui.cli.commands.release",
     "svtgui.cli.commands.audit",
     "svtgui.cli.commands.recipe",

@@ -24,6 +24,7 @@ from shiboken6 import Shiboken
 
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
+from svtgui.app.reports.release import runs_label
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, LedgerError
 from svtgui.ui.common.background import Background, busy_bar
@@ -63,7 +64,8 @@ class SessionActions(QObject):
         self.history: HistoryPanel | None = None
         self._opening: tuple[Session, Path] | None = None
         self.exporter = Background("export", self)  # reports are written off the GUI thread
-        self.exporting: tuple[int, Path] | None = None  # (run id, file) while an export is written
+        # (run id, or the run ids of a release over several, and the file) while an export is written
+        self.exporting: tuple[int | tuple[int, ...], Path] | None = None
         self.busy = busy_bar("Export in progress", "A release report is being written")
         win.statusBar().addPermanentWidget(self.busy)
         self.cancel_export = named(QPushButton("Cancel export"), "Cancel export",
@@ -178,10 +180,12 @@ class SessionActions(QObject):
         return ""
 
     def _export_busy(self) -> str:
-        return f"the release of run {self.exporting[0]} is being exported" if self.exporting else ""
+        return f"the release of {runs_label(self.exporting[0])} is being exported" if self.exporting else ""
 
-    def export_release(self, path: str | Path | None = None, run_id: int | None = None) -> Notice | None:
-        """Export ``run_id`` (default :meth:`export_candidate`) to ``path`` (default: ask).
+    def export_release(self, path: str | Path | None = None,
+                       run_id: int | tuple[int, ...] | None = None) -> Notice | None:
+        """Export ``run_id`` (default :meth:`export_candidate`; a tuple: one release over those runs, as
+        History's Build release… asks) to ``path`` (default: ask).
 
         The report is written on a worker thread; the notice saying how it went replaces
         :attr:`notice` when it is done (``None`` is returned meanwhile). A refusal up front
@@ -194,9 +198,11 @@ class SessionActions(QObject):
             return self.notice
         run_id = run_id if run_id is not None else self.export_candidate()
         ledger = win.controller.ledger
-        if ledger.run(run_id).status == RUNNING:
+        running = [r for r in (run_id if isinstance(run_id, tuple) else (run_id,))
+                   if ledger.run(r).status == RUNNING]
+        if running:
             self._fail(
-                "Nothing to export", f"Run {run_id} is still running: export it when it has ended.", ""
+                "Nothing to export", f"Run {running[0]} is still running: export it when it has ended.", ""
             )
             return self.notice
         if path is None:
@@ -216,11 +222,11 @@ class SessionActions(QObject):
         self._start_export(run_id, Path(path))
         return None
 
-    def _start_export(self, run_id: int, path: Path) -> None:
+    def _start_export(self, run_id: int | tuple[int, ...], path: Path) -> None:
         self.exporting = (run_id, path)
         self.busy.show()
         self.cancel_export.show()
-        self.win.status_label.setText(f"Exporting the release of run {run_id} to {path} … "
+        self.win.status_label.setText(f"Exporting the release of {runs_label(run_id)} to {path} … "
                                       "(the window stays usable meanwhile)")
         self.update_actions()
         if self.history is not None:
@@ -236,9 +242,9 @@ class SessionActions(QObject):
         if self.exporter.task is not None:
             self.exporter.task.cancel()  # the report process is ended; its half-written temp file goes
 
-    def _export_cancelled(self, run_id: int, path: Path) -> None:
+    def _export_cancelled(self, run_id: int | tuple[int, ...], path: Path) -> None:
         self._export_ended()
-        self.win.status_label.setText(f"Export of run {run_id} cancelled: {path} was not written.")
+        self.win.status_label.setText(f"Export of {runs_label(run_id)} cancelled: {path} was not written.")
 
     def _export_ended(self) -> None:
         self.exporting = None
@@ -248,19 +254,20 @@ class SessionActions(QObject):
         if self.history is not None:
             self.history.set_export_busy("")
 
-    def _exported(self, run_id: int, path: Path, outcome: Path | BaseException) -> None:
+    def _exported(self, run_id: int | tuple[int, ...], path: Path, outcome: Path | BaseException) -> None:
         self._export_ended()
         parent = self.history if self.history is not None and self.history.isVisible() else self.win
         self._tell(report_notice(parent, run_id, outcome))
         self.win.status_label.setText(
-            f"Release of run {run_id} exported to {path}." if self.notice.ok
-            else f"Export failed: the release of run {run_id} was not exported.")
+            f"Release of {runs_label(run_id)} exported to {path}." if self.notice.ok
+            else f"Export failed: the release of {runs_label(run_id)} was not exported.")
 
     # -- history ------------------------------------------------------------------------------------
     def show_history(self) -> HistoryPanel:
         if self.history is None:
             self.history = HistoryPanel(lambda: self.win.controller.ledger, self.win)
             self.history.export_requested.connect(lambda run_id: self.export_release(run_id=run_id))
+            self.history.release_requested.connect(lambda runs: self.export_release(run_id=tuple(runs)))
             self.win.controller.state_changed.connect(self._refresh_history)
         ds = self.win.ds
         self.history.set_dataset(self._dataset_id(), ds.name if ds else "")

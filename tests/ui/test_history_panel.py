@@ -133,3 +133,29 @@ def test_history_names_a_recipe_as_the_curator_knows_it():
 
     assert mechanism_name("recipe_auto_mean") == "Auto-clipped mean (recipe)"  # not the ledger's id
     assert mechanism_name("numeric_sparse") == "NumericSparse"
+
+
+def test_build_release_over_the_selected_runs(qtbot, window, act, tmp_path, monkeypatch):
+    """History: select several ended runs of the dataset, Build release… writes one document over them."""
+    from svtgui.ledger import Ledger
+
+    ds = load_dataset(sample_path("census"))
+    crashed, running = ledger_runs(ds)
+    act.load(qtbot, window)
+    panel = window.sessions.show_history()
+    panel.runs_view.selectAll()
+    assert not panel.build_release.isEnabled() and "still running" in panel.build_release.toolTip()
+    with Ledger.open() as led:
+        led.finish_run(running, "stopped")
+    panel.refresh()
+    panel.runs_view.selectAll()
+    assert [r.id for r in panel.selected_runs()] == [crashed, running]
+    assert panel.build_release.isEnabled(), panel.build_release.toolTip()
+    out = tmp_path / "release.json"
+    answer_dialog(monkeypatch, "getSaveFileName", out)
+    qtbot.mouseClick(panel.build_release, LEFT)
+    wait_export(qtbot, window)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["format"] == "svtgui-release" and [r["id"] for r in data["runs"]] == [crashed, running]
+    assert data["guarantee"]["epsilon"] == "2.5" and data["statistics"][0]["value"] == 24871
+    assert window.sessions.notice.ok and f"runs {crashed} and {running}" in window.sessions.notice.text()

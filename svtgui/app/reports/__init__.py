@@ -27,7 +27,8 @@ CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "guarantee"
 STATISTICS_COLUMNS = ("statistic", "value", "interval_low", "interval_high", "confidence", "epsilon", "run",
                       "method", "guarantee")
 
-__all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "pdf_unavailable", "report_data"]
+__all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "export_release", "pdf_unavailable",
+           "report_data"]
 
 
 def csv_guarantee(guarantee: dict[str, Any]) -> str:
@@ -44,19 +45,26 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
+def statistics_rows(statistics: list[dict[str, Any]], guarantee: str) -> list[list[Any]]:
+    """The CSV rows of a statistics table (:data:`STATISTICS_COLUMNS`): numbers in full, intervals split."""
+    rows = []
+    for st in statistics:
+        value = st["value"]
+        value = value_text(value) if isinstance(value, int | float) else cells(st)[1]  # full digits / words
+        low, high = ("", "") if st["interval"] is None else map(value_text, st["interval"])
+        confidence = "" if st["confidence"] is None else st["confidence"]
+        rows.append([_cell(st["name"]), _cell(value), low, high, confidence, st["epsilon"], st["run"],
+                     st["method"], guarantee])
+    return rows
+
+
 def _csv_text(data: dict[str, Any]) -> str:
     """Two tables, a blank line between: the statistics first (what the release is), then every row."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     guarantee = csv_guarantee(data["guarantee"])
     w.writerow(STATISTICS_COLUMNS)
-    for st in data["statistics"]:
-        value = st["value"]
-        value = value_text(value) if isinstance(value, int | float) else cells(st)[1]  # full digits / words
-        low, high = ("", "") if st["interval"] is None else map(value_text, st["interval"])
-        confidence = "" if st["confidence"] is None else st["confidence"]
-        w.writerow([_cell(st["name"]), _cell(value), low, high, confidence, st["epsilon"], st["run"],
-                    st["method"], guarantee])
+    w.writerows(statistics_rows(data["statistics"], guarantee))
     w.writerow([])
     w.writerow(CSV_COLUMNS)
     for r in data["rows"]:
@@ -89,16 +97,24 @@ def pdf_unavailable() -> str | None:
     return None
 
 
+def _target(ledger: Ledger, path: str | os.PathLike[str], inputs: Inputs | None,
+            what: str) -> tuple[Path, str]:
+    """The file to write and its format; refused when the suffix is unknown or the file is the ledger
+    or one of ``inputs``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"unknown {what} format {p.suffix!r} for {p}; use one of {', '.join(FORMATS)}")
+    check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
+    return p, suffix
+
+
 def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: Inputs | None = None) -> Path:
     """Write the report of a finished / halted / stopped / interrupted run; the format follows the suffix.
 
     ``path`` is never the ledger (a report over it would erase the spend) nor one of ``inputs``, the
     files the caller's command read (:mod:`svtgui.app.outputs`)."""
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"unknown report format {p.suffix!r} for {p}; use one of {', '.join(FORMATS)}")
-    check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
+    p, suffix = _target(ledger, path, inputs, "report")
     data = report_data(ledger, run_id)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
@@ -119,4 +135,29 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: In
             from svtgui.app.reports.pdf import write_pdf  # the one module below ui/ that imports Qt
 
             _write_atomically(p, lambda t: write_pdf(data, svg, t))
+    return p
+
+
+def export_release(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[str],
+                   inputs: Inputs | None = None) -> Path:
+    """Write one release document over several runs of one dataset (:mod:`.release`); the format
+    follows the suffix, the target is guarded as a report's is."""
+    from svtgui.app.reports.release import release_csv, release_data, release_html
+
+    p, suffix = _target(ledger, path, inputs, "release")
+    data = release_data(ledger, run_ids)
+    if suffix == ".json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    elif suffix == ".csv":
+        text = release_csv(data)
+    elif suffix == ".html":
+        text = release_html(data)
+    else:
+        from svtgui.app.reports.pdf import write_html_pdf  # the one module below ui/ that imports Qt
+
+        title = f"SVT Studio release, {data['dataset']['name']}, {data['release_date']}"
+        creator = f"{data['software']['name']} {data['software']['version']}"
+        _write_atomically(p, lambda t: write_html_pdf(release_html(data), title, creator, t))
+        return p
+    _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
     return p

@@ -64,19 +64,21 @@ def statistics_table(statistics: list[dict[str, Any]]) -> list[str]:
     return parts
 
 
+def page_head(title: str) -> list[str]:
+    """The page up to its heading: inline CSS, and a policy that loads nothing (images from data: only)."""
+    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{escape(title)}</title>",
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
+            'style-src \'unsafe-inline\'">',
+            f"<style>{CSS}</style></head><body>", f"<h1>{escape(title)}</h1>"]
+
+
 def render(data: dict[str, Any], chart: str | None) -> str:
     """The report as HTML. ``chart``: the chart's markup (inline ``<svg>`` for HTML, an ``<img>`` of a
     document resource for PDF), placed as is: it is built by this package, never from user text."""
     run = data["run"]
     title = f"Release report — {data['dataset']['name']} — run {run['id']}"
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title>",
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
-        'style-src \'unsafe-inline\'">',
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-    ]
+    parts = page_head(title)
     if not data["noise"]["secure"]:
         parts.append(f'<p class="warning">{escape(data["guarantee"]["sentence"])}</p>')  # NOT DP, in full
     if run["status"] == "interrupted":

@@ -45,6 +45,21 @@ def chart_image(svg: str) -> QImage:
 
 
 def write_pdf(data: dict[str, Any], svg: str | None, path: Path) -> None:
+    """A run's report as PDF: its HTML with the chart rasterised."""
+    ensure_qt_app()
+    images = {}
+    chart = None
+    if svg is not None:
+        images[CHART_RESOURCE] = chart_image(svg)
+        chart = (f'<img src="{CHART_RESOURCE}" alt="released answers by query index, with the public '
+                 'threshold" width="700">')
+    write_html_pdf(render(data, chart), f"SVT Studio release report, run {data['run']['id']}",
+                   f"{data['software']['name']} {data['software']['version']}", path, images)
+
+
+def write_html_pdf(html: str, title: str, creator: str, path: Path,
+                   images: dict[str, QImage] | None = None) -> None:
+    """Typeset ``html`` (a report or a release) on A4 pages; ``images``: resources its ``<img>`` name."""
     ensure_qt_app()
     doc = QTextDocument()
     # No ligatures: text copied or searched in the PDF must match what was written ("ff" in a
@@ -53,15 +68,12 @@ def write_pdf(data: dict[str, Any], svg: str | None, path: Path) -> None:
     font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
     doc.setDefaultFont(font)
     doc.setDefaultStyleSheet("td, th { padding: 3px; } .top { color: #0072b2; } .warning { color: #a03c00; }")
-    chart = None
-    if svg is not None:
-        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(CHART_RESOURCE), chart_image(svg))
-        chart = (f'<img src="{CHART_RESOURCE}" alt="released answers by query index, with the public '
-                 'threshold" width="700">')
-    doc.setHtml(render(data, chart))
+    for name, image in (images or {}).items():
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+    doc.setHtml(html)
     writer = QPdfWriter(str(path))
-    writer.setTitle(f"SVT Studio release report, run {data['run']['id']}")
-    writer.setCreator(f"{data['software']['name']} {data['software']['version']}")
+    writer.setTitle(title)
+    writer.setCreator(creator)
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     writer.setResolution(150)

@@ -16,6 +16,7 @@ import os
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from svtgui.app.reports.release import runs_label
 from svtgui.app.tasks import TaskCancelled, TaskState
 
 POLL_SECONDS = 0.05  # how soon a cancel reaches the waiting task
@@ -25,15 +26,17 @@ class ReportFailed(ValueError):
     """The child could not write the report; the message says why (file, reason)."""
 
 
-def _child(out: Connection, ledger_path: str, run_id: int, path: str) -> None:
+def _child(out: Connection, ledger_path: str, runs: int | tuple[int, ...], path: str) -> None:
     os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PDF: never a window, never a display connection
     try:
-        from svtgui.app.reports import export
+        from svtgui.app.reports import export, export_release
         from svtgui.ledger import Ledger, LedgerError
 
         try:
             with Ledger.open(ledger_path) as led:
-                out.send(("ok", str(export(led, run_id, path))))
+                written = export(led, runs, path) if isinstance(runs, int) else \
+                    export_release(led, list(runs), path)
+                out.send(("ok", str(written)))
         except OSError as exc:
             reason = f"{exc.strerror}: {exc.filename}" if exc.strerror and exc.filename else str(exc)
             out.send(("error", reason))
@@ -45,15 +48,16 @@ def _child(out: Connection, ledger_path: str, run_id: int, path: str) -> None:
         out.close()
 
 
-def export_in_child(state: TaskState, ledger_path: Path, run_id: int, path: Path) -> Path:
-    """Task: write the report of ``run_id`` to ``path`` in a child process and wait for it.
+def export_in_child(state: TaskState, ledger_path: Path, run_id: int | tuple[int, ...], path: Path) -> Path:
+    """Task: write the report of ``run_id`` (a tuple: the release over those runs, :mod:`.release`) to
+    ``path`` in a child process and wait for it.
 
     Raises :class:`ReportFailed` naming the reason, or :class:`TaskCancelled` when cancelled (the
     child is ended); nothing is written then.
     """
     ctx = multiprocessing.get_context("spawn")  # never fork a process that runs Qt threads
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, str(ledger_path), int(run_id), str(path)),
+    proc = ctx.Process(target=_child, args=(send, str(ledger_path), run_id, str(path)),
                        name="svtgui-report", daemon=True)
     proc.start()
     send.close()
@@ -63,7 +67,8 @@ def export_in_child(state: TaskState, ledger_path: Path, run_id: int, path: Path
             if state.is_cancelled():
                 proc.terminate()
                 proc.join()
-                raise TaskCancelled(f"the export of run {run_id} was cancelled; {path} was not written")
+                raise TaskCancelled(f"the export of {runs_label(run_id)} was cancelled; {path} was not "
+                                    "written")
         kind, payload = receive.recv()
     except EOFError:
         proc.join()

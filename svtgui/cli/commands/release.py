@@ -1,175 +1,61 @@
-"""``svtgui-cli sparse-project build|answer|info``: a SparseProject release file and its evaluator.
+"""``svtgui-cli release build RUN_ID... --out FILE``: one release document from several runs.
 
-``build`` (curator, has the data) charges the ledger, projects the dataset's histogram over the
-chosen universe and writes ``release.npz``. ``answer`` and ``info`` (anyone) read only that file:
-the analyst never needs the dataset.
+A curator publishes a release, not a run: the statistics of several runs of one dataset in one table,
+their total ε and δ, the declarations each was made under and the method of each, from the ledger
+alone (:mod:`svtgui.app.reports.release`). The format follows each ``--out`` file's suffix.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from pathlib import Path
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
-from svtgui.cli.common import add_dataset_options, load_release, print_theory
-from svtgui.cli.engine_options import add_engine_options
-from svtgui.core import mechanisms
-from svtgui.core.budget import BudgetExceeded, fmt
-from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
+from svtgui.cli.commands.report import check_report_paths, run_number
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sparse-project", help="SparseProject: build a release file, answer queries from it",
+    p = sub.add_parser("release", help="build one release document from several runs of a dataset",
                        description=__doc__.splitlines()[0])
     inner = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-
     b = inner.add_parser(
-        "build", help="project a dataset over a universe and write the release (charges the ledger)",
-        description="Build a SparseProject release. The universe is the cross product of --columns: "
-                    "'sex' (categorical), 'education=Bachelors,Masters' (declared levels), 'age:8' (8 bins "
-                    "between declared bounds), 'age@17,25,35,50,91' (explicit edges).",
-        epilog="example: svtgui-cli sparse-project build --data adult.csv --columns age@17,25,35,45,55,65,91 "
-               "education sex Salary --epsilon 1 --delta 1e-6 --T 4096 --budget-epsilon 4 --out release.npz")
-    b.add_argument("--data", required=True, metavar="FILE", help="the private dataset")
-    b.add_argument("--schema", metavar="SCHEMA.json", help="declared schema (default: FILE's sidecar)")
-    add_engine_options(b)
-    b.add_argument("--columns", required=True, nargs="+", metavar="SPEC", help="universe axes (see above)")
-    b.add_argument("--epsilon", required=True, type=float, help="ε of the release (charged in full)")
-    b.add_argument("--delta", type=float, default=1e-6, help="δ of the release (default 1e-6)")
-    b.add_argument("--T", dest="projection_size", type=int, default=4096, help="projection size T")
-    b.add_argument("--queries-k", dest="queries", type=int, default=1000,
-                   help="k: number of queries the accuracy statement covers (default 1000)")
-    b.add_argument("--beta", type=float, default=0.05, help="failure probability β (default 0.05)")
-    b.add_argument("--sparsity", type=int, default=16, help="m: cells per query the statement covers")
-    b.add_argument("--neighbouring", choices=NEIGHBOURINGS,
-                   help="must match the schema's neighbouring notion (default: the schema's)")
-    b.add_argument("--noise", choices=NOISES, default=GAUSSIAN)
-    b.add_argument("--out", required=True, metavar="RELEASE.npz",
-                   help="release file to write (same as `svtgui-cli run --mechanism sparse_project "
-                        "--release-out`)")
+        "build", help="write the release of RUN_ID... (HTML, PDF, JSON or CSV) from the ledger",
+        description="Write one release over several ended runs of one dataset: a statistics table over all "
+                    "of them with exact intervals, their total ε and δ, the declarations each was charged "
+                    "under, the guarantee in one sentence and the method of each with its citation. Never a "
+                    "true answer, the noisy threshold, a noise value, a seed or a time of day.",
+        epilog="example: svtgui-cli release build 3 4 7 --out adult-release.pdf --out adult-release.json")
+    b.add_argument("run_ids", type=run_number, nargs="+", metavar="RUN_ID",
+                   help="runs (see `svtgui-cli ledger`)")
+    b.add_argument("--out", action="append", default=[], metavar="FILE",
+                   help="output file: .html, .pdf, .json or .csv (repeatable)")
     add_ledger_option(b)
-    add_dataset_options(b)
     b.set_defaults(handler=build)
-
-    a = inner.add_parser("answer", help="answer count queries from a release file (no dataset needed)",
-                         description="Answer count queries from a release alone.")
-    _add_release_option(a)
-    a.add_argument("--query", action="append", default=[], metavar="JSON",
-                   help='a count query, e.g. \'{"kind": "count", "where": {"column": "sex", "op": "=", '
-                        '"value": "Female"}}\' (repeatable)')
-    a.add_argument("--queries", metavar="QUERIES.json", help="a query list file (count queries)")
-    a.add_argument("--json", action="store_true", help="JSON lines output")
-    a.set_defaults(handler=answer)
-
-    i = inner.add_parser("info", help="print a release's public header",
-                         description="Show a release's header.")
-    _add_release_option(i)
-    i.set_defaults(handler=info)
 
 
 def build(args: argparse.Namespace) -> int:
-    """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
-    from svtgui.app.plan import build as build_plan
-    from svtgui.app.runs.runner import start_run
-    from svtgui.cli import EXIT_BUDGET, CliError
-    from svtgui.cli.commands.queries import load_data
-    from svtgui.cli.common import TEST_SEED_WARNING, applicable_budget, print_release, register_dataset
-    from svtgui.cli.inputs import command_inputs
-
-    params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
-                  queries=args.queries, beta=args.beta, sparsity=args.sparsity, noise=args.noise,
-                  universe=list(args.columns), release_out=args.out)
-    if args.neighbouring is not None:
-        params["neighbouring"] = args.neighbouring
-    try:  # bad parameters fail before loading the data
-        mechanisms.create("sparse_project", rng=mechanisms.seeded(0),
-                          **{k: v for k, v in params.items() if k not in ("universe", "release_out")})
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    ds = load_data(args.data, args.schema, args)
-    if args.neighbouring is not None:
-        if args.neighbouring != ds.schema.neighbouring.value:
-            raise CliError(f"--neighbouring {args.neighbouring}: the schema of {ds.name} declares "
-                           f"{ds.schema.neighbouring.value} neighbours; change it in the schema")
-        del params["neighbouring"]
-    with open_ledger(args.ledger) as led:
-        # the whole run (parameters, universe, the release file's folder, the budget) is checked before
-        # a new dataset is registered: a bad --out must leave the ledger as it was
-        plan = build_plan(ds, [], "sparse_project", params, budget=applicable_budget(led, ds, vars(args)),
-                          adaptive=True, inputs=command_inputs({**vars(args), "ledger": led.path}))
-        if not plan.ok:
-            first = plan.problems[0]
-            option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")
-            code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else 2
-            raise CliError(f"{option}{first.message} (nothing was charged)", code)
-        record = register_dataset(led, ds, vars(args))
-        try:
-            run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed, plan=plan)
-            run.finish()
-        except BudgetExceeded as exc:
-            raise CliError(str(exc), EXIT_BUDGET) from None
-        except ValueError as exc:
-            raise CliError(f"--columns/--out: {exc}") from None
-        facts = led.facts(run.id)
-        b = led.budget(record.dataset_id)
-    if not run.record.secure:
-        print(f"svtgui-cli sparse-project: {TEST_SEED_WARNING}", file=sys.stderr)
-    print_release(facts)
-    print(f"run {run.id}; charged ε = {args.epsilon:g}, δ = {args.delta:g}; "
-          f"budget of {ds.name}: spent ε {fmt(b.spent_epsilon)} of {fmt(b.total_epsilon)}")
-    return 0
-
-
-def _add_release_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--release", required=True, metavar="RELEASE.npz")
-    p.add_argument("--expect-sha256", metavar="HEX",
-                   help="the release's SHA-256 as the curator published it; any other file is refused")
-
-
-def info(args: argparse.Namespace) -> int:
-    release = load_release(args.release, args.expect_sha256)
-    print_theory(release)
-    print(f"file SHA-256 {release.sha256} (compare it with the one the curator published)")
-    universe = release.header.get("metadata", {}).get("universe", {})
-    for axis in universe.get("axes", []):
-        print(f"  {axis['column']}: {', '.join(axis['levels'])}")
-    return 0
-
-
-def answer(args: argparse.Namespace) -> int:
+    from svtgui.app.outputs import Inputs
+    from svtgui.app.reports import export_release
+    from svtgui.app.reports.release import checked_runs
     from svtgui.cli import CliError
-    from svtgui.data.predicates import QueryError
-    from svtgui.data.queries import query_from_json, read_queries
-    from svtgui.data.universe import Universe
+    from svtgui.cli.errors import os_error_cause
 
-    release = load_release(args.release, args.expect_sha256)
-    try:
-        universe = Universe.from_json(release.header.get("metadata", {}).get("universe"))
-    except ValueError as exc:
-        raise CliError(f"{args.release}: the release has no usable universe description ({exc})") from None
-    queries = []
-    try:
-        for text in args.query:
-            queries.append(query_from_json(text))
-        if args.queries:
-            queries.extend(read_queries(args.queries))
-    except ValueError as exc:
-        raise CliError(f"--query/--queries: {exc}") from None
-    if not queries:
-        raise CliError("give at least one --query or --queries")
-    try:
-        linear = [universe.query(q) for q in queries]
-    except QueryError as exc:
-        raise CliError(f"query does not fit the release's universe: {exc}") from None
-    values = release.answer_many(linear)
-    m = release.header.get("sparsity")
-    for q, lq, v in zip(queries, linear, values, strict=True):
-        note = f" (touches {lq.sparsity} cells > m = {m}: outside the accuracy statement)" \
-            if m and lq.sparsity > m else ""
-        if args.json:
-            print(json.dumps({"query": q.to_json(), "fraction": v, "count": v * release.n,
-                              "cells": lq.sparsity}, ensure_ascii=False))
-        else:
-            print(f"{v:.5f}  ≈ {v * release.n:.1f} rows  {q.describe()}{note}")
+    outs = [Path(o) for o in args.out]
+    if not outs:
+        raise CliError("give at least one --out FILE")
+    check_report_paths(outs, "--out")
+    with open_ledger(args.ledger) as led:
+        try:
+            checked_runs(led, args.run_ids)  # every run checked before any file is written
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        for out in outs:
+            try:
+                export_release(led, args.run_ids, out, Inputs())
+            except OSError as exc:
+                raise CliError(f"--out {out}: cannot be written: {os_error_cause(exc)}") from None
+            except ValueError as exc:
+                raise CliError(f"--out {out}: {exc}") from None
+            print(f"release written: {out}", file=sys.stderr)
     return 0

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QGridLayout, QMessageBox, QSizePolicy
 
 from svtgui.app.reports import FORMATS
 from svtgui.app.reports.process import export_in_child
+from svtgui.app.reports.release import runs_label
 from svtgui.app.tasks import TaskState
 from svtgui.ledger import RUNNING, Ledger, LedgerError, RunRecord
 from svtgui.ui.common.theme import named
@@ -92,9 +93,12 @@ def exportable_runs(ledger: Ledger, dataset_id: str) -> list[RunRecord]:
     return [r for r in reversed(ledger.runs(dataset_id)) if r.status != RUNNING]
 
 
-def default_name(dataset_name: str, run_id: int, suffix: str = ".html") -> str:
-    """A file name from the dataset's display name: ``adult-run-3-release.html``."""
+def default_name(dataset_name: str, run_id: int | tuple[int, ...], suffix: str = ".html") -> str:
+    """A file name from the dataset's display name: ``adult-run-3-release.html``, or for a release over
+    several runs ``adult-runs-3-4-7-release.html``."""
     stem = re.sub(r"[^\w.-]+", "-", Path(dataset_name).stem).strip("-.") or "dataset"
+    if isinstance(run_id, tuple):
+        return f"{stem}-runs-{'-'.join(map(str, run_id))}-release{suffix}"
     return f"{stem}-run-{run_id}-release{suffix}"
 
 
@@ -120,22 +124,23 @@ def reason_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def export_job(ledger_path: Path, run_id: int, path: Path) -> Callable[[TaskState], Path]:
+def export_job(ledger_path: Path, run_id: int | tuple[int, ...], path: Path) -> Callable[[TaskState], Path]:
     """The export of ``run_id`` as a task for :class:`~svtgui.ui.common.background.Background`: its
     thread waits while a child process reads the ledger and writes the file
     (:func:`svtgui.app.reports.process.export_in_child`)."""
     return functools.partial(export_in_child, ledger_path=ledger_path, run_id=run_id, path=path)
 
 
-def report_notice(parent: QWidget, run_id: int, outcome: Path | BaseException) -> Notice:
-    """The (shown) notice saying how the export of ``run_id`` went: the written file, or why not."""
+def report_notice(parent: QWidget, run_id: int | tuple[int, ...], outcome: Path | BaseException) -> Notice:
+    """The (shown) notice saying how the export of ``run_id`` (a tuple: a release over several runs)
+    went: the written file, or why not."""
     if isinstance(outcome, BaseException):
         expected = isinstance(outcome, OSError | ValueError | LedgerError)
         reason = reason_text(outcome) if expected else f"{type(outcome).__name__}: {outcome}"
         return Notice(
             parent,
             "Export failed",
-            f"The release of run {run_id} was not exported.",
+            f"The release of {runs_label(run_id)} was not exported.",
             ok=False,
             detail=f"{reason}\n\nNothing was written; the ledger is unchanged.",
         ).show_now()
@@ -144,7 +149,7 @@ def report_notice(parent: QWidget, run_id: int, outcome: Path | BaseException) -
     return Notice(
         parent,
         "Release exported",
-        f"The {kind} release report of run {run_id} was written to:\n{written}",
+        f"The {kind} release report of {runs_label(run_id)} was written to:\n{written}",
         ok=True,
         folder=written.parent,
         detail="It holds only what was released (⊤/⊥, released values) and the public parameters — "

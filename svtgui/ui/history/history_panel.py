@@ -235,6 +235,7 @@ class HistoryPanel(QDialog):
     """Non-modal window: budget of the dataset, its runs, and the released rows of the selected run."""
 
     export_requested = Signal(int)  # run id
+    release_requested = Signal(list)  # the selected runs' ids: one release document over them
 
     def __init__(self, ledger: Callable[[], Ledger], parent: QWidget | None = None) -> None:
         """``ledger()`` returns the window's open ledger (opened lazily by the run controller)."""
@@ -280,6 +281,8 @@ class HistoryPanel(QDialog):
         self._export_busy = ""
         self.export = named(QPushButton("Export release…"), "Export release of the selected run")
         self.export.clicked.connect(self._export_clicked)
+        self.build_release = named(QPushButton("Build release…"), "Build release of the selected runs")
+        self.build_release.clicked.connect(self._release_clicked)
         self.reason = named(QLabel(""), "Export unavailable reason")
         self.reason.setWordWrap(True)
         self.refresh_button = named(QPushButton("Refresh"), "Refresh history", "Read the ledger again (F5)")
@@ -303,6 +306,7 @@ class HistoryPanel(QDialog):
         split.setSizes([200, 440])
         buttons = QHBoxLayout()
         buttons.addWidget(self.reason, 1)
+        buttons.addWidget(self.build_release)
         buttons.addWidget(self.export)
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(close)
@@ -311,7 +315,10 @@ class HistoryPanel(QDialog):
         lay.addWidget(self.budget)
         lay.addWidget(split, 1)
         lay.addLayout(buttons)
+        # several runs can be selected (Ctrl, Shift) for one release; the current one shows its rows
+        self.runs_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.runs_view.selectionModel().currentRowChanged.connect(lambda *_: self._show_rows())
+        self.runs_view.selectionModel().selectionChanged.connect(lambda *_: self._update_export())
         self._update_export()
 
     # -- content ------------------------------------------------------------------------------------
@@ -444,7 +451,29 @@ class HistoryPanel(QDialog):
         )
         self.export.setEnabled(not reason)
         self.reason.setText(reason)
+        why_not = self._release_reason()
+        self.build_release.setEnabled(not why_not)
+        self.build_release.setToolTip(why_not or "One release document (HTML, PDF, JSON or CSV) over the "
+                                      f"{count(len(self.selected_runs()), 'selected run')}: one statistics "
+                                      "table, their total ε and δ, the declarations and the method of each")
         self.export.setToolTip(reason or "Write the selected run's release report (HTML, PDF, JSON or CSV)")
+
+    def selected_runs(self) -> list[RunRecord]:
+        """Every selected run, oldest first (what Build release… puts in one document)."""
+        rows = sorted({i.row() for i in self.runs_view.selectionModel().selectedRows()})
+        return [self.runs_model.runs[r] for r in rows if r < len(self.runs_model.runs)]
+
+    def _release_reason(self) -> str:
+        runs = self.selected_runs()
+        running = [r for r in runs if r.status == RUNNING]
+        return ("Select the runs to publish together (Ctrl+click or Shift+click)." if not runs
+                else f"Run {running[0].id} is still running: a release is built from ended runs." if running
+                else f"Build release waits: {self._export_busy}." if self._export_busy
+                else "")
+
+    def _release_clicked(self) -> None:
+        if not self._release_reason():
+            self.release_requested.emit([r.id for r in self.selected_runs()])
 
     def _export_clicked(self) -> None:
         run = self.selected_run()
