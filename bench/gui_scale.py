@@ -248,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     if win.run_page.totals.is_new:
         win.run_page.totals.epsilon.setText("10")  # the new dataset's total, declared as a curator must
     win.show_page("run")
-    c, page = win.controller, win.run_page
+    c, page = win.run_model, win.run_page
     c.validate()
     if c.problems:
         raise SystemExit(f"gui_scale: Run is disabled: {c.problems}")

@@ -82,7 +82,7 @@ def gui(queries, params) -> tuple[float, list[float], list[int], int]:
 
     heart = QTimer(interval=10)
     heart.timeout.connect(beat)
-    c = win.controller
+    c = win.run_model
     c.validate()
     assert not c.problems, c.problems
     c.request_run()

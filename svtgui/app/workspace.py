@@ -37,6 +37,7 @@ from svtgui.core.mechanisms import MechanismInfo, Param
 DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
 TOTALS, BUDGET = "totals", "budget"
 Listener = Callable[[frozenset[str]], None]
+NO_TOTALS = ("", "0")  # nothing declared: ε to be typed, δ = 0 unless the curator types one
 
 DERIVED = ("sensitivity", "integer")  # read off the queries, never typed
 HIDDEN = SET_BY_RUN  # set by the run itself: the schema's neighbouring notion, PMW's unit
@@ -119,7 +120,7 @@ class Workspace:
         self._queries: list[Any] = []
         self._mechanism_id = mechanisms.info(mechanism_id).id
         self._entries: dict[str, Any] = dict(entries or {})
-        self._totals = ("", "")  # declared total ε, δ of a dataset new to the ledger (as typed)
+        self._totals = NO_TOTALS  # declared total ε, δ of a dataset new to the ledger (as typed)
         self._budget: Budget | None = None  # the ledger's, for a known dataset
         self._listeners: list[Listener] = []
         self._facts: QueueFacts | None = None
@@ -242,10 +243,12 @@ class Workspace:
         self._listeners.append(listener)
 
     def set_dataset(self, dataset: Any, queries: Iterable[Any] | None = None) -> None:
-        """A newly opened dataset (and the queue that goes with it: none unless given)."""
+        """A newly opened dataset (and the queue that goes with it: none unless given). Totals
+        declared for the previous dataset are not kept: nothing is assumed for this one."""
         self._dataset = dataset
         self._queries = list(queries or [])
         self._budget = None
+        self._totals = NO_TOTALS
         t = self._propose_threshold(keep_typed=False)  # a T typed for another dataset is not kept
         self._changed(DATASET, QUERIES, *t)
 

@@ -1,7 +1,8 @@
 """The main window: start page, then five steps as tabs — Dataset, Schema, Mechanism, Queries, Run.
 
 The window wires the panels together and owns the actions (menus, toolbar, shortcuts). Work is
-done elsewhere: loading in :class:`DatasetLoader`, runs in :class:`RunController` and its worker.
+done elsewhere: loading in :class:`DatasetLoader`, runs in the Qt-free :class:`RunModel` (shown on the
+Run page by its :class:`RunPresenter`), the set-up in the :class:`Workspace`.
 """
 
 from __future__ import annotations
@@ -25,17 +26,17 @@ from PySide6.QtWidgets import (
 from svtgui import __version__
 from svtgui.app.dataset_identity import recall_declared, remember_declared
 from svtgui.app.outputs import Inputs
+from svtgui.app.runs.model import RUNNABLE, STATE, STATUS, RunModel
+from svtgui.app.runs.state import RunState
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
-from svtgui.core.mechanisms import HISTOGRAM
 from svtgui.core.wording import count
 from svtgui.ledger import LedgerError
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
 from svtgui.ui.common.theme import named
-from svtgui.ui.run.results_store import ResultStore
-from svtgui.ui.run.run_controller import RunController
 from svtgui.ui.run.run_page import ICONS, RunPage
+from svtgui.ui.run.run_presenter import RunPresenter
 from svtgui.ui.session_actions import SessionActions
 from svtgui.ui.setup.dataset_panel import DatasetPanel
 from svtgui.ui.setup.generator_dialog import GeneratorDialog
@@ -92,9 +93,11 @@ class MainWindow(QMainWindow):
         self.schema_editor = SchemaEditor()
         self.mechanism = MechanismPanel(self.settings, self.workspace)
         self.queries = QueriesPage(self.workspace)
-        self.store = ResultStore()
-        self.run_page = RunPage(self.store, lambda ref: self.controller.describe(ref))
-        self.controller = RunController(self.run_page, self.store, self.workspace, self.mechanism, self)
+        # The run of the open dataset (ledger, budget, state, released rows): the Run page presents it.
+        self.run_model = RunModel(self.workspace)
+        self.store = self.run_model.store
+        self.run_page = RunPage(self.store, self.run_model.describe)
+        self.run_presenter = RunPresenter(self.run_page, self.run_model, self)
         self.run_page.set_pace_rate(self.settings.pace)  # remembered across sessions
         self.run_page.pace.currentIndexChanged.connect(self._remember_pace)
         self.linear_note = LinearRunNote()  # PMW's n̂ / SparseProject's release file, after a run
@@ -123,8 +126,6 @@ class MainWindow(QMainWindow):
         self.queries.generate_requested.connect(self.generate_queries)
         self.queries.import_requested.connect(self.import_queries)
         self.queries.export_requested.connect(self.export_queries)
-        self.controller.state_changed.connect(self._run_state)
-        self.controller.status_changed.connect(self._run_status)
         self.start.open_file.connect(self.open_file)
         self.start.open_sample.connect(self.open_sample)
         self.start.open_recent.connect(self.open_path)
@@ -213,7 +214,7 @@ class MainWindow(QMainWindow):
         )
         r = mb.addMenu("&Run")
         tb.addSeparator()
-        c = self.controller
+        c = self.run_model
         self.act_run = self.add_action(
             "&Run…", "F5", "Check the spend, then start answering", self._run_clicked, r, tb
         )
@@ -261,29 +262,30 @@ class MainWindow(QMainWindow):
             self.show_about,
             h,
         )
-        self._run_state(c.state)
-        c.runnable_changed.connect(self._sync_run_action)
-        self._sync_run_action(self.run_page.run_button.isEnabled(), self.run_page.run_button.toolTip())
+        c.subscribe(self._run_changed)
+        self._run_changed(frozenset((STATE, RUNNABLE)))
 
-    def _sync_run_action(self, enabled: bool, tip: str) -> None:
-        """Run… (menu, toolbar, F5) is enabled exactly when the Run page's button is, for the same reason."""
-        self.act_run.setEnabled(enabled)
-        self.act_run.setToolTip(tip)
-        self.act_run.setStatusTip(tip)
+    def _run_changed(self, what: frozenset[str]) -> None:
+        """The window's run actions, the set-up pages and the status bar follow the run model."""
+        m = self.run_model
+        if RUNNABLE in what:  # Run… (menu, toolbar, F5): enabled exactly when the page's button is
+            enabled, tip = m.runnable()
+            self.act_run.setEnabled(enabled)
+            self.act_run.setToolTip(tip)
+            self.act_run.setStatusTip(tip)
+        if STATE in what:
+            self._run_state(m.state)
+        if STATUS in what and (m.state != RunState.IDLE or m.refused):
+            self.status_label.setText(m.status)  # running, paused, how it ended, or why it did not start
 
     def _run_clicked(self) -> None:
         self.show_page("run")
-        self.controller.request_run()
+        self.run_presenter.request_run()
 
-    def _run_status(self, text: str) -> None:
-        """The status bar follows the run (running, paused, how it ended) instead of going stale."""
-        if self.controller.state != "idle":
-            self.status_label.setText(text)
-
-    def _run_state(self, state: str) -> None:
-        live = state in ("running", "paused", "drained")
-        self.act_pause.setEnabled(state in ("running", "paused"))
-        self.act_step.setEnabled(state in ("running", "paused"))
+    def _run_state(self, state: RunState) -> None:
+        live = state.live
+        self.act_pause.setEnabled(state.steppable)
+        self.act_step.setEnabled(state.steppable)
         self.act_stop.setEnabled(live)
         self.act_open.setEnabled(not live)
         self.samples_menu.setEnabled(not live)
@@ -292,14 +294,13 @@ class MainWindow(QMainWindow):
             w.setEnabled(not live)
         self._linear_run_state(state)
 
-    def _linear_run_state(self, state: str) -> None:
-        """PMW rows read free/paid; after a PMW or SparseProject run, say what else it released."""
-        c = self.controller
-        if state == "running":  # PMW: free answers from the synthetic histogram, paid ones
-            self.run_page.model.free_paid = self.workspace.info.input == HISTOGRAM
+    def _linear_run_state(self, state: RunState) -> None:
+        """After a PMW or SparseProject run, say what else it released (PMW's n̂, the release file)."""
+        m = self.run_model
+        if state == RunState.RUNNING or m.run is None:
             self.linear_note.hide()
-        elif state in ("drained", "ended") and c.run is not None:
-            self.linear_note.show_run(c.run.record.mechanism_id, c.ledger.facts(c.run.id))
+        elif state in (RunState.DRAINED, RunState.ENDED):
+            self.linear_note.show_run(m.run.record.mechanism_id, m.run_facts())
 
     # -- pages ----------------------------------------------------------------------------------------
     def show_page(self, name: str) -> None:
@@ -342,7 +343,7 @@ class MainWindow(QMainWindow):
         self._load(Path(path), remember=True)
 
     def _load(self, path: Path | str, remember: bool, engine: dict | None = None) -> None:
-        if self.controller.state in ("running", "paused", "drained"):
+        if self.run_model.state.live:
             self.dataset_panel.show_error("A run is in progress: stop it before opening another dataset.")
             return
         self._remember = remember
@@ -382,12 +383,12 @@ class MainWindow(QMainWindow):
             + (" Declared bounds and levels restored as you last declared them for these rows."
                if recalled is not None else "")
         )
-        self._run_state(self.controller.state)
+        self._run_state(self.run_model.state)
 
     def _recall_declared(self, ds: Any) -> Any | None:
         """The schema last declared for these rows (ledger), if the file brought none of its own."""
         try:
-            return recall_declared(self.controller.ledger, ds)
+            return recall_declared(self.run_model.ledger, ds)
         except (LedgerError, OSError, ValueError) as exc:  # the window opens the data anyway
             log.warning("declared schema not recalled: %s", exc)
             return None
@@ -421,7 +422,7 @@ class MainWindow(QMainWindow):
         self.mechanism.linear.set_schema(schema)
         self.workspace.set_schema(schema)
         try:  # remembered for these rows: opening them again brings the declarations back
-            remember_declared(self.controller.ledger, self.ds, schema)
+            remember_declared(self.run_model.ledger, self.ds, schema)
         except (LedgerError, OSError, ValueError) as exc:
             log.warning("declared schema not remembered: %s", exc)
 
@@ -440,23 +441,24 @@ class MainWindow(QMainWindow):
         if self.ds is None:
             self.status_label.setText("Open a dataset first: recipes run on its rows.")
             return None
-        ledger, dataset_id = self.controller.ledger, self.ds.dataset_id
+        budget = self.run_model.budget
 
         def remaining():
-            return None if dataset_id is None else ledger.budget(dataset_id).remaining_epsilon
+            left = budget.remaining() if budget.known else None
+            return None if left is None else left[0]
 
-        dlg = RecipesDialog(self.ds, ledger.path, dataset_id, remaining, self)
-        dlg.ran.connect(lambda _run_id: self._recipe_ran(dataset_id))
+        dlg = RecipesDialog(self.ds, budget.ledger.path, budget.dataset_id, remaining, self)
+        dlg.ran.connect(lambda _run_id: self._recipe_ran())
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.show()
         return dlg
 
     def _remember_pace(self) -> None:
-        self.settings.pace = self.run_page.pace_rate()
+        self.settings.pace = self.run_model.pace
 
-    def _recipe_ran(self, dataset_id: str) -> None:
-        """A recipe spent budget: the Run page's gauge and an open History follow the ledger."""
-        self.workspace.set_budget(self.controller.ledger.budget(dataset_id))
+    def _recipe_ran(self) -> None:
+        """A recipe spent budget: the run model re-reads it (gauge, plan), an open History follows."""
+        self.run_model.refresh_budget()
         history = self.sessions.history
         if history is not None and history.isVisible():
             history.refresh()
@@ -473,7 +475,8 @@ class MainWindow(QMainWindow):
         """The files the window's set-up reads — the dataset and its schema sidecar, the ledger and,
         with ``session``, the open session file — which no save dialog may write over
         (:mod:`svtgui.app.outputs`). Saving a session over itself is what Save does: ``session=False``."""
-        return (Inputs().add_dataset(getattr(self.ds, "path", None)).add_ledger(self.controller.ledger_path)
+        return (Inputs().add_dataset(getattr(self.ds, "path", None))
+                .add_ledger(self.run_model.budget.ledger_path)
                 .add(self.sessions.session_path if session else None, "the open session file"))
 
     def export_queries(self) -> None:
@@ -536,7 +539,7 @@ class MainWindow(QMainWindow):
     # -- drag and drop --------------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         urls = event.mimeData().urls()
-        if len(urls) == 1 and urls[0].isLocalFile() and self.controller.state not in ("running", "paused"):
+        if len(urls) == 1 and urls[0].isLocalFile() and not self.run_model.state.steppable:
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
@@ -550,7 +553,7 @@ class MainWindow(QMainWindow):
 
     # -- closing --------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        self.controller.shutdown()
+        self.run_presenter.shutdown()
         self.loader.cancel()
         self.settings.geometry = self.saveGeometry()
         self.settings.window_state = self.saveState()

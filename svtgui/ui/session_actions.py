@@ -1,9 +1,10 @@
 """File → Open/Save session, File → Export release and View → History, wired into the main window.
 
 Kept apart from :mod:`svtgui.ui.main_window` so the window stays a switchboard: this object owns
-the actions, the session's own dataset loader and the History window, and works only through the
-window's public interface — its workspace (what a session file saves and restores), panels,
-``add_action``, ``adopt_dataset`` (the same hand-over an ordinary open takes) and
+the actions, the session's own dataset loader and the History window, and works through the
+models — the workspace (what a session file saves and restores) and the run model (the ledger,
+the dataset's id, the current run) — and the window's public interface for what only a window
+does: panels, ``add_action``, ``adopt_dataset`` (the same hand-over an ordinary open takes) and
 ``refresh_recent``. It does not import the window.
 
 Restoring a session follows the privacy rules of the rest of the app: the dataset is loaded off
@@ -25,6 +26,8 @@ from shiboken6 import Shiboken
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
 from svtgui.app.reports.release import runs_label
+from svtgui.app.runs.model import STATE, RunModel
+from svtgui.app.runs.state import RunState
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, LedgerError
 from svtgui.ui.common.background import Background, busy_bar
@@ -42,7 +45,6 @@ from svtgui.ui.history.history_panel import HistoryPanel
 from svtgui.ui.setup.loader import DatasetLoader
 
 SESSION_FILTER = f"SVT Studio sessions (*{SUFFIX});;All files (*)"
-LIVE = ("running", "paused", "drained")
 
 
 def window_title(session: str | None, dataset: str) -> str:
@@ -59,6 +61,7 @@ class SessionActions(QObject):
         """``win`` is the main window (any window with the public interface named above)."""
         super().__init__(win)
         self.win = win
+        self.runs: RunModel = win.run_model
         self.session_path: Path | None = None  # the session last saved or opened (Save writes here)
         self.notice: Notice | None = None  # the last message shown (tests read it)
         self.history: HistoryPanel | None = None
@@ -80,7 +83,7 @@ class SessionActions(QObject):
         self.loader.failed.connect(self._session_failed)
         self.loader.cancelled.connect(self._session_cancelled)
         win.dataset_panel.cancel_requested.connect(self.loader.cancel)
-        win.controller.state_changed.connect(self.update_actions)
+        self.runs.subscribe(self._run_changed)
         win.loader.loaded.connect(self._dataset_opened)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -132,7 +135,7 @@ class SessionActions(QObject):
         """Enable what can be done now; a disabled action says why in its tooltip and status tip."""
         if not hasattr(self, "act_export_release"):
             return
-        live = self.win.controller.state in LIVE
+        live = self.runs.state.live
         no_data = "open a dataset first" if self.win.ds is None else ""
         for act, reason in (
             (self.act_save_session, no_data),
@@ -153,17 +156,16 @@ class SessionActions(QObject):
 
     def _dataset_id(self) -> str | None:
         """The open dataset's public ledger id (None: no dataset, or rows new to the ledger)."""
-        record = self.win.controller.dataset_record() if self.win.ds is not None else None
-        return record.dataset_id if record is not None else None
+        return self.runs.budget.dataset_id
 
     # -- export -------------------------------------------------------------------------------------
     def export_candidate(self) -> int | None:
         """The run File → Export release writes: the current run once ended, else the newest ended one."""
-        c, ds = self.win.controller, self.win.ds
+        c, ds = self.runs, self.win.ds
         if ds is None:
             return None
         dataset_id = self._dataset_id()
-        if c.run is not None and c.state not in LIVE and c.run.record.dataset_id == dataset_id:
+        if c.run is not None and not c.state.live and c.run.record.dataset_id == dataset_id:
             return c.run.id
         runs = exportable_runs(c.ledger, dataset_id) if dataset_id else []
         return runs[0].id if runs else None
@@ -197,7 +199,7 @@ class SessionActions(QObject):
             self._fail("Nothing to export", f"Export release is unavailable: {reason}.", detail="")
             return self.notice
         run_id = run_id if run_id is not None else self.export_candidate()
-        ledger = win.controller.ledger
+        ledger = self.runs.ledger
         running = [r for r in (run_id if isinstance(run_id, tuple) else (run_id,))
                    if ledger.run(r).status == RUNNING]
         if running:
@@ -235,7 +237,7 @@ class SessionActions(QObject):
         def done(outcome: Path | BaseException) -> None:  # the written file, or why not
             self._exported(run_id, path, outcome)
 
-        self.exporter.start(export_job(self.win.controller.ledger.path, run_id, path), done, done,
+        self.exporter.start(export_job(self.runs.ledger.path, run_id, path), done, done,
                             cancelled=lambda: self._export_cancelled(run_id, path))
 
     def _cancel_export(self) -> None:
@@ -256,6 +258,7 @@ class SessionActions(QObject):
 
     def _exported(self, run_id: int | tuple[int, ...], path: Path, outcome: Path | BaseException) -> None:
         self._export_ended()
+        self.runs.refresh_budget()  # the gauge and the plan follow the ledger after every export
         parent = self.history if self.history is not None and self.history.isVisible() else self.win
         self._tell(report_notice(parent, run_id, outcome))
         self.win.status_label.setText(
@@ -265,10 +268,10 @@ class SessionActions(QObject):
     # -- history ------------------------------------------------------------------------------------
     def show_history(self) -> HistoryPanel:
         if self.history is None:
-            self.history = HistoryPanel(lambda: self.win.controller.ledger, self.win)
+            self.history = HistoryPanel(lambda: self.runs.ledger, self.win)
             self.history.export_requested.connect(lambda run_id: self.export_release(run_id=run_id))
             self.history.release_requested.connect(lambda runs: self.export_release(run_id=tuple(runs)))
-            self.win.controller.state_changed.connect(self._refresh_history)
+        self.runs.refresh_budget()  # the ledger as it is now: other processes may have charged meanwhile
         ds = self.win.ds
         self.history.set_dataset(self._dataset_id(), ds.name if ds else "")
         self.history.show()
@@ -276,8 +279,13 @@ class SessionActions(QObject):
         self.history.activateWindow()
         return self.history
 
-    def _refresh_history(self, state: str) -> None:
-        if self.history is not None and self.history.isVisible() and state not in ("paused",):
+    def _run_changed(self, what: frozenset[str]) -> None:
+        if STATE in what:
+            self.update_actions()
+            self._refresh_history(self.runs.state)
+
+    def _refresh_history(self, state: RunState) -> None:
+        if self.history is not None and self.history.isVisible() and state != RunState.PAUSED:
             if self.win.ds is not None:  # a first run registers the dataset: it has an id from now on
                 self.history.set_dataset(self._dataset_id(), self.win.ds.name)
             else:
@@ -321,7 +329,7 @@ class SessionActions(QObject):
                 return False
             path = chosen
         path = Path(path)
-        if win.controller.state in LIVE:
+        if self.runs.state.live:
             return self._fail("Session not opened", "A run is in progress: stop it before opening a session.")
         try:
             session = load(path)
@@ -351,7 +359,7 @@ class SessionActions(QObject):
         session, path = self._opening
         self._opening = None
         try:
-            ds = session.adopt(ds, self.win.controller.ledger)  # the rows are checked through the ledger
+            ds = session.adopt(ds, self.runs.ledger)  # the rows are checked through the ledger
             queries = session.query_objects()
         except (SessionError, LedgerError) as exc:
             self.win.dataset_panel.hide_progress()
@@ -363,7 +371,7 @@ class SessionActions(QObject):
         win.mechanism.flush()
         self.session_path = path
         self._remember(path)
-        runs = len(win.controller.ledger.runs(ds.dataset_id)) if ds.dataset_id else 0
+        runs = len(self.runs.ledger.runs(ds.dataset_id)) if ds.dataset_id else 0
         win.setWindowTitle(window_title(path.stem, ds.name))
         win.status_label.setText(
             f"Session {path.name} restored: {ds.name}, {win.mechanism.info.name}, "

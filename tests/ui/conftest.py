@@ -19,7 +19,7 @@ def window(qtbot):
     qtbot.addWidget(win)
     win.show()
     yield win
-    win.controller.shutdown()
+    win.run_presenter.shutdown()
 
 
 def load(qtbot, win: MainWindow, sample: str = "census", total_epsilon: str | None = "10") -> None:
@@ -45,7 +45,7 @@ def set_param(win: MainWindow, name: str, value) -> None:
 
 def run_to_end(qtbot, win: MainWindow, timeout: int = 60_000) -> None:
     """Press Run, confirm the spend, and wait until the run ends or drains."""
-    c = win.controller
+    c = win.run_model
     win.show_page("run")
     qtbot.mouseClick(win.run_page.run_button, _left())
     assert win.run_page.confirm.isVisible(), win.run_page.run_error.text()

@@ -103,7 +103,7 @@ def test_a_session_on_adult_from_open_to_a_stopped_runs_report(qtbot, window, ac
     win.run_page.totals.epsilon.setText("10")
     win.run_page.totals.delta.setText("0.01")
     win.run_page.set_pace_rate(2.0)
-    c = win.controller
+    c = win.run_model
     win.show_page("run")
     qtbot.mouseClick(win.run_page.run_button, LEFT)
     qtbot.mouseClick(win.run_page.confirm.spend, LEFT)

@@ -15,7 +15,6 @@ from svtgui.core import mechanisms
 from svtgui.data.queries import RangeCount
 from svtgui.ui.common.settings import MAX_RECENT, Settings
 from svtgui.ui.run.live_chart import FREE_LABEL, LiveChart
-from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.setup.frame_model import FrameModel
 from svtgui.ui.setup.mechanism_panel import offered
 
@@ -53,36 +52,6 @@ def test_last_parameters_come_back_in_a_new_window(qtbot, window, act):
     assert second.mechanism.mechanism_id == "numeric_sparse"
     assert second.mechanism.form.editors["epsilon"].text() == "0.25"
     assert second.mechanism.form.editors["cutoff"].value() == 7
-
-
-def test_result_store_keeps_no_value_for_below_and_indexes_tops():
-    s = ResultStore(capacity=4)
-    idx = np.arange(10)
-    above = np.zeros(10, dtype=bool)
-    above[[2, 7]] = True
-    values = np.arange(10, dtype=float) * 100  # even a value passed for a ⊥ row is dropped
-    s.append(idx, idx, above, values, 1.0)
-    s.append(np.array([10]), np.array([-1]), np.array([True]), np.array([np.nan]), 2.0)
-    assert s.n == 11 and s.n_tops == 3 and s.n_bottoms == 8
-    xs, ys = s.top_points()
-    np.testing.assert_array_equal(xs, [2, 7, 10])
-    np.testing.assert_array_equal(ys[:2], [200.0, 700.0])
-    assert np.isnan(ys[2])
-    assert np.isnan(s.value[: s.n][~s.above[: s.n]]).all()
-
-
-def test_result_store_keeps_free_answers_values_and_positions():
-    s = ResultStore(capacity=4)
-    idx = np.arange(6)
-    above = np.array([False, True, False, False, True, False])
-    free = np.array([True, False, False, True, True, True])  # a ⊤ is never free; row 2 is a plain ⊥
-    s.append(idx, idx, above, np.arange(6, dtype=float) + 0.5, 1.0, free)
-    xs, ys = s.free_points()
-    np.testing.assert_array_equal(xs, [0, 3, 5])
-    np.testing.assert_array_equal(ys, [0.5, 3.5, 5.5])
-    assert s.n_free == 3 and s.n_tops == 2 and np.isnan(s.value[2])
-    s.clear()
-    assert s.free_points()[0].size == 0
 
 
 def test_chart_switches_between_a_threshold_line_and_pmw_free_paid(qapp):

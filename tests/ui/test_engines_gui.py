@@ -92,7 +92,7 @@ def test_a_run_on_duckdb_streams_to_the_end_in_the_child_process(qtbot, window, 
     qtbot.mouseClick(window.run_page.run_button, Qt.MouseButton.LeftButton)
     assert window.run_page.confirm.isVisible(), window.run_page.run_error.text()
     qtbot.mouseClick(window.run_page.confirm.spend, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.controller.state in ("ended", "drained"), timeout=90_000)
-    c = window.controller
+    qtbot.waitUntil(lambda: window.run_model.state in ("ended", "drained"), timeout=90_000)
+    c = window.run_model
     assert c.run is not None and c.run.status in ("halted", "finished", "running"), c.outcome
     assert c.store.n > 0  # released rows reached the window

@@ -37,11 +37,11 @@ def finished_run(qtbot, window, act):
     act.set_param(win, "epsilon", "1")
     act.set_param(win, "threshold", "25000")
     act.set_param(win, "cutoff", 4)
-    win.controller.seed = 11  # reproducible test noise (marked not secure in the report)
+    win.run_model.seed = 11  # reproducible test noise (marked not secure in the report)
     act.run_to_end(qtbot, win)
-    if win.controller.state == "drained":
+    if win.run_model.state == "drained":
         qtbot.mouseClick(win.run_page.stop_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=10_000)
+        qtbot.waitUntil(lambda: win.run_model.state == "ended", timeout=10_000)
     truth = evaluate(win.ds, queries)
     return win, truth
 
@@ -58,7 +58,7 @@ def _text(path: Path) -> str:
 def test_export_each_format_has_the_release_and_no_true_answer(qtbot, finished_run, monkeypatch, tmp_path,
                                                                suffix):
     win, truth = finished_run
-    run_id = win.controller.run.id
+    run_id = win.run_model.run.id
     rows = Ledger.open().responses(run_id)
     released = {int(round(r.value)) for r in rows if r.above and r.value is not None}
     assert released, "the run released no number: the leak scan would prove nothing"

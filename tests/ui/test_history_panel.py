@@ -78,7 +78,7 @@ def test_history_follows_the_window_run_and_keeps_totals_in_step(qtbot, window, 
     act.set_param(window, "epsilon", "0.25")
     act.run_to_end(qtbot, window)
     qtbot.mouseClick(window.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: window.controller.state == "ended", timeout=10_000)
+    qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
     # The open panel refreshed itself when the run ended.
     assert panel.runs_model.rowCount() == 1
     run = cells(panel.runs_model, 0)

@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from svtgui.app.dataset_identity import register
 from svtgui.data import Dataset
 from svtgui.ledger import Ledger
-from svtgui.ui.run import identity_dialog
-from svtgui.ui.run.identity_dialog import DIFFERENT, ask, register_or_bind
+from svtgui.ui.run.identity_dialog import DIFFERENT, ask
 
 
 def _people(shift: int = 0) -> Dataset:
@@ -47,19 +46,3 @@ def test_the_dialog_offers_same_different_or_cancel(qtbot, led, label, expected)
     choice = ask(None, "people", known)
     assert choice == (known.dataset_id if expected == "id" else expected)
 
-
-def test_register_or_bind_follows_the_curators_choice(qtbot, led, monkeypatch):
-    known = register(led, _people(), 2)
-    changed = _people(shift=1)
-    monkeypatch.setattr(identity_dialog, "ask", lambda *a: None)
-    assert register_or_bind(None, led, changed, "1", "0") is None and led.datasets() == [known]
-    monkeypatch.setattr(identity_dialog, "ask", lambda parent, name, rec: rec.dataset_id)
-    assert register_or_bind(None, led, changed, "1", "0") == known  # the rows now share its budget
-    other = _people(shift=2)
-    monkeypatch.setattr(identity_dialog, "ask", lambda *a: DIFFERENT)
-    new = register_or_bind(None, led, other, "1", "0")
-    assert new.dataset_id != known.dataset_id and new.total_epsilon == 1
-    asked = []
-    monkeypatch.setattr(identity_dialog, "ask", lambda *a: asked.append(a))
-    brand_new = Dataset.from_frame(pd.DataFrame({"x": [1, 2]}), "unrelated")
-    assert register_or_bind(None, led, brand_new, "3", "0").total_epsilon == 3 and not asked

@@ -46,18 +46,16 @@ def test_pmw_run_through_the_window(qtbot, window, act):
     for name, value in (("epsilon", 1), ("delta", 0), ("threshold", 1500), ("cutoff", 30)):
         act.set_param(window, name, value)
     # the sample's default queue (age ranges at 80, 86, …) does not fit the bins: Run says why
-    window.controller.validate()
     assert not window.run_page.run_button.isEnabled()
     assert "cuts a bin" in window.run_page.run_error.text()
     queries = _marginals(window)
     window.queries.set_queries(queries)
-    window.controller.seed = 11  # reproducible (NOT secure) noise for the test
+    window.run_model.seed = 11  # reproducible (NOT secure) noise for the test
     preview = window.mechanism.preview.statement.text()
     assert "free answer" in preview and "paid answer" in preview
-    window.controller.validate()
     assert window.run_page.run_button.isEnabled(), window.run_page.run_error.text()
     act.run_to_end(qtbot, window)
-    c = window.controller
+    c = window.run_model
     if c.state == "drained":
         c.stop()
         qtbot.waitUntil(lambda: c.state == "ended", timeout=10_000)
@@ -116,17 +114,15 @@ def test_sparse_project_release_then_answer_without_data(qtbot, window, act, tmp
     window.run_page.totals.delta.setText("1e-5")  # the dataset's total δ: SparseProject needs δ > 0
     builder = window.mechanism.linear.release
     assert builder.isVisible()
-    window.controller.validate()
     assert "release" in window.run_page.run_error.text()  # no output file yet: Run disabled, says why
     out = tmp_path / "census.npz"
     builder.path.setText(str(out))
     act.set_param(window, "projection_size", 256)
     assert "the paper's would be" in builder.paper.text() and "256 (yours)" in builder.paper.text()
-    window.controller.seed = 5
-    window.controller.validate()
+    window.run_model.seed = 5
     assert window.run_page.run_button.isEnabled(), window.run_page.run_error.text()
     act.run_to_end(qtbot, window)
-    c = window.controller
+    c = window.run_model
     qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
     assert out.exists() and window.run_page.model.rowCount() == 0
     assert "Release written to census.npz" in window.linear_note.text()
@@ -177,7 +173,6 @@ def test_bad_universe_disables_run_and_says_why(qtbot, window, act, specs, words
     for name, value in (("epsilon", 1), ("threshold", 1500)):
         act.set_param(window, name, value)
     window.queries.set_queries(_marginals(window))
-    window.controller.validate()
     assert not window.run_page.run_button.isEnabled()
     assert words in window.run_page.run_error.text()
     assert words in window.mechanism.linear.universe.error.text()
@@ -201,8 +196,7 @@ def test_sparse_project_needs_no_query_list_and_the_confirmation_names_the_relea
     window.run_page.totals.delta.setText("1e-5")
     out = tmp_path / "empty-queue.npz"
     window.mechanism.linear.release.path.setText(str(out))
-    window.controller.seed = 5
-    window.controller.validate()
+    window.run_model.seed = 5
     page = window.run_page
     assert page.run_button.isEnabled(), page.run_error.text()
     assert "up front" not in page.run_error.text() and "up front" not in page.run_button.toolTip()
@@ -212,7 +206,7 @@ def test_sparse_project_needs_no_query_list_and_the_confirmation_names_the_relea
     assert "SparseProject release" in text and "2,016 cells" in text and str(out) in text
     assert "later" in text
     qtbot.mouseClick(page.confirm.spend, LEFT)
-    c = window.controller
+    c = window.run_model
     qtbot.waitUntil(lambda: c.state == "ended", timeout=30_000)
     assert out.exists() and c.run.status == "finished"
     status = page.status.text()
@@ -226,6 +220,5 @@ def test_top_c_selection_still_needs_its_queries(qtbot, window, act):
     act.set_param(window, "epsilon", 1)
     act.set_param(window, "cutoff", 3)
     window.queries.set_queries([])
-    window.controller.validate()
     assert not window.run_page.run_button.isEnabled()
     assert "whole query list up front" in window.run_page.run_error.text()

@@ -102,11 +102,11 @@ def test_no_widget_tooltip_or_log_shows_a_secret(qtbot, window, act, caplog):
     act.set_param(win, "threshold", f"{threshold:g}")
     act.set_param(win, "cutoff", 10)
     win.mechanism.form.editors["numeric_share"].setValue(0.3)
-    win.controller.seed = SEED
+    win.run_model.seed = SEED
     act.run_to_end(qtbot, win)
-    c = win.controller
+    c = win.run_model
     assert c.state == "ended" and c.run.status == "halted"
-    win.controller.refresh()
+    win.run_presenter.refresh()
 
     # The run's secrets, rebuilt outside the window.
     twin = mechanisms.create("standard_svt", rng=mechanisms.seeded(SEED), trace=True, **c.run.params)

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from svtgui.app.numbers import amount, exact, field_text
 from svtgui.data.queries import queries_from_json
 from svtgui.data.schema import Column, Schema
-from svtgui.ui.common.numbers import amount, exact, field_text
 
 EXPONENT = re.compile(r"\d[eE][+-]?\d")
 

@@ -16,7 +16,7 @@ def test_a_slow_pace_streams_slowly_pause_and_step_still_work_and_the_pace_is_re
     q = win.queries.queries[0]
     win.queries.set_queries([q] * 2000)  # at 2 queries per second: about 17 minutes unpaced by the test
     act.set_param(win, "threshold", "1000000")
-    page, c, store = win.run_page, win.controller, win.store
+    page, c, store = win.run_page, win.run_model, win.store
     page.pace.setCurrentIndex(page.pace.findData(2.0))
     assert Settings().pace == 2.0
     win.show_page("run")
@@ -42,5 +42,5 @@ def test_a_slow_pace_streams_slowly_pause_and_step_still_work_and_the_pace_is_re
     third = MainWindow()
     qtbot.addWidget(third)
     assert third.run_page.pace_rate() == 5.0
-    again.controller.shutdown()
-    third.controller.shutdown()
+    again.run_presenter.shutdown()
+    third.run_presenter.shutdown()

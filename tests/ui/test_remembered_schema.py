@@ -35,7 +35,7 @@ def test_bounds_declared_once_come_back_for_the_same_rows_saved_again(qtbot, win
     _open(qtbot, second, again)
     assert second.ds.schema.column("age").bounds() == (0.0, 120.0)
     assert "restored" in second.status_label.text()
-    second.controller.shutdown()
+    second.run_presenter.shutdown()
 
 
 def test_other_rows_and_files_with_their_own_schema_are_left_alone(tmp_path):

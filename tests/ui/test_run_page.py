@@ -90,7 +90,7 @@ def test_status_bar_follows_the_run_and_controls_have_icons(qtbot, window, act):
     act.run_to_end(qtbot, win)
     assert "All 5 planned queries answered" in win.status_label.text()
     qtbot.mouseClick(win.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=10_000)
+    qtbot.waitUntil(lambda: win.run_model.state == "ended", timeout=10_000)
     assert win.status_label.text() == win.run_page.status.text()
     assert win.status_label.text().startswith("Finished")
 
@@ -110,10 +110,9 @@ def test_non_interactive_mechanisms_run_end_to_end(qtbot, window, act, mechanism
         act.set_param(win, name, value)
     queries = win.queries.queries[:400]
     win.queries.set_queries(queries)
-    win.controller.validate()
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()
     act.run_to_end(qtbot, win)
-    c, store = win.controller, win.store
+    c, store = win.run_model, win.store
     assert c.state == "ended" and c.run.status == "finished", win.run_page.run_error.text()
     # The whole list is answered at once: every query has a row, exactly c of them ⊤ (selected).
     assert store.n == len(queries) and store.n_tops == 3
@@ -137,7 +136,7 @@ def test_a_killed_run_process_ends_the_run_as_interrupted_with_everything_shown_
     q = win.queries.queries[0]
     win.queries.set_queries([q] * 300_000)  # long enough to be killed mid-stream
     act.set_param(win, "threshold", "1000000")
-    c = win.controller
+    c = win.run_model
     win.show_page("run")
     qtbot.mouseClick(win.run_page.run_button, LEFT)
     qtbot.mouseClick(win.run_page.confirm.spend, LEFT)
@@ -185,6 +184,6 @@ def test_toolbar_run_action_follows_the_run_button_and_its_reason(qtbot, window,
     assert not win.act_run.isEnabled() and "in progress" in win.act_run.toolTip()
     _same_run_state(win)
     qtbot.mouseClick(win.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=10_000)
+    qtbot.waitUntil(lambda: win.run_model.state == "ended", timeout=10_000)
     assert win.act_run.isEnabled()
     _same_run_state(win)

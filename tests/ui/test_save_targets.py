@@ -52,7 +52,7 @@ def test_save_session_refuses_a_link_to_the_dataset_but_saves_over_itself(opened
 
 def test_splitting_the_queue_never_writes_over_the_ledger(opened, tmp_path):
     win, _ = opened
-    ledger = win.controller.ledger.path  # opens it
+    ledger = win.run_model.ledger.path  # opens it
     before = ledger.read_bytes()
     win.queries.set_queries([RangeCount("age", 20, 30), ClippedSum("age")])  # Δ = 1 and Δ = age's bound
     assert win.queries.split_by_sensitivity(ledger) is False

@@ -130,7 +130,7 @@ def _state(win: MainWindow):
 def test_changed_dataset_is_refused_with_a_warning_and_nothing_changes(qtbot, window, act, census_copy,
                                                                       tmp_path):
     set_up(qtbot, window, act, census_copy)
-    register(window.controller.ledger, window.ds, 10)  # in the ledger: the session names its id
+    register(window.run_model.ledger, window.ds, 10)  # in the ledger: the session names its id
     saved = window.sessions.save_session(tmp_path / "s.svtsession")
     with open(census_copy, "a", encoding="utf-8") as f:
         f.write("41,Male,Bachelors,13,Divorced,Sales,40,0,0,>50K\n")  # the file changed since

@@ -59,7 +59,7 @@ def test_the_main_window_fits_a_1366_by_768_screen_on_first_start(qtbot, monkeyp
     avail = SmallScreen().availableGeometry()
     assert win.width() + screen_module.FRAME_ROOM <= avail.width()
     assert win.height() + screen_module.FRAME_ROOM <= avail.height()
-    win.controller.shutdown()
+    win.run_presenter.shutdown()
 
 
 def test_every_teaching_page_fits_the_small_screen_whatever_it_shows(qtbot, monkeypatch):

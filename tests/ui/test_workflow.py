@@ -35,7 +35,7 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     assert win.run_page.run_button.isEnabled(), win.run_page.run_error.text()
     act.run_to_end(qtbot, win)
 
-    c, store = win.controller, win.store
+    c, store = win.run_model, win.store
     assert c.state == "ended" and c.run.status == "halted"
     assert store.n_tops == 4
     assert store.n < 10_000  # halted before the end of the stream
@@ -74,10 +74,10 @@ def test_sparse_session_of_10000_queries_halts_at_c(qtbot, window, act):
     assert all("⊤" in model.data(model.index(r, COL_ANSWER)) for r in range(4))
 
 
-def barrier(qtbot, controller) -> None:
+def barrier(qtbot, model) -> None:
     """Wait until the run process has handled every message sent so far and the window has taken
     everything it sent before (its ``sync`` barrier, echoed in order): an event, not a delay."""
-    worker = controller.worker
+    worker = model.worker
     token = worker.sync()
     qtbot.waitUntil(lambda: worker.synced >= token, timeout=30_000)
 
@@ -85,12 +85,12 @@ def barrier(qtbot, controller) -> None:
 def test_pause_step_stop(qtbot, window, act):
     win = window
     clock = ClockWithPauses()  # the run page's clock of running time: a pause can last an hour at once
-    win.controller.clock = clock
+    win.run_model.clock = clock
     act.load(qtbot, win)
     q = win.queries.queries[0]
     win.queries.set_queries([q] * 300_000)  # one cheap query repeated: a long stream that never halts
     act.set_param(win, "threshold", "1000000")
-    c, store = win.controller, win.store
+    c, store = win.run_model, win.store
     win.show_page("run")
     qtbot.mouseClick(win.run_page.run_button, LEFT)
     qtbot.mouseClick(win.run_page.confirm.spend, LEFT)
@@ -140,7 +140,7 @@ def test_adaptive_query_after_seeing_answers(qtbot, window, act):
     win.queries.set_queries(win.queries.queries[:5])
     act.set_param(win, "threshold", "1000000")
     act.run_to_end(qtbot, win)
-    c = win.controller
+    c = win.run_model
     assert c.state == "drained"  # planned queries done, the run stays open for adaptive ones
     assert "Ask another query" in win.run_page.status.text()
     ask = win.run_page.ask
@@ -152,7 +152,7 @@ def test_adaptive_query_after_seeing_answers(qtbot, window, act):
     assert ask.action.isEnabled()
     qtbot.mouseClick(ask.action, LEFT)
     qtbot.waitUntil(lambda: win.store.n == 6, timeout=30_000)
-    win.controller.refresh()
+    win.run_presenter.refresh()
     text = win.run_page.model.data(win.run_page.model.index(5, COL_QUERY))
     assert text == "(adaptive) count of rows where age ≥ 40"
     # A query that does not fit the run (Δ above the run's Δ = 1) is refused next to the line.
@@ -201,9 +201,9 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     win.run_page.totals.epsilon.setText("1.5")
     act.set_param(win, "epsilon", "1")
     act.run_to_end(qtbot, win)
-    if win.controller.state == "drained":
+    if win.run_model.state == "drained":
         qtbot.mouseClick(win.run_page.stop_button, LEFT)
-        qtbot.waitUntil(lambda: win.controller.state == "ended", timeout=30_000)
+        qtbot.waitUntil(lambda: win.run_model.state == "ended", timeout=30_000)
     led = Ledger.open()
     assert len(led.runs()) == 1
     assert win.run_page.totals.epsilon.isReadOnly()  # recorded in the ledger: raise only, never retype
@@ -215,8 +215,8 @@ def test_overspend_is_refused_and_charges_nothing(qtbot, window, act):
     assert "remains" in win.mechanism.form.errors["epsilon"].full_text()
     # Forcing the spend anyway (the keyboard path) is refused too, and nothing is charged.
     win.show_page("run")
-    assert win.controller.confirm_run() is False
-    assert win.controller.state == "ended"
+    assert win.run_presenter.confirm_run() is False
+    assert win.run_model.state == "ended"
     assert "does not fit" in win.run_page.run_error.text()
     assert len(Ledger.open().runs()) == 1
     assert float(Ledger.open().budget(win.ds.dataset_id).spent_epsilon) == 1.0
@@ -245,7 +245,7 @@ def test_a_run_with_nothing_queued_says_so_before_and_after(qtbot, window, act):
     said = window.run_page.confirm.text.text()
     assert "with no queries queued" in said and "0 planned" not in said
     qtbot.mouseClick(window.run_page.confirm.spend, LEFT)
-    c = window.controller
+    c = window.run_model
     qtbot.waitUntil(lambda: c.state == "drained", timeout=30_000)
     assert window.run_page.status.text().startswith("No queries were queued: ask one below")
     qtbot.mouseClick(window.run_page.stop_button, LEFT)

@@ -58,7 +58,7 @@ def test_a_query_comparing_a_number_with_text_disables_run(qtbot, window, act):
     assert not window.run_page.run_button.isEnabled()
     error = window.run_page.run_error.text()
     assert "Queries" in error and "not a number" in error
-    assert window.controller.confirm_run() is False
+    assert window.run_presenter.confirm_run() is False
 
 
 def test_parameter_tooltips_give_advice(qtbot, window, act):

@@ -159,7 +159,6 @@ class RunWorker:
         self.task: Task | None = None
         self._paused = False
         self._done = False
-        self.run_: RunView | None = None
         self.synced = 0  # the token of the last ``synced`` the child sent (see :meth:`sync`)
         self._sync_tokens = 0
 
@@ -206,15 +205,8 @@ class RunWorker:
             elif event.kind == "failed" and not any(kind in TERMINAL for kind, _ in out):
                 exc = event.payload
                 out.append(("failed", f"the run's relay failed ({type(exc).__name__}: {exc})"))
-        for kind, payload in out:
-            if kind == "started_run":
-                self.run_ = payload
-            elif kind == "ended" and self.run_ is not None:
-                self.run_.status = payload
-            elif kind == "failed" and self.run_ is not None:
-                self.run_.status = "interrupted"
-            if kind in TERMINAL:
-                self._done = True
+        if any(kind in TERMINAL for kind, _ in out):
+            self._done = True
         return out
 
     # -- requests from the GUI thread ------------------------------------------------------------

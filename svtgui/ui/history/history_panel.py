@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import recipes
+from svtgui.app.numbers import amount, exact
 from svtgui.app.reports.content import integrity_records, integrity_text, statistics
 from svtgui.app.reports.statistics import headline
 from svtgui.app.tasks import TaskState
@@ -41,7 +42,6 @@ from svtgui.core import mechanisms
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
 from svtgui.ui.common.background import Background, busy_bar
-from svtgui.ui.common.numbers import amount, exact
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
 
 Index = QModelIndex | QPersistentModelIndex
@@ -238,7 +238,7 @@ class HistoryPanel(QDialog):
     release_requested = Signal(list)  # the selected runs' ids: one release document over them
 
     def __init__(self, ledger: Callable[[], Ledger], parent: QWidget | None = None) -> None:
-        """``ledger()`` returns the window's open ledger (opened lazily by the run controller)."""
+        """``ledger()`` returns the window's open ledger (opened lazily by the run model)."""
         super().__init__(parent)
         named(self, "History")
         self.setWindowTitle("History — SVT Studio")

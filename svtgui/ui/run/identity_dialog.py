@@ -3,17 +3,15 @@
 A file with the name and columns of a known dataset but different rows (a corrected export, or an
 unrelated file that happens to share a name) must never silently get a fresh budget. Before its
 first charge the curator chooses: a different dataset (its own new budget) or the known one
-(sharing its budget). The decision itself is made by :mod:`svtgui.app.dataset_identity`.
+(sharing its budget). The Run page asks before the spend confirmation is worded; the run model
+(:mod:`svtgui.app.runs.dataset_budget`) carries the answer out just before the charge.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from svtgui.app import dataset_identity
-from svtgui.ledger import DatasetRecord, Ledger
+from svtgui.ledger import DatasetRecord
 
 DIFFERENT = "different"
 
@@ -38,20 +36,3 @@ def ask(parent: QWidget | None, name: str, known: DatasetRecord) -> str | None:
         return known.dataset_id
     return DIFFERENT if clicked is other else None
 
-
-def register_or_bind(parent: QWidget | None, ledger: Ledger, ds: Any, total_epsilon: str,
-                     total_delta: str) -> DatasetRecord | None:
-    """Register new rows with the declared totals, asking first when they look like a known dataset.
-
-    None when the curator cancelled (nothing written). Raises ``ValueError`` for a bad total.
-    """
-    identity = dataset_identity.identify(ledger, ds)
-    if identity.record is not None:
-        return identity.record
-    if identity.needs_decision:
-        choice = ask(parent, ds.name, identity.lookalikes[0])
-        if choice is None:
-            return None
-        if choice != DIFFERENT:
-            return dataset_identity.bind(ledger, ds, choice)
-    return dataset_identity.register(ledger, ds, total_epsilon, total_delta, different=True)

@@ -138,6 +138,12 @@ class LiveChart(QWidget):
         """The visible legend entries' texts (what a reader of the chart is told)."""
         return [label.text for item, label in self.legend.items if label.isVisible()]
 
+    def forget_run(self) -> None:
+        """No run on view (another dataset was opened): no points, no threshold line, no PMW caption."""
+        self.clear()
+        self.set_threshold(None)
+        self.legend.items[1][1].setText(TOP_LABEL)
+
     def clear(self) -> None:
         self.tops.setData([], [])
         self.frees.setData([], [])

@@ -15,9 +15,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from svtgui.app.runs.results import ResultStore
 from svtgui.core.wording import plain
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT
-from svtgui.ui.run.results_store import ResultStore
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "Query", "Answer", "Released value", "Time")

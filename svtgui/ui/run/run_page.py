@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QStyle,
@@ -21,11 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.runs.results import ResultStore
 from svtgui.ui.common.theme import named
 from svtgui.ui.run.budget_gauge import BudgetGauge
 from svtgui.ui.run.live_chart import LiveChart
 from svtgui.ui.run.results_model import COL_ANSWER, COL_INDEX, COL_QUERY, COL_TIME, COL_VALUE, ResultsModel
-from svtgui.ui.run.results_store import ResultStore
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
 
@@ -183,7 +184,7 @@ PACES: tuple[tuple[str, float | None], ...] = (
 
 
 class RunPage(QWidget):
-    """Widgets only; :class:`svtgui.ui.run.run_controller.RunController` drives them."""
+    """Widgets only; :class:`svtgui.ui.run.run_presenter.RunPresenter` shows the run model on them."""
 
     def pace_rate(self) -> float | None:
         """The chosen pace in queries per second (None: as fast as possible)."""
@@ -220,6 +221,10 @@ class RunPage(QWidget):
         self.pace.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.status = named(QLabel("Ready."), "Run status")
         self.status.setWordWrap(True)
+        self.progress = named(QProgressBar(), "Run progress",
+                              "Planned queries answered so far; at a chosen pace, about how long is left")
+        self.progress.setMaximumWidth(260)
+        self.progress.hide()
         self.run_error = ErrorLabel("Run")
         self.confirm = ConfirmBar()
         bar = QHBoxLayout()
@@ -227,6 +232,7 @@ class RunPage(QWidget):
             bar.addWidget(b)
         bar.addWidget(QLabel("Pace"))
         bar.addWidget(self.pace)
+        bar.addWidget(self.progress)
         bar.addWidget(self.status, 1)
 
         self.gauge = BudgetGauge()

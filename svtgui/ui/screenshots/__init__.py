@@ -21,6 +21,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
 
+from svtgui.ui.screenshots.run_through import run_through
+
 SIZE = (1280, 820)
 DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
 SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
@@ -101,20 +103,10 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: st
     if page in TOOL_PAGES:
         return _save(_recipes(win) if page == "recipes" else _compare(win), out, resize=False)
     if run:
-        c = win.controller
-        c.validate()
-        if c.problems:
-            print(f"svtgui: cannot run: {next(iter(c.problems.values()))}", file=sys.stderr)
+        refused = run_through(win, wait_until, 600)
+        if refused is not None:
+            print(f"svtgui: {refused}", file=sys.stderr)
             return 1
-        win.show_page("run")
-        c.request_run()
-        if not c.confirm_run():
-            print(f"svtgui: run refused: {win.run_page.run_error.text()}", file=sys.stderr)
-            return 1
-        wait_until(lambda: c.state in ("drained", "ended"), 600)
-        if c.state == "drained":
-            c.stop()  # planned queries done: finish the run
-        wait_until(lambda: c.state == "ended", 60)
     if page in SESSION_PAGES:
         import tempfile
 
@@ -130,7 +122,8 @@ def _recipes(win) -> QWidget:
     """The recipes dialog after the auto-clipped mean ran on the sample (throwaway ledger)."""
     from svtgui.app import dataset_identity
 
-    dataset_identity.register(win.controller.ledger, win.ds, DECLARED_TOTAL)
+    dataset_identity.register(win.run_model.ledger, win.ds, DECLARED_TOTAL)
+    win.run_model.refresh_budget()
     dlg = win.open_recipes()
     dlg.run()
     wait_until(lambda: bool(dlg.result.toPlainText()), 120)

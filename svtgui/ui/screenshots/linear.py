@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from svtgui.ui.screenshots.run_through import run_through
+
 PAGES = ("linear-pmw", "linear-pmw-run", "linear-release", "linear-answer")
 UNIVERSE = ["age@17,25,35,45,55,65,91", "education", "sex", "income"]
 
@@ -43,16 +45,9 @@ def prepare(win: Any, page: str, wait_until) -> tuple[str | None, Any]:
         scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
         scroll.horizontalScrollBar().setValue(0)
     if page == "linear-pmw-run":
-        c = win.controller
-        c.validate()
-        win.show_page("run")
-        c.request_run()
-        if not c.confirm_run():
-            raise RuntimeError(win.run_page.run_error.text())
-        wait_until(lambda: c.state in ("drained", "ended"), 120)
-        if c.state == "drained":
-            c.stop()
-        wait_until(lambda: c.state == "ended", 60)
+        refused = run_through(win, wait_until, 120)
+        if refused is not None:
+            raise RuntimeError(refused)
         return "run", None
     if page == "linear-answer":
         return None, _answer_dialog(win)

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import comparison
+from svtgui.app.numbers import field_text
 from svtgui.app.workspace import Workspace, parse_number
 from svtgui.core.wording import count, plain
-from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import named
 
 HEADERS = ("Mechanism", "Releases", "α", "α promises", "P[⊤] at x", "⊤ before the cutoff", "Note")

@@ -29,13 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import field_text
 from svtgui.app.recipes import default_sweep
 from svtgui.app.tasks import TaskCancelled
 from svtgui.core.progress import NO_PROGRESS, ProgressState
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
 from svtgui.ui.common.background import Background
-from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 

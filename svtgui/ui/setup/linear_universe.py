@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from svtgui.app.numbers import exact
 from svtgui.app.runs.linear import universe_of
 from svtgui.data.schema import ColumnKind
-from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 

@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import field_text
 from svtgui.app.threshold_default import PROMPT as THRESHOLD_PROMPT
 from svtgui.app.workspace import DERIVED, HIDDEN, LABELS, Workspace, label, parse_number
 from svtgui.core.mechanisms import HISTOGRAM, MechanismInfo, Param
-from svtgui.ui.common.numbers import field_text
 from svtgui.ui.common.theme import WARNING_COLOR, named
 
 __all__ = ["DERIVED", "HIDDEN", "LABELS", "ErrorLabel", "ParamForm", "ShareSlider", "parse_number"]

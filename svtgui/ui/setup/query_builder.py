@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import exact
 from svtgui.data.predicates import OPS, Condition, Junction
 from svtgui.data.queries import CLOSED, ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Schema
-from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 

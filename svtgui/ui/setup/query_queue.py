@@ -36,11 +36,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import exact
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
-from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder

@@ -33,12 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import recipes
+from svtgui.app.numbers import amount, exact, field_text
 from svtgui.core.wording import count, plain
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
 from svtgui.ledger import Ledger
 from svtgui.ui.common.background import Background, busy_bar
-from svtgui.ui.common.numbers import amount, exact, field_text
 from svtgui.ui.common.theme import named
 
 AUTO_MEAN, SCREEN, ITEMS = "auto_mean", "screen_ranges", "frequent_items"

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import exact, field_text
 from svtgui.core.wording import count
 from svtgui.data.generators import observed_values
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
-from svtgui.ui.common.numbers import exact, field_text
 from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.setup.levels_dialog import LevelsDialog
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number

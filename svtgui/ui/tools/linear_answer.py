@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.numbers import exact
 from svtgui.app.reports.content import NEIGHBOURS
 from svtgui.app.runs.linear import linear_query
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 from svtgui.core.wording import plain
 from svtgui.data.schema import Column, ColumnKind, Schema
 from svtgui.data.universe import MISSING, OTHER, Universe
-from svtgui.ui.common.numbers import exact
 from svtgui.ui.common.theme import named
 from svtgui.ui.setup.linear_panel import RELEASE_FILTER
 from svtgui.ui.setup.param_form import ErrorLabel

@@ -6,11 +6,14 @@ position in the planned queue, or ``-1 - k`` for the k-th adaptive query), ⊤/�
 a PMW *free* answer (from the public synthetic histogram: released, so it has a value), the
 released value (NaN when nothing was released: every ⊥ that is not a free answer) and the
 release time. Descriptions are looked up lazily from the query list when a row is painted.
+The rows arrive as the run process's columnar :class:`ReleasedBatch` and are copied in unchanged.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from svtgui.app.runs.process import ReleasedBatch
 
 COLUMNS = ("index", "ref", "above", "free", "value", "time")
 
@@ -73,32 +76,24 @@ class ResultStore:
         its columns while the window waits; ``np.empty`` only commits memory as rows arrive."""
         self._grow(n)
 
-    def append(
-        self,
-        index: np.ndarray,
-        ref: np.ndarray,
-        above: np.ndarray,
-        value: np.ndarray,
-        time: float | np.ndarray,
-        free: np.ndarray | None = None,
-    ) -> None:
-        """Add a batch of released rows (arrays of equal length); ``free`` marks PMW's free answers
-        (``None``: no row of the batch is one)."""
-        k = len(index)
+    def append_batch(self, batch: ReleasedBatch) -> None:
+        """Add one committed batch as the run process sent it: its ⊥ values are already blanked
+        (:func:`svtgui.app.runs.process.to_arrays`, the one place the ⊥ mask is applied)."""
+        k = len(batch)
         if k == 0:
             return
         start = self.n
         self._grow(start + k)
-        free = np.zeros(k, dtype=bool) if free is None else free & ~above
-        self.index[start : start + k] = index
-        self.ref[start : start + k] = ref
-        self.above[start : start + k] = above
-        self.free[start : start + k] = free
-        # a ⊥ never carries a value, unless it is a free answer (a release from public data)
-        self.value[start : start + k] = np.where(above | free, value, np.nan)
-        self.time[start : start + k] = time
-        self._tops.add(start + np.flatnonzero(above))
-        if free.any():
+        free = np.zeros(k, dtype=bool) if batch.free is None else batch.free
+        rows = slice(start, start + k)
+        self.index[rows] = batch.index
+        self.ref[rows] = batch.ref
+        self.above[rows] = batch.above
+        self.free[rows] = free
+        self.value[rows] = batch.value
+        self.time[rows] = batch.time
+        self._tops.add(start + np.flatnonzero(batch.above))
+        if batch.free is not None and free.any():
             self._frees.add(start + np.flatnonzero(free))
         self.n = start + k
 
