@@ -8,7 +8,12 @@ commands without touching each other. Exit codes (:mod:`svtgui.cli.errors`): 0 d
 
 from __future__ import annotations
 
-import argparse
+from svtgui.cli import startup  # first: signals end svtgui-cli with one line from here on
+
+if startup.cli_process():
+    startup.exit_on_signals()
+
+import argparse  # noqa: E402 - after the signal handlers, on purpose
 import importlib
 import os
 import re
@@ -26,6 +31,7 @@ from svtgui.cli.errors import (
     EXIT_OK,
     CliError,
     describe,
+    interrupted,
     signals_as_exceptions,
 )
 
@@ -80,10 +86,21 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and an exit code (see cli/errors.py)."""
     with signals_as_exceptions():
         try:
-            args = build_parser().parse_args(argv)
-        except KeyboardInterrupt as exc:
-            return _fail("svtgui-cli", exc)
-        return _run(args)
+            args = build_parser().parse_args(argv)  # imports every command: numpy, pandas, …
+        except SystemExit:
+            raise  # --help, --version, a usage error: argparse has printed its one line
+        except BaseException as exc:  # noqa: BLE001 - a signal inside an import comes out as anything
+            code = _fail("svtgui-cli", exc)
+        else:
+            code = _run(args)
+    if startup.cli_process():
+        if interrupted():
+            # CPython remembers a KeyboardInterrupt raised inside an extension's initialisation (pandas'
+            # Cython modules run code through PyRun_String) and kills itself with SIGINT at exit,
+            # replacing the documented code by −2: end the process here, its streams flushed
+            startup.exit_flushed(code)
+        startup.ignore_signals()  # the command is done: a signal during the interpreter's exit keeps its code
+    return code
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -106,6 +123,7 @@ def _fail(prog: str, exc: BaseException) -> int:
     if described is None or (described[1] == EXIT_INTERNAL and os.environ.get(DEBUG_ENV)):
         raise exc
     message, code = described
+    startup.mark_reported()  # a signal from now on exits without a second line
     # one line, whatever a library put in its message (pyarrow's thrift errors hold newlines)
     message = " ".join(part.strip() for part in message.splitlines() if part.strip())
     print(f"{prog}: error: {message}", file=sys.stderr)

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from svtgui.cli.startup import INTERRUPTED, SIGNAL_NAMES, Interrupted, cli_process, exit_now
+
 EXIT_OK, EXIT_FINDING, EXIT_BAD_INPUT, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h)
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed pipe writer
@@ -38,24 +40,25 @@ class CliError(Exception):
         self.code = code
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt) so cleanup runs."""
-
-
 # The signal that interrupted this command, if any. A library may turn the exception a signal raises
 # into an error of its own (pandas' C parser reports a Ctrl-C inside its read as "cannot parse"): any
 # failure after a signal is reported as the interruption it is.
 _signalled: list[str] = []
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    _signalled.append("terminated by SIGTERM")
-    raise Interrupted()
+def interrupted() -> bool:
+    """Whether a signal interrupted the command running (or last run) in this process."""
+    return bool(_signalled)
 
 
-def _on_sigint(signum: int, frame: Any) -> None:
-    _signalled.append("Ctrl-C")
-    raise KeyboardInterrupt
+def _on_signal(signum: int, frame: Any) -> None:
+    """Raise where the program is, so that a started run unwinds; a second signal while the first is
+    handled ends the ``svtgui-cli`` process at once with the one line (it would otherwise raise
+    inside the cleanup or the reporting of the first and print a traceback)."""
+    if _signalled and cli_process():
+        exit_now(signum)
+    _signalled.append(SIGNAL_NAMES[signum])
+    raise Interrupted() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 @contextmanager
@@ -67,16 +70,13 @@ def signals_as_exceptions() -> Iterator[None]:
         yield
         return
     _signalled.clear()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm), signal.signal(signal.SIGINT, _on_sigint)
+    previous = signal.signal(signal.SIGTERM, _on_signal), signal.signal(signal.SIGINT, _on_signal)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous[0])
         signal.signal(signal.SIGINT, previous[1])
 
-
-_INTERRUPTED = ("interrupted ({}); nothing more was released. A run already started keeps its spend and "
-                "is marked interrupted in the ledger; nothing was charged if none had started")
 
 _OS_ERRORS = {
     errno.ENOSPC: "the disk is full (no space left on device)",
@@ -115,20 +115,21 @@ def sqlite_text(exc: sqlite3.Error) -> str:
 
 def describe(exc: BaseException) -> tuple[str, int] | None:
     """One line and an exit code for ``exc``; None when it must propagate (SystemExit, a bug in debug)."""
+    if _signalled and type(exc).__name__ != "BudgetExceeded":  # whatever a library made of the signal;
+        # checked before any import: a signal during the start-up imports leaves half-imported modules
+        return INTERRUPTED.format(_signalled[0]), EXIT_BAD_INPUT
     from svtgui.core.budget import BudgetExceeded
     from svtgui.data.errors import DatasetError
     from svtgui.ledger import LedgerError
 
-    if _signalled and not isinstance(exc, BudgetExceeded):  # whatever a library made of the signal
-        return _INTERRUPTED.format(_signalled[0]), EXIT_BAD_INPUT
     if isinstance(exc, CliError):
         return str(exc), exc.code
     if isinstance(exc, BudgetExceeded):
         return str(exc), EXIT_BUDGET
     if isinstance(exc, Interrupted):
-        return _INTERRUPTED.format("terminated by SIGTERM"), EXIT_BAD_INPUT
+        return INTERRUPTED.format(SIGNAL_NAMES[signal.SIGTERM]), EXIT_BAD_INPUT
     if isinstance(exc, KeyboardInterrupt):
-        return _INTERRUPTED.format("Ctrl-C"), EXIT_BAD_INPUT
+        return INTERRUPTED.format(SIGNAL_NAMES[signal.SIGINT]), EXIT_BAD_INPUT
     if isinstance(exc, LedgerError | DatasetError):  # a file, or an engine (DuckDB, Spark) that failed
         return str(exc), EXIT_BAD_INPUT
     if isinstance(exc, sqlite3.Error):
