@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svtgui.app.dataset_identity import declared
+from svtgui.app.run_plans import PLAN_FACT, recipe_plan
 from svtgui.core.laplace import laplace_scale
 from svtgui.core.noise import Lattice
 from svtgui.data import recipes
@@ -116,6 +117,8 @@ class RecipePlan:
     #: before the charge instead of failing after it.
     queries: Sequence[Query] = ()
     schema: Any = None
+    #: The keyword arguments that make the same plan again (kept in the ledger: :mod:`.run_plans`).
+    arguments: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
         """Run the recipe's own checks and every query's schema check, without charging or reading the
@@ -144,6 +147,8 @@ class RecipePlan:
         try:
             rows, facts = self.to_ledger(self.compute(charge))
             assert charge.record is not None, "a recipe returned without charging"
+            ledger.record_fact(charge.record.id, PLAN_FACT, recipe_plan(self.recipe.id, self.epsilon,
+                                                                        self.arguments))
             if rows:
                 ledger.record(charge.record.id, rows)
             for key, value in facts.items():
@@ -211,7 +216,8 @@ def auto_mean(ds: Dataset, column: str, epsilon: float, *, sweep: tuple[float, f
         source,
         lambda charger: recipes.auto_avg(ds, column, epsilon, sweep=queries, threshold=threshold, split=split,
                                          rng=source, budget=charger),
-        to_ledger, queries, ds.schema)
+        to_ledger, queries, ds.schema,
+        {"column": column, "sweep": [start, stop, step], "split": list(split), "threshold": threshold})
 
 
 def mean_interval(noisy_sum: float, noisy_count: float, a_sum: float, a_count: float) -> list[float] | None:
@@ -256,7 +262,9 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
         source,
         lambda charger: recipes.range_screening(ds, queries, epsilon, threshold, cutoff,
                                                 screen_share=screen_share, rng=source, budget=charger),
-        to_ledger, queries, ds.schema)
+        to_ledger, queries, ds.schema,
+        {"queries": [q.to_json() for q in queries], "threshold": threshold, "cutoff": cutoff,
+         "screen_share": screen_share})
 
 
 # -- frequent items ----------------------------------------------------------------------------------
@@ -290,7 +298,8 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
         FREQUENT_ITEMS, epsilon,
         {"method": method, "cutoff": cutoff, "threshold": threshold, "column": column,
          "domain_size": len(items)},
-        source, compute, to_ledger, probe, ds.schema)
+        source, compute, to_ledger, probe, ds.schema,
+        {"items": items, "cutoff": cutoff, "method": method, "threshold": threshold, "column": column})
 
 
 def _plain(item: Any) -> Any:

@@ -25,6 +25,7 @@ from shiboken6 import Shiboken
 
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
+from svtgui.app.replay import export_script
 from svtgui.app.reports.release import runs_label
 from svtgui.app.runs.model import STATE, RunModel
 from svtgui.app.runs.state import RunState
@@ -119,6 +120,14 @@ class SessionActions(QObject):
             lambda: self.export_release(),
             menu,
         )
+        self.act_export_script = w.add_action(
+            "Export reproducible &script…",
+            "",
+            "Write a Python script that replays the current run on a data file with fresh secure noise "
+            "(running it spends budget)",
+            lambda: self.export_script(),
+            menu,
+        )
         self.update_actions()
 
     def add_view_actions(self, menu: QMenu) -> None:
@@ -142,6 +151,7 @@ class SessionActions(QObject):
             (self.act_save_session_as, no_data),
             (self.act_open_session, "a run is in progress" if live else ""),
             (self.act_export_release, self.export_unavailable() or self._export_busy()),
+            (self.act_export_script, self.export_unavailable()),
         ):
             act.setEnabled(not reason)
             tip = act.statusTip().split(" — unavailable:")[0]
@@ -265,12 +275,46 @@ class SessionActions(QObject):
             f"Release of {runs_label(run_id)} exported to {path}." if self.notice.ok
             else f"Export failed: the release of {runs_label(run_id)} was not exported.")
 
+    def export_script(self, path: str | Path | None = None, run_ids: list[int] | None = None) -> Notice:
+        """Write the replay script of ``run_ids`` (default: the run File → Export release writes) to
+        ``path`` (default: ask). Quick (the plans are read from the ledger), so on the GUI thread."""
+        reason = "" if run_ids else self.export_unavailable()
+        if reason:
+            self._fail("Nothing to export", f"Export reproducible script is unavailable: {reason}.", "")
+            return self.notice
+        runs = run_ids or [self.export_candidate()]
+        parent = self.history if self.history is not None and self.history.isVisible() else self.win
+        if path is None:
+            name = default_name(self.win.ds.name if self.win.ds else "dataset",
+                                runs[0] if len(runs) == 1 else tuple(runs), ".py")
+            start = self.session_path.parent if self.session_path else Path.home()
+            chosen, _ = QFileDialog.getSaveFileName(parent, "Export reproducible script", str(start / name),
+                                                    "Python script (*.py)")
+            if not chosen:
+                return self.notice
+            path = chosen if chosen.lower().endswith(".py") else chosen + ".py"
+        try:
+            self.win.input_files().guard(path)
+            written = export_script(self.runs.ledger, runs, path)
+        except (OSError, ValueError, LedgerError) as exc:
+            self._fail("Not exported", reason_text(exc), detail="Nothing was written.")
+            return self.notice
+        which = runs_label(tuple(runs))
+        self._tell(Notice(parent, "Script exported", f"The script that replays {which} was written to:\n"
+                          f"{written}", ok=True, folder=written.parent,
+                          detail="Running it SPENDS PRIVACY BUDGET: it charges the ledger it is pointed "
+                                 "at, with fresh secure noise. It holds no released value, seed or time.")
+                   .show_now())
+        self.win.status_label.setText(f"Reproducible script of {which} written to {written}.")
+        return self.notice
+
     # -- history ------------------------------------------------------------------------------------
     def show_history(self) -> HistoryPanel:
         if self.history is None:
             self.history = HistoryPanel(lambda: self.runs.ledger, self.win)
             self.history.export_requested.connect(lambda run_id: self.export_release(run_id=run_id))
             self.history.release_requested.connect(lambda runs: self.export_release(run_id=tuple(runs)))
+            self.history.script_requested.connect(lambda runs: self.export_script(run_ids=list(runs)))
         self.runs.refresh_budget()  # the ledger as it is now: other processes may have charged meanwhile
         ds = self.win.ds
         self.history.set_dataset(self._dataset_id(), ds.name if ds else "")

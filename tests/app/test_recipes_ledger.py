@@ -45,7 +45,8 @@ def test_auto_mean_is_one_run_charged_its_whole_epsilon_with_the_svt_stream_and_
     assert ledger.budget(key).spent_epsilon == Fraction(3, 2)
     rows = ledger.responses(done.record.id)
     facts = ledger.facts(done.record.id)
-    assert facts == done.facts
+    plan = facts.pop("plan")  # the recipe's plan, kept to replay it (svtgui.app.replay)
+    assert facts == done.facts and plan["recipe"] == "recipe_auto_mean" and plan["epsilon"] == 1.5
     # AboveThreshold: ⊥ until the ⊤ that chose the bound (or all ⊥ when it never fired).
     assert [r.above for r in rows[:-1]] == [False] * (len(rows) - 1)
     assert rows[-1].above == facts["bound_found"]

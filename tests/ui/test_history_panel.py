@@ -159,3 +159,26 @@ def test_build_release_over_the_selected_runs(qtbot, window, act, tmp_path, monk
     assert data["format"] == "svtgui-release" and [r["id"] for r in data["runs"]] == [crashed, running]
     assert data["guarantee"]["epsilon"] == "2.5" and data["statistics"][0]["value"] == 24871
     assert window.sessions.notice.ok and f"runs {crashed} and {running}" in window.sessions.notice.text()
+
+
+def test_file_export_reproducible_script_of_the_window_run(qtbot, window, act, tmp_path, monkeypatch):
+    """File → Export reproducible script writes the replay of the run just made; a run the ledger kept
+    no plan for (made outside SVT Studio's run paths) is refused with the reason, nothing written."""
+    act.load(qtbot, window)
+    window.queries.set_queries(window.queries.queries[:30])
+    act.set_param(window, "epsilon", "0.25")
+    act.run_to_end(qtbot, window)
+    qtbot.mouseClick(window.run_page.stop_button, LEFT)
+    qtbot.waitUntil(lambda: window.controller.state == "ended", timeout=10_000)
+    assert window.sessions.act_export_script.isEnabled()
+    out = tmp_path / "replay.py"
+    answer_dialog(monkeypatch, "getSaveFileName", out)
+    window.sessions.act_export_script.trigger()
+    assert window.sessions.notice.ok, window.sessions.notice.informativeText()
+    text = out.read_text(encoding="utf-8")
+    assert "SPENDS PRIVACY BUDGET" in text and text.count("kind") == 30  # the 30 queries of the run
+    crashed, _running = ledger_runs(window.ds)
+    refused = tmp_path / "old.py"
+    window.sessions.export_script(refused, [crashed])
+    assert not window.sessions.notice.ok and "cannot be replayed" in window.sessions.notice.text()
+    assert not refused.exists()

@@ -73,7 +73,7 @@ def _csv_text(data: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
     try:
@@ -118,10 +118,10 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: In
     data = report_data(ledger, run_id)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-        _write_atomically(p, lambda t: t.write_text(text + "\n", encoding="utf-8"))
+        write_atomically(p, lambda t: t.write_text(text + "\n", encoding="utf-8"))
     elif suffix == ".csv":
         text = _csv_text(data)
-        _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
+        write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
     else:
         from svtgui.app.reports.chart import chart_svg
 
@@ -130,11 +130,11 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: In
             from svtgui.app.reports.html import html_document
 
             text = html_document(data, svg)
-            _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
+            write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
         else:
             from svtgui.app.reports.pdf import write_pdf  # the one module below ui/ that imports Qt
 
-            _write_atomically(p, lambda t: write_pdf(data, svg, t))
+            write_atomically(p, lambda t: write_pdf(data, svg, t))
     return p
 
 
@@ -157,7 +157,7 @@ def export_release(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[s
 
         title = f"SVT Studio release, {data['dataset']['name']}, {data['release_date']}"
         creator = f"{data['software']['name']} {data['software']['version']}"
-        _write_atomically(p, lambda t: write_html_pdf(release_html(data), title, creator, t))
+        write_atomically(p, lambda t: write_html_pdf(release_html(data), title, creator, t))
         return p
-    _write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
+    write_atomically(p, lambda t: t.write_text(text, encoding="utf-8", newline=""))
     return p

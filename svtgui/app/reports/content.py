@@ -18,6 +18,7 @@ from svtgui import __version__
 from svtgui.app import recipes
 from svtgui.app.preview_text import threshold_statement
 from svtgui.app.reports.statistics import Statistic, run_statistics
+from svtgui.app.run_plans import PLAN_FACT
 from svtgui.core import mechanisms
 from svtgui.core.bounds import STATEMENT
 from svtgui.core.budget import fmt
@@ -100,7 +101,8 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     k = run.queries_planned or len(rows)
     today = release_date()
     accuracy = _accuracy(run.mechanism_id, run.params, k)
-    released = ledger.facts(run_id)
+    # the run's plan is its input (kept to replay it), not a released value
+    released = {k: v for k, v in ledger.facts(run_id).items() if k != PLAN_FACT}
     table = _statistics(run, rows, released, accuracy, k)
     return {
         "format": REPORT_FORMAT,

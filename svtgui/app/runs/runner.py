@@ -26,6 +26,7 @@ import numpy as np
 
 from svtgui.app.dataset_identity import declared, identify
 from svtgui.app.plan import Plan, build, describe_query, validate_query
+from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, Batch, Mechanism, SelectionMechanism, StreamingMechanism
@@ -118,16 +119,19 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
                          "register it with a total budget")
     m = _create(plan.mechanism_id, plan.params, seed)
+    # kept with the run so that its release can be replayed (svtgui.app.replay); public, never reported
+    replay = mechanism_plan(mechanism_id, params, queries, monotonic)
     if plan.linear is not None:
-        return _start_linear(ledger, dataset, list(queries), m, plan.linear)
+        return _start_linear(ledger, dataset, list(queries), m, plan.linear, replay)
     record = ledger.start_run(dataset.dataset_id, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
                               repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
                               queries_planned=len(queries), declared=declared(dataset.schema))
+    ledger.record_fact(record.id, PLAN_FACT, replay)
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
 
 
 def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
-                  plan: linear.LinearPlan) -> Run:
+                  plan: linear.LinearPlan, replay: dict[str, Any]) -> Run:
     """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
 
     PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
@@ -141,6 +145,7 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
                               noise_description=m.noise_description,
                               queries_planned=None if release else len(queries),
                               declared=declared(dataset.schema))
+    ledger.record_fact(record.id, PLAN_FACT, replay)
     try:
         if release:
             for key, value in linear.write_release(m, histogram, plan, dataset.name).items():

@@ -30,24 +30,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="runs (see `svtgui-cli ledger`)")
     b.add_argument("--out", action="append", default=[], metavar="FILE",
                    help="output file: .html, .pdf, .json or .csv (repeatable)")
+    b.add_argument("--script", metavar="FILE.py",
+                   help="also write a Python script that replays these runs on a data file with fresh secure "
+                        "noise (running it spends budget)")
     add_ledger_option(b)
     b.set_defaults(handler=build)
 
 
 def build(args: argparse.Namespace) -> int:
     from svtgui.app.outputs import Inputs
+    from svtgui.app.replay import export_script, script_text
     from svtgui.app.reports import export_release
     from svtgui.app.reports.release import checked_runs
     from svtgui.cli import CliError
     from svtgui.cli.errors import os_error_cause
 
     outs = [Path(o) for o in args.out]
-    if not outs:
-        raise CliError("give at least one --out FILE")
+    if not outs and args.script is None:
+        raise CliError("give at least one --out FILE or --script FILE.py")
     check_report_paths(outs, "--out")
     with open_ledger(args.ledger) as led:
         try:
             checked_runs(led, args.run_ids)  # every run checked before any file is written
+            if args.script is not None:
+                script_text(led, args.run_ids)  # and every run's plan, when a script is asked for
         except ValueError as exc:
             raise CliError(str(exc)) from None
         for out in outs:
@@ -58,4 +64,12 @@ def build(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise CliError(f"--out {out}: {exc}") from None
             print(f"release written: {out}", file=sys.stderr)
+        if args.script is not None:
+            try:
+                export_script(led, args.run_ids, args.script, Inputs())
+            except OSError as exc:
+                raise CliError(f"--script {args.script}: cannot be written: {os_error_cause(exc)}") from None
+            except ValueError as exc:
+                raise CliError(f"--script {args.script}: {exc}") from None
+            print(f"script written: {args.script} (running it spends budget)", file=sys.stderr)
     return 0

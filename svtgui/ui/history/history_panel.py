@@ -236,6 +236,7 @@ class HistoryPanel(QDialog):
 
     export_requested = Signal(int)  # run id
     release_requested = Signal(list)  # the selected runs' ids: one release document over them
+    script_requested = Signal(list)  # the selected runs' ids: the script that replays them
 
     def __init__(self, ledger: Callable[[], Ledger], parent: QWidget | None = None) -> None:
         """``ledger()`` returns the window's open ledger (opened lazily by the run model)."""
@@ -283,6 +284,8 @@ class HistoryPanel(QDialog):
         self.export.clicked.connect(self._export_clicked)
         self.build_release = named(QPushButton("Build release…"), "Build release of the selected runs")
         self.build_release.clicked.connect(self._release_clicked)
+        self.script = named(QPushButton("Reproducible script…"), "Reproducible script of the selected runs")
+        self.script.clicked.connect(self._script_clicked)
         self.reason = named(QLabel(""), "Export unavailable reason")
         self.reason.setWordWrap(True)
         self.refresh_button = named(QPushButton("Refresh"), "Refresh history", "Read the ledger again (F5)")
@@ -306,6 +309,7 @@ class HistoryPanel(QDialog):
         split.setSizes([200, 440])
         buttons = QHBoxLayout()
         buttons.addWidget(self.reason, 1)
+        buttons.addWidget(self.script)
         buttons.addWidget(self.build_release)
         buttons.addWidget(self.export)
         buttons.addWidget(self.refresh_button)
@@ -453,6 +457,9 @@ class HistoryPanel(QDialog):
         self.reason.setText(reason)
         why_not = self._release_reason()
         self.build_release.setEnabled(not why_not)
+        self.script.setEnabled(not why_not)
+        self.script.setToolTip(why_not or "A Python script that replays the selected runs on a data file "
+                               "with fresh secure noise (running it spends budget)")
         self.build_release.setToolTip(why_not or "One release document (HTML, PDF, JSON or CSV) over the "
                                       f"{count(len(self.selected_runs()), 'selected run')}: one statistics "
                                       "table, their total ε and δ, the declarations and the method of each")
@@ -474,6 +481,10 @@ class HistoryPanel(QDialog):
     def _release_clicked(self) -> None:
         if not self._release_reason():
             self.release_requested.emit([r.id for r in self.selected_runs()])
+
+    def _script_clicked(self) -> None:
+        if not self._release_reason():
+            self.script_requested.emit([r.id for r in self.selected_runs()])
 
     def _export_clicked(self) -> None:
         run = self.selected_run()

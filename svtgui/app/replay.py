@@ -1,0 +1,183 @@
+"""Reproducible releases: each run's plan, kept in the ledger, and the Python script that replays it.
+
+A release is reproducible when anyone with the data can make it again: the same mechanisms, the
+same public parameters, the same queries, the same declarations, with **fresh secure noise**, charged
+to a ledger. So every run records its plan as a run fact (:mod:`.run_plans`: the mechanism or recipe,
+the parameters as the curator gave them and the query list or item domain, all public and already
+described in the run's rows), and :func:`script_text` turns the plans of a release's runs into a
+readable script over the public API (``svtgui.app.runs.runner.start_run``, ``svtgui.app.recipes``).
+Reports leave the plan out (it is the run's input, not a released value); only the script holds it.
+The script never holds a released value, a seed or a time: running it spends budget anew.
+"""
+
+from __future__ import annotations
+
+import os
+import pprint
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from svtgui import __version__
+from svtgui.app import recipes
+from svtgui.app.outputs import Inputs, check_output
+from svtgui.app.reports import write_atomically
+from svtgui.app.reports.release import checked_runs, runs_label
+from svtgui.app.run_plans import PLAN_FACT
+from svtgui.core import mechanisms
+from svtgui.ledger import Ledger, RunRecord
+
+
+def _plan(ledger: Ledger, run: RunRecord) -> dict[str, Any]:
+    plan = ledger.facts(run.id).get(PLAN_FACT)
+    if not isinstance(plan, dict):
+        raise ValueError(f"run {run.id} was charged before SVT Studio kept each run's plan in the ledger: "
+                         "it cannot be replayed (run it again from the window or the CLI)")
+    if plan.get("queries", []) is None:
+        raise ValueError(f"run {run.id} asked queries that have no written definition: it cannot be replayed")
+    return plan
+
+
+def _literal(value: Any, indent: int) -> str:
+    """A JSON-like value as readable Python source, indented to sit in a function body."""
+    text = pprint.pformat(value, width=100 - indent, sort_dicts=False)
+    return text.replace("\n", "\n" + " " * indent)
+
+
+def _about(info: Any) -> list[str]:
+    """A step's docstring body: the method in plain words and its citation, wrapped."""
+    method = textwrap.wrap(f"Method: {info.summary}", 96, initial_indent="    ", subsequent_indent="    ")
+    cite = textwrap.wrap(f"Citation: {info.citation}.", 96, initial_indent="    ", subsequent_indent="    ")
+    return ["", *method, *cite[:-1], cite[-1] + '"""']
+
+
+def _step(number: int, run: RunRecord, plan: dict[str, Any]) -> list[str]:
+    """One step of the script: a function that charges, runs and returns the new run's id."""
+    if "recipe" in plan:
+        info = recipes.info(plan["recipe"])
+        assert info is not None, plan["recipe"]
+        call = {"recipe_auto_mean": "auto_mean", "recipe_screen_ranges": "screen_ranges",
+                "recipe_frequent_items": "frequent_items"}[plan["recipe"]]
+        args = plan["arguments"]
+        lines = [f"def step_{number}(ledger, ds):",
+                 f'    """{info.name}, ε = {plan["epsilon"]:g} (run {run.id} of the published release).',
+                 *_about(info)]
+        keywords = [f"epsilon={plan['epsilon']!r}"]
+        for name, value in args.items():
+            if name == "queries":
+                lines.append(f"    queries = queries_from_json({_literal(value, 32)})")
+            elif len(repr(value)) > 40:  # an item domain: a list of its own
+                lines.append(f"    {name} = {_literal(value, 4 + len(name) + 3)}")
+            else:
+                keywords.append(f"{name}={value!r}")
+                continue
+            keywords.append(f"{name}={name}")
+        lines += [f"    plan = recipes.{call}(ds, {', '.join(keywords)})",
+                  "    return plan.run(ledger, ds.dataset_id).record.id  # charged before the data is read"]
+        return lines
+    info = mechanisms.info(plan["mechanism"])
+    return [f"def step_{number}(ledger, ds):",
+            f'    """{info.name} over {len(plan["queries"])} queries (run {run.id} of the published '
+            'release).',
+            *_about(info),
+            f"    queries = queries_from_json({_literal(plan['queries'], 32)})",
+            f"    params = {_literal(plan['params'], 13)}",
+            f"    with start_run(ledger, ds, queries, {plan['mechanism']!r}, params,",
+            f"                   monotonic={plan['monotonic']!r}) as run:  # charged here, before any answer",
+            "        for _batch in run.stream():",
+            "            pass",
+            "    return run.id"]
+
+
+def script_text(ledger: Ledger, run_ids: list[int]) -> str:
+    """The Python script that replays these runs (of one dataset) on a data file given to it."""
+    runs = checked_runs(ledger, run_ids)
+    plans = [_plan(ledger, r) for r in runs]
+    dataset = ledger.dataset(runs[0].dataset_id)
+    assert dataset is not None
+    declared = ledger.declarations(runs[0].id) or {"neighbouring": dataset.neighbouring,
+                                                    "bounds": dataset.bounds}
+    total = sum(float(r.epsilon) for r in runs)
+    steps: list[str] = []
+    for number, (run, plan) in enumerate(zip(runs, plans, strict=True), start=1):
+        steps += _step(number, run, plan) + ["", ""]
+    calls = ", ".join(f"step_{i}(ledger, ds)" for i in range(1, len(runs) + 1))
+    return "\n".join([
+        "#!/usr/bin/env python3",
+        f'"""Replay the release of {runs_label(tuple(r.id for r in runs))} of "{dataset.name}" '
+        f"(made with SVT Studio {__version__}).",
+        "",
+        f"WARNING: RUNNING THIS SCRIPT SPENDS PRIVACY BUDGET: ε = {total:g} in all, charged to the ledger",
+        "you point it at (--ledger; default: your SVT Studio ledger) before any data is read, and never",
+        "given back. The noise is fresh and secure, so the numbers differ from the published ones,",
+        "as they must: a release is reproducible in its method, not in its noise.",
+        "",
+        "Usage:  python THIS_SCRIPT.py DATA_FILE [--ledger LEDGER] [--budget-epsilon E]",
+        "(--budget-epsilon declares the dataset's total ε when the ledger does not know it yet.)",
+        '"""',
+        "",
+        "import argparse",
+        "import sys",
+        "",
+        "from svtgui.app import recipes",
+        "from svtgui.app.dataset_identity import identify, register",
+        "from svtgui.app.reports.content import statistics",
+        "from svtgui.app.reports.statistics import statistics_text",
+        "from svtgui.app.runs.runner import start_run",
+        "from svtgui.data import load_dataset",
+        "from svtgui.data.queries import queries_from_json",
+        "from svtgui.ledger import Ledger",
+        "",
+        "# What the published runs were charged under: the neighbouring relation and the public bounds",
+        "# (declarations, never read from the data). The replay declares the same.",
+        f"NEIGHBOURING = {declared['neighbouring']!r}",
+        f"DECLARED_BOUNDS = {_literal(declared['bounds'], 18)}",
+        "",
+        "",
+        *steps,
+        "def declared(ds):",
+        '    """The data file with the published declarations applied."""',
+        "    if ds.schema.neighbouring.value != NEIGHBOURING:",
+        '        sys.exit(f"{ds.name}: its schema declares {ds.schema.neighbouring.value} neighbours; "',
+        '                 f"the release was made under {NEIGHBOURING}: declare that in its schema")',
+        "    schema = ds.schema",
+        "    for column, (low, high) in DECLARED_BOUNDS.items():",
+        "        schema = schema.with_bounds(column, low, high)",
+        "    return ds.with_schema(schema)",
+        "",
+        "",
+        "def main():",
+        "    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])",
+        '    parser.add_argument("data", help="the dataset (CSV, Parquet, …; its schema sidecar is read)")',
+        '    parser.add_argument("--ledger", help="the privacy ledger to charge (default: SVT Studio\'s)")',
+        '    parser.add_argument("--budget-epsilon", help="total ε of a dataset new to the ledger")',
+        "    args = parser.parse_args()",
+        "    ds = declared(load_dataset(args.data))",
+        "    with Ledger.open(args.ledger) as ledger:",
+        "        if identify(ledger, ds).is_new:",
+        "            if args.budget_epsilon is None:",
+        '                sys.exit(f"{ds.name} is new to the ledger: "',
+        '                         "give its total budget with --budget-epsilon")',
+        "            register(ledger, ds, args.budget_epsilon)",
+        f"        run_ids = [{calls}]",
+        "        for run_id in run_ids:",
+        "            print(statistics_text(statistics(ledger, run_id)))",
+        '        print(f"charged runs {run_ids} to {ledger.path}", file=sys.stderr)',
+        "",
+        "",
+        'if __name__ == "__main__":',
+        "    main()",
+        "",
+    ])
+
+
+def export_script(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[str],
+                  inputs: Inputs | None = None) -> Path:
+    """Write the replay script of these runs to ``path`` (``.py``), guarded like every export."""
+    p = Path(path)
+    if p.suffix.lower() != ".py":
+        raise ValueError(f"{p}: a reproducible script is a Python file: name it ….py")
+    check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
+    text = script_text(ledger, run_ids)
+    write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
+    return p
