@@ -169,7 +169,7 @@ def test_file_export_reproducible_script_of_the_window_run(qtbot, window, act, t
     act.set_param(window, "epsilon", "0.25")
     act.run_to_end(qtbot, window)
     qtbot.mouseClick(window.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: window.controller.state == "ended", timeout=10_000)
+    qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
     assert window.sessions.act_export_script.isEnabled()
     out = tmp_path / "replay.py"
     answer_dialog(monkeypatch, "getSaveFileName", out)
