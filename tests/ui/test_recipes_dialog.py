@@ -76,10 +76,31 @@ def test_a_bad_field_or_an_overspend_disables_run_with_the_reason(qtbot, ages):
     assert dlg.run_button.isEnabled(), dlg.cost.text()
 
 
-def test_a_dataset_new_to_the_ledger_must_be_declared_first(qtbot, ages):
-    ds, path, _ = ages
+def test_a_recipe_can_be_the_first_release_on_a_new_dataset(qtbot, tmp_path):
+    """The dialog offers the total budget of rows new to the ledger; the recipe registers them with it
+    and is charged against it (issue 24 §4). Nothing is written before Run."""
+    frame = pd.DataFrame({"age": np.random.default_rng(6).integers(18, 91, 3000)})
+    ds = Dataset.from_frame(frame, "new ages", infer_schema(frame).with_bounds("age", 0, 90))
+    path = tmp_path / "ledger.sqlite"
     dlg = _dialog(qtbot, ds, path, None)
+    assert dlg.total_row.isVisible()
     assert not dlg.run_button.isEnabled() and "declare its total budget" in dlg.cost.text()
+    dlg.total.setText("abc")
+    assert not dlg.run_button.isEnabled() and "must be a number" in dlg.cost.text()
+    dlg.total.setText("0.5")
+    assert not dlg.run_button.isEnabled() and "more than the total ε = 0.5 declared" in dlg.cost.text()
+    dlg.total.setText("3")
+    assert dlg.run_button.isEnabled() and "spends ε = 1 of the 3 left" in dlg.cost.text()
+    if path.exists():  # nothing registered by typing
+        with Ledger.open(path) as led:
+            assert led.datasets() == []
+    with qtbot.waitSignal(dlg.ran, timeout=30_000) as ran:
+        qtbot.mouseClick(dlg.run_button, Qt.MouseButton.LeftButton)
+    with Ledger.open(path) as led:
+        run = led.run(ran.args[0])
+        (record,) = led.datasets()
+        assert run.dataset_id == record.dataset_id and led.budget(record.dataset_id).total_epsilon == 3
+    assert dlg.dataset_id == record.dataset_id and not dlg.total_row.isVisible()
 
 
 def test_range_screening_lists_the_ranges_it_answered(qtbot, ages):

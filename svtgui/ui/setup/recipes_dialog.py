@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.app import recipes
+from svtgui.app import dataset_identity, recipes
 from svtgui.app.numbers import amount, exact, field_text
 from svtgui.core.wording import count, plain
 from svtgui.data import generators
@@ -84,6 +84,19 @@ class RecipesDialog(QDialog):
         self.about.setWordWrap(True)
         self.cost = named(QLabel(), "Recipe cost")
         self.cost.setWordWrap(True)
+        # A recipe can be the first release on a dataset: its total budget is declared here, as on the
+        # Run page, and recorded with the recipe's charge (nothing is written before Run).
+        self.total = _field("Dataset total epsilon", "", "The total ε every release on these rows may ever "
+                            "spend together (all runs and recipes). Recorded in the ledger with the first "
+                            "release; it can be raised later, with a logged reason, never lowered")
+        self.total.setPlaceholderText("e.g. 2")
+        self.total_row = QWidget()
+        total_form = QFormLayout(self.total_row)
+        total_form.setContentsMargins(0, 0, 0, 0)
+        total_form.addRow(named(QLabel("This dataset is new to the ledger. Its total budget ε:"),
+                                "Dataset total label"), self.total)
+        self.total_row.setVisible(dataset_id is None)
+        self.total.textChanged.connect(self.refresh)
         self.run_button = named(QPushButton("Run"), "Run recipe")
         self.busy = busy_bar("Recipe running", "The recipe is running")
         self.result = named(QTextBrowser(), "Recipe result")
@@ -96,6 +109,7 @@ class RecipesDialog(QDialog):
         layout.addWidget(self.picker)
         layout.addWidget(self.about)
         layout.addWidget(self.forms)
+        layout.addWidget(self.total_row)
         layout.addWidget(self.cost)
         layout.addWidget(self.run_button, alignment=Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.busy)
@@ -247,14 +261,19 @@ class RecipesDialog(QDialog):
             self.plan = plan
         except ValueError as exc:
             problem = str(exc)
-        if self.dataset_id is None:
-            problem = problem or ("this dataset is new to the ledger: declare its total budget on the Run "
-                                  "page (5 · Run) first")
         remaining = self._remaining()
+        if self.dataset_id is None:
+            try:
+                remaining = self._declared_total()
+            except ValueError as exc:
+                problem = problem or str(exc)
         if problem is None and self.plan is not None:
             cost = Fraction(repr(float(self.plan.epsilon)))
             if remaining is not None and cost > remaining:
-                problem = f"it needs ε = {amount(cost)} but the dataset has ε = {amount(remaining)} left"
+                problem = (f"it needs ε = {amount(cost)} but the dataset has ε = {amount(remaining)} left"
+                           if self.dataset_id is not None else
+                           f"it needs ε = {amount(cost)}, more than the total ε = {amount(remaining)} "
+                           "declared")
             else:
                 left = f" of the {amount(remaining)} left" if remaining is not None else ""
                 self.cost.setText(f"Running it spends ε = {amount(cost)}{left} (charged in full before the "
@@ -267,17 +286,36 @@ class RecipesDialog(QDialog):
         if problem is None and self.plan is not None:
             self.run_button.setText(f"Run (spend ε = {amount(Fraction(repr(float(self.plan.epsilon))))})")
 
+    def _declared_total(self) -> Fraction:
+        """The total ε typed for a dataset new to the ledger; ValueError saying what is wrong."""
+        text = self.total.text().strip()
+        if not text:
+            raise ValueError("this dataset is new to the ledger: declare its total budget ε (every release "
+                             "on it, together) above")
+        try:
+            total = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"the total budget ε must be a number (like 2, 0.5 or 1/3), "
+                             f"got {text!r}") from None
+        if total <= 0:
+            raise ValueError(f"the total budget ε must be positive, got {text}")
+        return total
+
     # ------------------------------------------------------------------ running
     def run(self) -> None:
-        if self.plan is None or self.dataset_id is None:
+        if self.plan is None:
             return
+        total = None if self.dataset_id is not None else self.total.text().strip()
         self.run_button.setEnabled(False)
         self.busy.show()
         self.result.clear()
         self.background.start(_run_recipe, self._done, self._failed, self.plan, self.ledger_path,
-                              self.dataset_id)
+                              self.dataset_id, self.ds, total)
 
     def _done(self, done: recipes.RecipeRun) -> None:
+        if self.dataset_id is None:  # the recipe was the first release: the dataset is known from now on
+            self.dataset_id = done.record.dataset_id
+            self.total_row.hide()
         self.busy.hide()
         self.result.setHtml(describe(done))
         self.refresh()
@@ -290,10 +328,14 @@ class RecipesDialog(QDialog):
         self.refresh()
 
 
-def _run_recipe(_state: Any, plan: recipes.RecipePlan, ledger_path: Path,
-                dataset_id: str) -> recipes.RecipeRun:
-    """The task: this thread's own ledger connection, the recipe charged and recorded."""
+def _run_recipe(_state: Any, plan: recipes.RecipePlan, ledger_path: Path, dataset_id: str | None,
+                ds: Any, total: str | None) -> recipes.RecipeRun:
+    """The task: this thread's own ledger connection; rows new to the ledger are registered with the
+    declared ``total`` first (rows that look like a known dataset raise: the Run page asks which)."""
     with Ledger.open(ledger_path) as led:
+        if dataset_id is None:
+            plan.check()  # nothing is registered for a recipe that cannot run
+            dataset_id = dataset_identity.register(led, ds, total).dataset_id
         return plan.run(led, dataset_id)
 
 
