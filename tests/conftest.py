@@ -39,3 +39,36 @@ def _isolated_ledger(tmp_path, monkeypatch):
     monkeypatch.setenv("SVTGUI_LEDGER", str(tmp_path / "ledger.sqlite"))
     monkeypatch.setenv("SVTGUI_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("SVTGUI_STATE_DIR", str(tmp_path / "state"))  # the ledgers' anchors
+
+
+# -- the ledger's two backends (issue 26) ----------------------------------------------------------
+POSTGRES_ENV = "SVTGUI_TEST_POSTGRES"  # a server URL (.ci/start-postgres prints one); its login makes roles
+NO_SERVER = (f"PostgreSQL ledger tests need a server: set {POSTGRES_ENV}=postgresql://… "
+             "(`.ci/start-postgres` starts a throwaway one)")
+
+
+@pytest.fixture
+def server_url():
+    """A fresh, empty schema on the test server, as a ledger URL; skipped (with the reason) without one."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(NO_SERVER)
+    import secrets
+
+    import psycopg
+
+    schema = "svtgui_test_" + secrets.token_hex(6)
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in base else "?"
+    yield f"{base}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def ledger_location(request, tmp_path):
+    """Where a ledger test's ledger lives: a file, then a schema on the PostgreSQL test server."""
+    if request.param == "sqlite":
+        return tmp_path / "l.sqlite"
+    return request.getfixturevalue("server_url")

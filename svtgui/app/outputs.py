@@ -27,6 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from svtgui.ledger import is_server
+
 #: SQLite's side files of a database (a file written over one of them damages the ledger too).
 LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal")
 #: The schema the loaders read beside a data file when none is given (``adult.schema.json``).
@@ -84,8 +86,8 @@ class Inputs:
         return self.add(schema, "the schema file")
 
     def add_ledger(self, path: str | os.PathLike[str] | None) -> Inputs:
-        """The privacy ledger and SQLite's side files beside it."""
-        if path is None:
+        """The privacy ledger and SQLite's side files beside it (a server ledger has no file here)."""
+        if path is None or is_server(path):
             return self
         ledger = Path(path).expanduser()
         self.add(ledger, "the privacy ledger")

@@ -34,7 +34,7 @@ def command_inputs(settings: Mapping[str, Any]) -> Inputs:
     """Every file a command with these ``settings`` (parsed options, or options merged with a
     config or a session) reads: its input options, the dataset's schema sidecar, a session's
     dataset, and the ledger (the default one when none is given)."""
-    from svtgui.ledger.store import default_path
+    from svtgui.ledger import default_location
 
     inputs = Inputs()
     for key, what in INPUT_OPTIONS.items():
@@ -47,7 +47,7 @@ def command_inputs(settings: Mapping[str, Any]) -> Inputs:
     if session is not None and not isinstance(session, str):  # a loaded session: its file and its data
         inputs.add(settings.get("session_path"), "the session file")
         inputs.add_dataset(session.dataset_location(settings.get("session_path")))
-    inputs.add_ledger(settings.get("ledger") or default_path())
+    inputs.add_ledger(settings.get("ledger") or default_location())
     return inputs
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,17 +51,17 @@ def link(previous: str, kind: str, row: tuple[Any, ...]) -> str:
     return hashlib.sha256(f"{previous}\n{body}".encode()).hexdigest()
 
 
-def ledger_id(c: sqlite3.Connection) -> str:
+def ledger_id(c: Any) -> str:
     return str(c.execute("SELECT ledger_id FROM ledger_identity WHERE id = 1").fetchone()[0])
 
 
-def head(c: sqlite3.Connection) -> tuple[int, str]:
+def head(c: Any) -> tuple[int, str]:
     """(number of links, hash of the last one); (0, genesis) for an empty chain."""
     row = c.execute("SELECT seq, hash FROM chain ORDER BY seq DESC LIMIT 1").fetchone()
     return (int(row[0]), str(row[1])) if row else (0, genesis(ledger_id(c)))
 
 
-def append(c: sqlite3.Connection, kind: str, ref: object) -> tuple[int, str]:
+def append(c: Any, kind: str, ref: object) -> tuple[int, str]:
     """Chain the row ``ref`` of ``kind``, inside the caller's write transaction; returns the new head."""
     sql, key = _SOURCES[kind]
     row = c.execute(f"{sql} WHERE {key} = ?", (ref,)).fetchone()
@@ -75,7 +74,7 @@ def append(c: sqlite3.Connection, kind: str, ref: object) -> tuple[int, str]:
     return seq + 1, digest
 
 
-def adopt_unchained(c: sqlite3.Connection) -> list[str]:
+def adopt_unchained(c: Any) -> list[str]:
     """Chain every budget-relevant row that has no link yet (a migrated ledger's history, or rows an
     accepted finding adopts); returns what was chained, as a curator reads it."""
     chained = {(k, r) for k, r in c.execute("SELECT kind, ref FROM chain")}
@@ -88,7 +87,7 @@ def adopt_unchained(c: sqlite3.Connection) -> list[str]:
     return adopted
 
 
-def _refs(c: sqlite3.Connection, kind: str) -> list[Any]:
+def _refs(c: Any, kind: str) -> list[Any]:
     """The keys of every row of ``kind``, oldest first (bindings, keyed by a hash, by their time)."""
     rows = c.execute(_SOURCES[kind][0]).fetchall()
     rows.sort(key=(lambda r: r[-1]) if kind == "bind" else (lambda r: r[0]))
@@ -106,7 +105,7 @@ class ChainCheck:
     hashes: dict[int, str] = field(default_factory=dict)  # seq → stored hash (the anchor checks one)
 
 
-def verify(c: sqlite3.Connection, accepted: dict[int, str]) -> ChainCheck:
+def verify(c: Any, accepted: dict[int, str]) -> ChainCheck:
     """Recompute every link from the rows as they are now.
 
     ``accepted`` maps a link to the recomputed hash a curator accepted (``ledger accept``): that

@@ -18,68 +18,33 @@ is found again.
 
 from __future__ import annotations
 
-import functools
 import getpass
 import json
 import socket
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, Protocol
 
 from svtgui.ledger import anchor, chain
-from svtgui.ledger.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
-@functools.cache
-def expected_triggers() -> dict[str, str]:
-    """Trigger name → SQL (white space normalised) of a ledger built by every migration."""
-    c = sqlite3.connect(":memory:", isolation_level=None)
-    try:
-        c.execute("BEGIN")
-        for v in range(1, SCHEMA_VERSION + 1):
-            MIGRATIONS[v](c)
-        return _triggers(c)
-    finally:
-        c.close()
+class Checked(Protocol):
+    """What a backend tells the checks about its own protective rules."""
+
+    def trigger_findings(self, c: Any) -> list[str]: ...
+
+    def restore_triggers(self, c: Any) -> None: ...
 
 
-def _triggers(c: sqlite3.Connection) -> dict[str, str]:
-    return {name: " ".join(sql.split())
-            for name, sql in c.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")}
-
-
-def trigger_findings(c: sqlite3.Connection) -> list[str]:
-    """Protective triggers that are missing, changed or unknown (one phrase, or none)."""
-    want, have = expected_triggers(), _triggers(c)
-    missing = sorted(set(want) - set(have))
-    changed = sorted(n for n in set(want) & set(have) if want[n] != have[n])
-    unknown = sorted(set(have) - set(want))
-    parts = [f"{what}: {', '.join(names)}" for what, names in
-             (("missing", missing), ("changed", changed), ("unknown", unknown)) if names]
-    return [f"its protective triggers were tampered with ({'; '.join(parts)})"] if parts else []
-
-
-def restore_triggers(c: sqlite3.Connection) -> None:
-    """Put the protective triggers back exactly as the migrations make them (accept does this)."""
-    want, have = expected_triggers(), _triggers(c)
-    for name in have:
-        if want.get(name) != have[name]:
-            c.execute(f'DROP TRIGGER "{name}"')
-    have = _triggers(c)
-    for name, sql in want.items():
-        if name not in have:
-            c.execute(sql)
-
-
-def _latest_totals(c: sqlite3.Connection) -> dict[str, tuple[int, str, str]]:
+def _latest_totals(c: Any) -> dict[str, tuple[int, str, str]]:
     """Dataset → (id, ε, δ) of its last logged registration or raise."""
     rows = c.execute("SELECT id, dataset_id, epsilon, delta FROM budget_events ORDER BY id").fetchall()
     return {ds: (int(i), e, d) for i, ds, e, d in rows}
 
 
-def totals_findings(c: sqlite3.Connection, accepted: dict[str, list]) -> tuple[list[str], dict[str, list]]:
+def totals_findings(c: Any, accepted: dict[str, list]) -> tuple[list[str], dict[str, list]]:
     """Datasets whose total is not what their budget events say (and the totals found, to accept)."""
     current = {ds: (e, d) for ds, e, d in
                c.execute("SELECT dataset_id, total_epsilon, total_delta FROM datasets")}
@@ -107,7 +72,7 @@ class Inspection:
     totals: dict[str, list] = field(default_factory=dict)
 
 
-def accepted_state(c: sqlite3.Connection) -> tuple[dict[int, str], dict[str, list]]:
+def accepted_state(c: Any) -> tuple[dict[int, str], dict[str, list]]:
     """The chain links and totals curators accepted as they were found (union of every acceptance)."""
     links: dict[int, str] = {}
     totals: dict[str, list] = {}
@@ -124,7 +89,7 @@ def deleted_here(path: Path) -> list[str]:
             for a in anchor.at_path(path) if a.count > 0]
 
 
-def inspect(c: sqlite3.Connection, path: Path, anchored: anchor.Anchor | None,
+def inspect(c: Any, db: Checked, anchored: anchor.Anchor | None,
             others: list[anchor.Anchor]) -> Inspection:
     """Run every check in the caller's transaction. ``anchored`` (this ledger's anchor) and ``others``
     (anchors of other ledgers at this path) must be read *before* that transaction began: an anchor
@@ -132,7 +97,7 @@ def inspect(c: sqlite3.Connection, path: Path, anchored: anchor.Anchor | None,
     links, totals = accepted_state(c)
     check = chain.verify(c, links)
     found = Inspection(chain.ledger_id(c), check.count, check.head, broken=check.broken)
-    found.findings += trigger_findings(c)
+    found.findings += db.trigger_findings(c)
     found.findings += check.findings
     total_problems, found.totals = totals_findings(c, totals)
     found.findings += total_problems
@@ -149,21 +114,22 @@ def inspect(c: sqlite3.Connection, path: Path, anchored: anchor.Anchor | None,
     return found
 
 
-def accept(c: sqlite3.Connection, found: Inspection, findings: list[str], reason: str) -> tuple[int, str]:
+def accept(c: Any, db: Checked, found: Inspection, findings: list[str], reason: str) -> tuple[int, str]:
     """Record the curator's acceptance of ``findings`` (in the caller's write transaction): restore the
     triggers, chain rows added outside SVT Studio, accept the broken links and totals as they are now,
     and log it all with the login, host and reason. Returns the chain's new head."""
-    restore_triggers(c)
+    db.restore_triggers(c)
     chain.adopt_unchained(c)
     accepted = {"links": {str(k): v for k, v in found.broken.items()}, "totals": found.totals}
     cur = c.execute("INSERT INTO integrity_events (found, reason, accepted_json, login, host, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    ("; ".join(findings), reason.strip(), json.dumps(accepted, sort_keys=True), _login(),
+                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    ("; ".join(findings), reason.strip(), json.dumps(accepted, sort_keys=True), login(),
                      socket.gethostname(), datetime.now(UTC).isoformat(timespec="seconds")))
-    return chain.append(c, "accept", int(cur.lastrowid))
+    return chain.append(c, "accept", int(cur.fetchone()[0]))
 
 
-def _login() -> str:
+def login() -> str:
+    """Who the operating system says is running SVT Studio (a server ledger records its own login)."""
     try:
         return getpass.getuser()
     except (OSError, KeyError):

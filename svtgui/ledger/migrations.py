@@ -25,7 +25,7 @@ from collections.abc import Callable
 from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 LEDGER_ID_PREFIX = "lg-"
@@ -284,6 +284,11 @@ def _to_v6(c: sqlite3.Connection) -> None:
     chain.adopt_unchained(c)
 
 
+# v7: who registered or raised a total (issue 26: a raise is logged with who and why). The OS login
+# in a file ledger; a server ledger records its own database login. NULL for earlier events.
+_SCHEMA_V7 = "ALTER TABLE budget_events ADD COLUMN login TEXT;"
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -302,6 +307,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     4: lambda c: run(c, _SCHEMA_V4),
     5: lambda c: run(c, _SCHEMA_V5),
     6: _to_v6,
+    7: lambda c: run(c, _SCHEMA_V7),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
@@ -310,3 +316,4 @@ TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
              4: _V3_TABLES | {"declared_schemas"}, 5: _V3_TABLES | {"declared_schemas", "run_declarations"},
              6: _V3_TABLES | {"declared_schemas", "run_declarations", "ledger_identity", "chain",
                               "integrity_events"}}
+TABLES_AT[7] = TABLES_AT[6]

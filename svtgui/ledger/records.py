@@ -116,6 +116,7 @@ class BudgetEvent:
     previous_delta: Fraction | None
     note: str
     at: str
+    login: str | None = None  # who: the database login on a server ledger, the OS login in a file (v7)
 
 
 @dataclass(frozen=True)

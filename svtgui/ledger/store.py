@@ -3,7 +3,9 @@
 Why a database rather than a JSON file: the ledger is the *write-ahead log of release*. A run's full
 guarantee is committed before its first answer, and every response is committed before anyone sees
 it, so after a crash (kill -9, power loss) the ledger still knows what was spent and what was shown.
-SQLite in WAL mode gives atomic, durable transactions from the standard library.
+Two backends hold it behind this one class: a SQLite file per user (:mod:`.sqlite_db`, the
+default) and a PostgreSQL database shared by a team (:mod:`.postgres_db`, chosen by a
+``postgresql://`` URL wherever a ledger path is accepted). Everything above the ledger is the same.
 
 Rules the schema itself enforces (triggers), so no code path can break them by accident:
 
@@ -17,10 +19,6 @@ Its budget is found through private *content fingerprints* — keyed hashes of t
 ``dataset_contents`` table. The key and the fingerprints never leave this file: nothing public
 (report, export, session file, window title, log) is a function of the data.
 
-Opening: the file is created with mode 0600 (SQLite gives its -wal/-shm files the same mode) and an
-older file is tightened to 0600; ``PRAGMA quick_check`` runs before anything is written, so a damaged
-ledger is refused (:class:`LedgerDamaged`) and never written into; the schema version is read again
-inside the write transaction that migrates, so concurrent first opens cannot both create tables.
 Amounts are stored as exact decimal text and summed as :class:`fractions.Fraction`.
 """
 
@@ -30,8 +28,6 @@ import json
 import os
 import re
 import socket
-import sqlite3
-import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,13 +39,9 @@ from typing import Any
 from svtgui import __version__
 from svtgui.core.budget import Budget, Charge
 from svtgui.ledger import anchor, chain, integrity
-from svtgui.ledger.migrations import (
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    TABLES_AT,
-    legacy_tag,
-    new_dataset_id,
-)
+from svtgui.ledger.errors import LedgerDamaged, LedgerError, LedgerTampered, tampered_message
+from svtgui.ledger.integrity import login
+from svtgui.ledger.migrations import legacy_tag, new_dataset_id
 from svtgui.ledger.records import (
     END_STATUSES,
     FREE_TEXT,
@@ -63,62 +55,37 @@ from svtgui.ledger.records import (
     RunRecord,
     exact_text,
 )
+from svtgui.ledger.sqlite_db import APPLICATION_ID, SqliteDb
 
-APPLICATION_ID = 0x53565447  # "SVTG": marks the file as ours, so a foreign database is never touched
 ENV_VAR = "SVTGUI_LEDGER"
-FILE_MODE = 0o600  # the ledger holds budgets and every released row: the owner's alone
-SIDE_FILES = ("-wal", "-shm", "-journal")
+SERVER_SCHEMES = ("postgresql://", "postgres://")
 _CONTENT = re.compile(r"[0-9a-f]{64}")
 
-__all__ = ["FREE_TEXT", "PAID_TEXT", "Ledger", "LedgerDamaged", "LedgerError", "LedgerTampered",
-           "default_path"]
+__all__ = ["APPLICATION_ID", "FREE_TEXT", "PAID_TEXT", "Ledger", "LedgerDamaged", "LedgerError",
+           "LedgerTampered", "default_path", "is_server"]
 
 
-class LedgerError(RuntimeError):
-    """The ledger cannot be used (corrupt, locked, read-only, newer schema, not ours).
-
-    The file is never modified or replaced when this is raised: the budget history it holds is
-    the only record of what was already spent.
-    """
-
-
-class LedgerDamaged(LedgerError):
-    """The ledger file fails SQLite's integrity check (or is not a database at all).
-
-    Nothing is written to it: a damaged ledger may still hold the only record of what was spent,
-    and writing could destroy what a recovery tool would save.
-    """
-
-
-class LedgerTampered(LedgerError):
-    """The ledger, its hash chain, its triggers or its anchor show a change SVT Studio did not make
-    (rows deleted or edited with ``sqlite3``, an older copy restored, the file deleted or replaced).
-
-    Nothing is written. Proceeding is the curator's explicit, logged decision
-    (``Ledger.open(path, accept=reason)``, ``svtgui-cli ledger accept``); ``findings`` lists what was found.
-    """
-
-    def __init__(self, message: str, findings: list[str]) -> None:
-        super().__init__(message)
-        self.findings = findings
-
-
-def tampered_message(path: Path, findings: list[str]) -> str:
-    """One line: the path, what was found (the first three findings), and the two ways on."""
-    shown = "; ".join(findings[:3]) + (f"; and {len(findings) - 3} more" if len(findings) > 3 else "")
-    return (f"ledger {path}: {shown}. Nothing was written. Restore the ledger from a backup copy, or, if you "
-            f"know why, proceed with `svtgui-cli ledger accept --ledger {path} --reason \"…\"` (recorded in "
-            "the ledger and shown in History and reports).")
+def is_server(location: object) -> bool:
+    """Whether a ledger location is a server URL (``postgresql://…``) rather than a file path."""
+    return isinstance(location, str) and location.startswith(SERVER_SCHEMES)
 
 
 def default_path() -> Path:
-    """``$SVTGUI_LEDGER`` if set, else ``ledger.sqlite`` in the per-user data directory."""
+    """``$SVTGUI_LEDGER`` if set (a file path; :func:`default_location` also takes a server URL),
+    else ``ledger.sqlite`` in the per-user data directory."""
     env = os.environ.get(ENV_VAR)
-    if env:
+    if env and not is_server(env):
         return Path(env).expanduser()
     import platformdirs  # imported lazily: only needed when no explicit path is given
 
     return Path(platformdirs.user_data_dir("svtgui", "SVT Studio")) / "ledger.sqlite"
+
+
+def default_location() -> str | Path:
+    """Where the ledger is unless told: ``$SVTGUI_LEDGER`` (a path or a ``postgresql://`` URL), else
+    :func:`default_path`."""
+    env = os.environ.get(ENV_VAR)
+    return env if is_server(env) else default_path()
 
 
 def _now() -> str:
@@ -129,131 +96,65 @@ def _frac(text: str | None) -> Fraction | None:
     return None if text is None else Fraction(text)
 
 
-def damaged_message(path: Path, detail: str) -> str:
-    """What a curator reads when the ledger is damaged: the path, what happened, what to do."""
-    return (f"ledger {path} is damaged ({detail}); nothing was written to it. Close SVT Studio, keep this "
-            "file (it is the only record of the budget already spent), and restore the ledger from a "
-            "backup copy, or repair it with `sqlite3 LEDGER .recover`, before running again.")
-
-
 class Ledger:
     """A connection to the ledger. Thread-safe (one lock), usable from the GUI's worker thread.
 
     Open with :meth:`open`; close with :meth:`close` or a ``with`` block.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self._conn = conn
-        self.path = path
+    def __init__(self, db: Any) -> None:
+        self._db = db  # a SqliteDb or a PostgresDb: the same methods, two databases
+        self.path: str | Path = getattr(db, "path", db.location)  # a file's Path, or the server's URL
         self._lock = threading.RLock()
         self._key: bytes | None = None
         self.recovered: list[int] = []  # runs this open marked 'interrupted'
         self.accepted: list[str] = []  # integrity findings this open accepted (``accept=``)
-        self._where = path.resolve()  # the path the anchor knows this ledger by
         self._ledger_id = ""
         self._chained: tuple[int, str] | None = None  # head appended by the open transaction
+
+    @property
+    def server(self) -> bool:
+        """Whether this ledger lives on a database server (shared by a team) rather than in a file."""
+        return not isinstance(self.path, Path)
 
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0,
              accept: str | None = None) -> Ledger:
-        """Open (creating if absent, mode 0600) the ledger at ``path`` (default: :func:`default_path`).
+        """Open the ledger at ``path``: a file (created if absent, mode 0600) or a ``postgresql://``
+        URL (default: :func:`default_location`).
 
         Marks runs left ``running`` by a dead process as ``interrupted`` (their budget stays spent).
         Raises :class:`LedgerDamaged` for a damaged file, :class:`LedgerTampered` when the integrity
         checks (:mod:`svtgui.ledger.integrity`) find a change SVT Studio did not make, and
-        :class:`LedgerError` for a locked, read-only, foreign or newer one; the file is not changed.
-        ``accept`` (a reason) records what the integrity checks found and proceeds; ``accepted``
-        then lists it. With nothing to accept it raises :class:`LedgerError`.
+        :class:`LedgerError` for a locked, read-only, foreign, newer or unreachable one; the ledger
+        is not changed. ``accept`` (a reason) records what the integrity checks found and proceeds;
+        ``accepted`` then lists it. With nothing to accept it raises :class:`LedgerError`.
         """
-        p = Path(path).expanduser() if path is not None else default_path()
-        gone = [] if p.exists() and p.stat().st_size else integrity.deleted_here(p.resolve())
-        if gone and accept is None:
-            raise LedgerTampered(tampered_message(p, gone), gone)
-        if p.exists() and not p.is_file():
-            raise LedgerError(f"ledger {p} is not a file")
-        if p.exists() and _read_only(p):
-            raise LedgerError(f"ledger {p} is read-only (or unreadable); SVT Studio must be able to "
-                              "write it to record what is spent. Fix its permissions or use --ledger.")
-        if p.exists() and _read_only(p.parent):
-            raise LedgerError(f"the folder {p.parent} holding ledger {p} is read-only; SVT Studio must be "
-                              "able to create the ledger's journal files (-wal, -shm) beside it. Fix the "
-                              "folder's permissions or use --ledger.")
+        where = path if path is not None else default_location()
+        gone: list[str] = []
+        if is_server(where):
+            try:
+                from svtgui.ledger.postgres_db import PostgresDb  # psycopg: only for a server ledger
+            except ImportError:
+                raise LedgerError("a ledger on a PostgreSQL server needs psycopg: "
+                                  "pip install 'svtgui[team]'") from None
+            db: Any = PostgresDb.open(str(where), timeout)
+        else:
+            p = Path(where).expanduser()
+            gone = [] if p.exists() and p.stat().st_size else integrity.deleted_here(p.resolve())
+            if gone and accept is None:
+                raise LedgerTampered(tampered_message(str(p), gone), gone)
+            db = SqliteDb.open(p, timeout)
+        ledger = cls(db)
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LedgerError(f"cannot create the ledger directory {p.parent}: {exc.strerror}") from None
-        if not p.exists() and not os.access(p.parent, os.W_OK):
-            raise LedgerError(f"cannot create ledger {p}: directory {p.parent} is read-only")
-        _create_private(p)
-        try:
-            conn = sqlite3.connect(p, timeout=timeout, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open ledger {p}: {exc}") from None
-        ledger = cls(conn, p)
-        try:
-            ledger._prepare()
             ledger._check_tampering(accept, gone)
-            _tighten(p)
+            db.opened()
             ledger._recover_interrupted()
         except LedgerError:
-            conn.close()
+            db.close()
             raise
-        except sqlite3.Error as exc:
-            conn.close()
-            raise _translate(exc, p) from None
         return ledger
-
-    def _prepare(self) -> None:
-        c = self._conn
-        c.execute("PRAGMA foreign_keys = ON")
-        c.execute("BEGIN")  # one snapshot: another process may be creating the schema right now
-        try:
-            version, app_id, tables = _schema_state(c)  # reading first detects a non-database
-        finally:
-            c.execute("ROLLBACK")
-        if version > SCHEMA_VERSION:
-            raise LedgerError(f"ledger {self.path} has schema version {version}, newer than this SVT Studio "
-                              f"understands ({SCHEMA_VERSION}); upgrade SVT Studio. "
-                              "The file was not changed.")
-        if (tables - {"sqlite_sequence"}) and app_id != APPLICATION_ID:
-            raise LedgerError(f"{self.path} is an SQLite database but not an SVT Studio ledger; "
-                              "it was not changed. Choose another --ledger path.")
-        self._check_integrity()
-        expected = TABLES_AT[version] if version >= 1 else set()
-        if not expected <= tables:
-            raise LedgerDamaged(damaged_message(self.path, f"missing tables {sorted(expected - tables)}"))
-        mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode.lower() != "wal":
-            raise LedgerError(f"ledger {self.path}: cannot enable write-ahead logging (mode {mode})")
-        c.execute("PRAGMA synchronous = FULL")  # a commit survives power loss, not only a process crash
-        c.execute("PRAGMA secure_delete = ON")  # replaced 0.1 file hashes leave no trace
-        if version < SCHEMA_VERSION:
-            self._migrate()
-
-    def _check_integrity(self) -> None:
-        """``PRAGMA quick_check`` (every page, index and constraint, not the row contents' order)."""
-        problems = [r[0] for r in self._conn.execute("PRAGMA quick_check(5)").fetchall()]
-        if problems != ["ok"]:
-            detail = " ".join("; ".join(problems).split())  # SQLite's report spans lines: one line
-            raise LedgerDamaged(damaged_message(self.path, f"integrity check: {detail}"))
-
-    def _migrate(self) -> None:
-        """Upgrade to :data:`SCHEMA_VERSION`, re-reading the version under the write lock.
-
-        Two processes opening a fresh path at once both see version 0 before either writes; only
-        the one that takes the write lock first migrates, the other then finds it done.
-        """
-        with self._transaction() as c:
-            version, app_id, tables = _schema_state(c)
-            if version and app_id != APPLICATION_ID:
-                raise LedgerError(f"{self.path} is an SQLite database but not an SVT Studio ledger; "
-                                  "it was not changed. Choose another --ledger path.")
-            for v in range(version + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[v](c)
-            if version < SCHEMA_VERSION:
-                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _check_tampering(self, accept: str | None, gone: list[str]) -> None:
         """Refuse a ledger changed outside SVT Studio (or accept it, logged); then advance its anchor.
@@ -261,17 +162,14 @@ class Ledger:
         The anchors are read before the snapshot is taken: an anchor advances only after a commit,
         so a charge another process commits meanwhile can never make this ledger look rolled back.
         """
-        c = self._conn
-        self._ledger_id = chain.ledger_id(c)
-        anchored, others = anchor.read(self._ledger_id), anchor.at_path(self._where)
-        c.execute("BEGIN")
-        try:
-            found = integrity.inspect(c, self._where, anchored, others)
-        finally:
-            c.execute("ROLLBACK")
+        db = self._db
+        self._ledger_id = str(db.read("SELECT ledger_id FROM ledger_identity WHERE id = 1")[0][0])
+        anchored, others = anchor.read(self._ledger_id), anchor.at_path(db.anchor_key)
+        with db.snapshot() as c:
+            found = integrity.inspect(c, db, anchored, others)
         findings = gone + found.findings
         if findings and accept is None:
-            raise LedgerTampered(tampered_message(self.path, findings), findings)
+            raise LedgerTampered(tampered_message(db.location, findings), findings)
         if accept is not None and not accept.strip():
             raise LedgerError("ledger accept: give a --reason (it is recorded in the ledger)")
         if accept is not None and not findings:
@@ -280,13 +178,13 @@ class Ledger:
         try:
             if accept is not None:
                 with self._transaction() as tx:
-                    count, head = integrity.accept(tx, found, findings, accept)
+                    count, head = integrity.accept(tx, db, found, findings, accept)
                 self._chained = None  # the anchor is moved below, even backwards: that was accepted
-                anchor.advance(self._ledger_id, self._where, count, head, force=True)
-                anchor.forget_path(self._where, keep=self._ledger_id)
+                anchor.advance(self._ledger_id, db.anchor_key, count, head, force=True)
+                anchor.forget_path(db.anchor_key, keep=self._ledger_id)
                 self.accepted = findings
             else:
-                anchor.advance(self._ledger_id, self._where, found.count, found.head)
+                anchor.advance(self._ledger_id, db.anchor_key, found.count, found.head)
         except OSError as exc:
             raise LedgerError(f"cannot write the ledger's anchor in {anchor.anchor_folder()} "
                               f"({exc.strerror or exc}); set {anchor.STATE_ENV} to a writable folder"
@@ -294,20 +192,18 @@ class Ledger:
 
     def _recover_interrupted(self) -> None:
         """Mark runs whose owning process is gone as interrupted (their budget stays spent)."""
-        host = socket.gethostname()
-        with self._transaction():
-            rows = self._conn.execute(
-                "SELECT id, owner_host, owner_pid FROM runs WHERE status = 'running'").fetchall()
+        with self._transaction() as c:
+            rows = c.execute("SELECT id, owner_host, owner_pid FROM runs WHERE status = 'running'").fetchall()
             for run_id, owner_host, owner_pid in rows:
-                if owner_host == host and _alive(owner_pid):
+                if not self._db.owner_gone(run_id, owner_host, owner_pid):
                     continue  # a live process (perhaps this one) is still streaming it
-                self._conn.execute("UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ?",
-                                   (_now(), run_id))
+                c.execute("UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ?",
+                          (_now(), run_id))
                 self.recovered.append(run_id)
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            self._db.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -316,32 +212,19 @@ class Ledger:
         self.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic, durable write: ``BEGIN IMMEDIATE`` takes the write lock up front."""
+    def _transaction(self, *, serial: bool = True) -> Iterator[Any]:
+        """One atomic, durable write (``serial``: under the ledger-wide write lock, as every write
+        that checks a budget or extends the chain must be); the anchor follows its commit."""
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise _translate(exc, self.path) from None
-            try:
-                yield self._conn
-            except sqlite3.Error as exc:
-                self._chained = None
-                self._rollback()
-                raise _translate(exc, self.path) from None
+                with self._db.transaction(serial=serial) as c:
+                    yield c
             except BaseException:
                 self._chained = None
-                self._rollback()
                 raise
-            try:
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._chained = None
-                self._rollback()
-                raise _translate(exc, self.path) from None
             self._advance_anchor()
 
-    def _chain(self, c: sqlite3.Connection, kind: str, ref: object) -> None:
+    def _chain(self, c: Any, kind: str, ref: object) -> None:
         """Chain a budget-relevant row written in the open transaction; its anchor follows the commit."""
         self._chained = chain.append(c, kind, ref)
 
@@ -352,25 +235,13 @@ class Ledger:
             return
         (count, head), self._chained = self._chained, None
         try:
-            anchor.advance(self._ledger_id, self._where, count, head)
+            anchor.advance(self._ledger_id, self._db.anchor_key, count, head)
         except OSError:
             pass  # the next open reports an anchor it cannot write
 
-    def _rollback(self) -> None:
-        """Undo the open transaction, if SQLite has not already (it rolls back by itself on a full
-        disk or an I/O error; a second ROLLBACK would fail and hide the real cause)."""
-        if self._conn.in_transaction:
-            try:
-                self._conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # the connection is unusable; the error being raised says why
-
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
-            try:
-                return self._conn.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                raise _translate(exc, self.path) from None
+            return self._db.read(sql, args)
 
     # ------------------------------------------------------------------ dataset identities (private)
     def content_key(self) -> bytes:
@@ -436,10 +307,10 @@ class Ledger:
                           "bounds_json, registered_at, columns_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                           (dataset_id, str(name), eps, dlt, str(neighbouring),
                            json.dumps(bounds or {}, sort_keys=True, allow_nan=False), at, cols))
-                cur = c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at) "
-                                "VALUES (?, 'register', ?, ?, ?, ?)",
-                                (dataset_id, eps, dlt, f"registered as {name}", at))
-                self._chain(c, "event", cur.lastrowid)
+                cur = c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at, "
+                                "login) VALUES (?, 'register', ?, ?, ?, ?, ?) RETURNING id",
+                                (dataset_id, eps, dlt, f"registered as {name}", at, login()))
+                self._chain(c, "event", cur.fetchone()[0])
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, 'registered', ?, ?)",
                           (content, dataset_id, "registered", at))
                 self._chain(c, "bind", content)
@@ -517,20 +388,21 @@ class Ledger:
                 raise ValueError("the total was raised concurrently above the requested value; "
                                  "nothing changed")
             cur = c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, previous_epsilon, "
-                            "previous_delta, note, at) VALUES (?, 'raise', ?, ?, ?, ?, ?, ?)",
-                            (dataset_id, eps, dlt, current[0], current[1], note, _now()))
-            self._chain(c, "event", cur.lastrowid)
+                            "previous_delta, note, at, login) VALUES (?, 'raise', ?, ?, ?, ?, ?, ?, ?) "
+                            "RETURNING id",
+                            (dataset_id, eps, dlt, current[0], current[1], note, _now(), login()))
+            self._chain(c, "event", cur.fetchone()[0])
             c.execute("UPDATE datasets SET total_epsilon = ?, total_delta = ? WHERE dataset_id = ?",
                       (eps, dlt, dataset_id))
         return self._require(dataset_id)
 
     def budget_events(self, dataset_id: str | None = None) -> list[BudgetEvent]:
-        sql = ("SELECT dataset_id, kind, epsilon, delta, previous_epsilon, previous_delta, note, at "
+        sql = ("SELECT dataset_id, kind, epsilon, delta, previous_epsilon, previous_delta, note, at, login "
                "FROM budget_events")
         rows = self._read(sql + " WHERE dataset_id = ? ORDER BY id", (dataset_id,)) if dataset_id \
             else self._read(sql + " ORDER BY id")
-        return [BudgetEvent(f, k, Fraction(e), Fraction(d), _frac(pe), _frac(pd), n, at)
-                for f, k, e, d, pe, pd, n, at in rows]
+        return [BudgetEvent(f, k, Fraction(e), Fraction(d), _frac(pe), _frac(pd), n, at, login)
+                for f, k, e, d, pe, pd, n, at, login in rows]
 
     def integrity_events(self) -> list[IntegrityEvent]:
         """Every integrity finding a curator accepted (``svtgui-cli ledger accept``), oldest first."""
@@ -568,14 +440,16 @@ class Ledger:
             cur = c.execute(
                 "INSERT INTO runs (dataset_id, mechanism_id, params_json, epsilon, delta, noise, "
                 "noise_description, status, started_at, queries_planned, software_version, owner_host, "
-                "owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                "owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?) RETURNING id",
                 (dataset_id, mechanism_id, params_json, exact_text(eps), exact_text(dlt),
                  "secure" if secure else "seeded", description, _now(), queries_planned,
                  __version__, socket.gethostname(), os.getpid()))
-            run_id = int(cur.lastrowid)
+            run_id = int(cur.fetchone()[0])
             if declared_json is not None:
                 c.execute("INSERT INTO run_declarations VALUES (?, ?)", (run_id, declared_json))
             self._chain(c, "run", run_id)
+        with self._lock:
+            self._db.hold_run(run_id)  # a server ledger: the run is this session's until it ends
         return self.run(run_id)
 
     def record(self, run_id: int, rows: Sequence[tuple]) -> str:
@@ -585,14 +459,14 @@ class Ledger:
         Returns the commit time stamped on them. Call this *before* showing the responses.
         """
         at = _now()
-        with self._transaction() as c:
+        with self._transaction(serial=False) as c:  # responses neither check a budget nor extend the chain
             try:
                 c.executemany("INSERT INTO responses (run_id, idx, description, above, value, gap, time, "
                               "simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                               ((run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
                                 None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows))
-            except sqlite3.IntegrityError as exc:
-                raise ValueError(f"run {run_id}: {exc}") from None
+            except self._db.IntegrityError as exc:
+                raise ValueError(f"run {run_id}: {_first_line(exc)}") from None
         return at
 
     def record_fact(self, run_id: int, key: str, value: Any) -> None:
@@ -601,8 +475,8 @@ class Ledger:
             try:
                 c.execute("INSERT INTO run_facts VALUES (?, ?, ?, ?)",
                           (int(run_id), str(key), json.dumps(value, sort_keys=True, allow_nan=False), _now()))
-            except sqlite3.IntegrityError as exc:
-                raise ValueError(f"run {run_id}: fact {key!r}: {exc}") from None
+            except self._db.IntegrityError as exc:
+                raise ValueError(f"run {run_id}: fact {key!r}: {_first_line(exc)}") from None
 
     def declarations(self, run_id: int) -> dict[str, Any] | None:
         """What the curator had declared when the run was charged, or None (a run charged before 0.2)."""
@@ -626,6 +500,8 @@ class Ledger:
             if row[0] != RUNNING:
                 raise ValueError(f"run {run_id} already ended ({row[0]})")
             c.execute("UPDATE runs SET status = ?, ended_at = ? WHERE id = ?", (status, _now(), run_id))
+        with self._lock:
+            self._db.release_run(run_id)
         return self.run(run_id)
 
     def run(self, run_id: int) -> RunRecord:
@@ -697,64 +573,6 @@ def _number(v: float | None) -> float | int | None:
     return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
 
 
-def _read_only(p: Path) -> bool:
-    """No write permission bit (respected even by root, who could write anyway), or no access."""
-    return not (p.stat().st_mode & stat.S_IWUSR) or not os.access(p, os.R_OK | os.W_OK)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _schema_state(c: sqlite3.Connection) -> tuple[int, int, set[str]]:
-    """(schema version, application id, table names) as the current transaction sees them."""
-    version = c.execute("PRAGMA user_version").fetchone()[0]
-    app_id = c.execute("PRAGMA application_id").fetchone()[0]
-    return version, app_id, {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def _create_private(p: Path) -> None:
-    """Create an absent ledger file with mode 0600 before SQLite opens it (an empty file is an
-    empty database; SQLite gives the -wal and -shm files the main file's mode)."""
-    try:
-        fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
-    except FileExistsError:
-        return
-    except OSError as exc:
-        raise LedgerError(f"cannot create ledger {p}: {exc.strerror}") from None
-    os.close(fd)
-
-
-def _tighten(p: Path) -> None:
-    """Make an existing ledger (and its side files) readable by its owner only."""
-    for f in (p, *(p.with_name(p.name + s) for s in SIDE_FILES)):
-        try:
-            st = f.stat()
-            if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
-                f.chmod(stat.S_IMODE(st.st_mode) & ~0o077)
-        except OSError:
-            continue  # a side file that is absent (or went away) has nothing to tighten
-
-
-def _translate(exc: sqlite3.Error, path: Path) -> LedgerError:
-    """A clear message for the ways a ledger cannot be used."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return LedgerError(f"ledger {path} is locked by another program; close it (or wait) and retry")
-    if "readonly" in text or "read-only" in text:
-        return LedgerError(f"ledger {path} is read-only; SVT Studio must be able to write it")
-    if "full" in text:
-        return LedgerError(f"ledger {path}: the disk is full ({text}); the last write was rolled back and "
-                           "nothing recorded before it is lost. Free some space and retry")
-    if "disk I/O" in text:
-        return LedgerError(f"ledger {path}: the disk refused a write ({text}: full, removed or failing?); "
-                           "the last write was rolled back")
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return LedgerDamaged(damaged_message(path, text))
-    return LedgerError(f"ledger {path}: {text}")
+def _first_line(exc: BaseException) -> str:
+    """A database's message without the context lines a server adds."""
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

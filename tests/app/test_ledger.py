@@ -20,14 +20,17 @@ from svtgui.ledger import (
     default_path,
     exact_text,
 )
+from svtgui.ledger.sqlite_db import SqliteDb
+from tests.app.ledger_raw import raw
 
 CONTENT, OTHER_CONTENT = "f" * 64, "e" * 64  # keyed content fingerprints (private)
 UNKNOWN = "ds-0000000000000000"
 
 
 @pytest.fixture
-def ledger(tmp_path):
-    with Ledger.open(tmp_path / "l.sqlite") as led:
+def ledger(ledger_location):
+    """The same tests against both backends: a file, and a schema on the PostgreSQL test server."""
+    with Ledger.open(ledger_location) as led:
         yield led
 
 
@@ -63,8 +66,9 @@ def test_open_without_path_uses_environment(tmp_path):
     assert (tmp_path / "ledger.sqlite").exists()
 
 
-def test_wal_mode_and_schema_version(ledger):
-    conn = sqlite3.connect(ledger.path)
+def test_wal_mode_and_schema_version(tmp_path):
+    Ledger.open(tmp_path / "l.sqlite").close()
+    conn = sqlite3.connect(tmp_path / "l.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -74,10 +78,9 @@ def test_run_is_charged_exactly_and_committed_before_start_run_returns(ledger):
     for _ in range(3):  # 0.1 + 0.1 + 0.1 == 0.3 exactly: the third run fits
         run = _start(ledger)
         # another connection sees the charge at once: it is committed, not pending
-        other = sqlite3.connect(ledger.path)
-        assert other.execute("SELECT status, epsilon FROM runs WHERE id = ?", (run.id,)).fetchone() == \
-            ("running", "0.1")
-        other.close()
+        with raw(ledger) as (other, _):
+            assert other.execute("SELECT status, epsilon FROM runs WHERE id = ?", (run.id,)).fetchone() == \
+                ("running", "0.1")
     b = ledger.budget(fp)
     assert b.spent_epsilon == Fraction(3, 10) and b.remaining_epsilon == 0
 
@@ -124,8 +127,7 @@ def test_raise_total_is_logged_and_only_raises(ledger):
 
 def test_total_cannot_be_changed_behind_the_ledgers_back(ledger):
     ledger.register_dataset(CONTENT, "adult", 1)
-    conn = sqlite3.connect(ledger.path)
-    with pytest.raises(sqlite3.IntegrityError, match="logged raise"):
+    with raw(ledger) as (conn, refused), pytest.raises(refused, match="logged raise"):
         conn.execute("UPDATE datasets SET total_epsilon = '99'")
 
 
@@ -133,14 +135,16 @@ def test_append_only_rules_are_enforced_by_the_schema(ledger):
     ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
     ledger.record(run.id, [(0, "q0", True, 5.0, None)])
-    conn = sqlite3.connect(ledger.path)
-    for sql in ["DELETE FROM runs", "DELETE FROM responses", "UPDATE responses SET value = 1",
-                "UPDATE runs SET epsilon = '0'", "DELETE FROM datasets", "DELETE FROM budget_events",
-                "UPDATE runs SET noise_description = 'seeded (seed 7)'", "UPDATE ledger_key SET key = x'00'",
-                "DELETE FROM ledger_key", "DELETE FROM dataset_contents",
-                "UPDATE dataset_contents SET dataset_id = 'ds-1'", "UPDATE datasets SET dataset_id = 'ds-1'"]:
-        with pytest.raises(sqlite3.IntegrityError):
-            conn.execute(sql)
+    with raw(ledger) as (conn, refused):
+        for sql in ["DELETE FROM runs", "DELETE FROM responses", "UPDATE responses SET value = 1",
+                    "UPDATE runs SET epsilon = '0'", "DELETE FROM datasets", "DELETE FROM budget_events",
+                    "UPDATE runs SET noise_description = 'seeded (seed 7)'",
+                    "UPDATE ledger_key SET key = key", "DELETE FROM ledger_key",
+                    "DELETE FROM dataset_contents", "DELETE FROM chain",
+                    "UPDATE chain SET hash = 'x'", "UPDATE dataset_contents SET dataset_id = 'ds-1'",
+                    "UPDATE datasets SET dataset_id = 'ds-1'"]:
+            with pytest.raises(refused):
+                conn.execute(sql)
     assert ledger.runs()[0].epsilon == Fraction(1, 10)
 
 
@@ -256,7 +260,7 @@ def test_locked_ledger_gives_a_clear_error(tmp_path):
         try:
             with pytest.raises(LedgerError, match="locked"):
                 Ledger.open(path, timeout=0.1)
-            fast = Ledger(sqlite3.connect(path, timeout=0.1, isolation_level=None), path)
+            fast = Ledger(SqliteDb(sqlite3.connect(path, timeout=0.1, isolation_level=None), path))
             with pytest.raises(LedgerError, match="locked"):
                 _start(fast)
         finally:
@@ -300,11 +304,11 @@ def race(path: Path, dataset_id: str, epsilon: str, processes: int, tries: int =
         "print(n)\n")
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                               env={**os.environ}) for _ in range(processes)]
-    return [int(p.communicate(timeout=120)[0]) for p in procs]
+    return [int(p.communicate(timeout=300)[0]) for p in procs]
 
 
-def test_concurrent_processes_cannot_both_spend_the_last_budget(tmp_path):
-    path = tmp_path / "l.sqlite"
+def test_concurrent_processes_cannot_both_spend_the_last_budget(ledger_location):
+    path = ledger_location
     with Ledger.open(path) as led:
         fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
     assert sorted(race(path, fp, "0.6", 4)) == [0, 0, 0, 1]
@@ -319,8 +323,67 @@ def test_a_runs_declarations_are_kept_with_its_charge_and_never_change(ledger):
                            declared=declared)
     bare = ledger.start_run(d.dataset_id, "sparse", {"epsilon": 1}, 1, secure=True, noise_description="x")
     assert ledger.declarations(run.id) == declared and ledger.declarations(bare.id) is None
-    conn = sqlite3.connect(ledger.path)
-    for sql in ("UPDATE run_declarations SET declared_json = '{}'", "DELETE FROM run_declarations"):
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute(sql)
-    conn.close()
+    with raw(ledger) as (conn, refused):
+        for sql in ("UPDATE run_declarations SET declared_json = '{}'", "DELETE FROM run_declarations"):
+            with pytest.raises(refused, match="append-only"):
+                conn.execute(sql)
+
+
+def test_twenty_clients_racing_for_a_budget_that_fits_seven_runs_get_seven(ledger_location):
+    with Ledger.open(ledger_location) as led:
+        fp = led.register_dataset(CONTENT, "adult", "0.7")[0].dataset_id
+    assert sum(race(ledger_location, fp, "0.1", 20)) == 7
+    with Ledger.open(ledger_location) as led:
+        assert led.budget(fp).spent_epsilon == Fraction(7, 10) and len(led.runs(fp)) == 7
+
+
+def _reopened_until(location, done, timeout: float = 30.0) -> Ledger:
+    """Open the ledger again until ``done(ledger)`` (a server sees a killed client's session end a
+    moment after the kill), at most ``timeout`` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        led = Ledger.open(location)
+        if done(led) or time.monotonic() > deadline:
+            return led
+        led.close()
+
+
+def test_a_killed_client_loses_no_charge_and_leaves_no_half_written_run(ledger_location):
+    with Ledger.open(ledger_location) as led:
+        fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
+    script = ("import sys\nfrom svtgui.ledger import Ledger\n"
+              f"led = Ledger.open({str(ledger_location)!r})\n"
+              f"run = led.start_run({fp!r}, 'sparse', {{}}, '0.25', secure=True, noise_description='x')\n"
+              "led.record(run.id, [(i, f'q{i}', i % 2 == 0, None, None) for i in range(50)])\n"
+              "print(run.id, flush=True)\nsys.stdin.read()\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env={**os.environ})
+    run_id = int(child.stdout.readline())  # charged and 50 responses committed: now kill it
+    child.kill()
+    child.wait()
+    led = _reopened_until(ledger_location, lambda d: d.run(run_id).status != "running")
+    with led:
+        assert led.run(run_id).status == "interrupted" and run_id in led.recovered
+        assert led.budget(fp).spent_epsilon == Fraction(1, 4)
+        assert led.response_counts(run_id) == (50, 25)
+
+
+def test_a_lost_connection_mid_run_stops_it_cleanly_with_one_line(server_url):
+    import psycopg
+
+    with Ledger.open(server_url) as led:
+        fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
+        run = _start(led)
+        led.record(run.id, [(0, "q0", True, 1.0, None)])
+        pid = led._db.conn.raw.info.backend_pid
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(LedgerError) as lost:
+            led.record(run.id, [(1, "q1", False, None, None)])
+    message = str(lost.value)
+    assert "\n" not in message and "connection to the server was lost" in message
+    with _reopened_until(server_url, lambda d: d.run(run.id).status != "running") as again:
+        assert again.run(run.id).status == "interrupted" and again.response_counts(run.id) == (1, 1)
+        assert again.budget(fp).spent_epsilon == Fraction(1, 10)

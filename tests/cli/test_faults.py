@@ -190,7 +190,7 @@ def test_ending_a_run_waits_for_the_lock_then_marks_it_interrupted(workload, mon
 
     def locked_mid_run(path):
         led = real_open(path)
-        led._conn = _Failing(led._conn, "database is locked")
+        led._db.conn = _Failing(led._db.conn, "database is locked")
         real_finish, refusals = led.finish_run, [2]
 
         def finish_run(run_id, status):  # still locked for the first two attempts to end the run
@@ -222,7 +222,7 @@ def test_a_full_disk_mid_run_names_the_disk_and_keeps_the_spend(workload, monkey
 
     def full_disk_ledger(path):
         led = real_open(path)
-        led._conn = _Failing(led._conn, "database or disk is full")
+        led._db.conn = _Failing(led._db.conn, "database or disk is full")
         return led
 
     monkeypatch.setattr(run_command, "open_ledger", full_disk_ledger)

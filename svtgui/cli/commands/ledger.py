@@ -13,8 +13,9 @@ from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord
 
 
 def add_ledger_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ledger", metavar="PATH",
-                   help="ledger database (default: $SVTGUI_LEDGER, else the per-user data directory)")
+    p.add_argument("--ledger", metavar="PATH|URL",
+                   help="ledger file, or postgresql://user@host/db for a team's ledger on a server "
+                        "(default: $SVTGUI_LEDGER, else a file in the per-user data directory)")
 
 
 def open_ledger(path: str | None) -> Ledger:
