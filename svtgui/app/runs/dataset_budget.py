@@ -26,7 +26,7 @@ from svtgui.app.workspace import Workspace
 from svtgui.core.budget import Budget
 from svtgui.core.wording import count
 from svtgui.data.dataset import Dataset
-from svtgui.ledger import DatasetRecord, Ledger, LedgerError, default_path
+from svtgui.ledger import DatasetRecord, Ledger, LedgerError, default_location
 
 SAME, DIFFERENT = "same", "different"  # the curator's word on rows that look like a known dataset
 
@@ -71,9 +71,9 @@ class DatasetBudget:
         return self._ledger
 
     @property
-    def ledger_path(self) -> Path:
-        """The ledger's file, without opening it (the default one until it is opened)."""
-        return self._ledger.path if self._ledger is not None else default_path()
+    def ledger_path(self) -> Path | str:
+        """The ledger's file or server URL, without opening it (the default one until it is opened)."""
+        return self._ledger.path if self._ledger is not None else default_location()
 
     def close(self) -> None:
         if self._ledger is not None:
