@@ -37,6 +37,18 @@ def guide() -> Path:
     raise FileNotFoundError(f"the user guide was not found (searched {', '.join(map(str, roots))})")
 
 
+SAMPLE_SUFFIXES = (".csv", ".dat")  # the bundled sample data files (beside them: schemas, query lists)
+
+
+def sample_files() -> list[Path]:
+    """Every bundled sample data file (``samples/*.csv``, ``*.dat``) of the first root holding them."""
+    for root in _roots():
+        folder = root / "samples"
+        if folder.is_dir():
+            return sorted(p for p in folder.iterdir() if p.suffix in SAMPLE_SUFFIXES)
+    return []
+
+
 def asset(name: str) -> Path:
     """Path of the bundled file ``name`` (e.g. ``"samples/census.csv"``); FileNotFoundError if absent."""
     for root in _roots():

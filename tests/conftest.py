@@ -39,6 +39,7 @@ def _isolated_ledger(tmp_path, monkeypatch):
     monkeypatch.setenv("SVTGUI_LEDGER", str(tmp_path / "ledger.sqlite"))
     monkeypatch.setenv("SVTGUI_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("SVTGUI_STATE_DIR", str(tmp_path / "state"))  # the ledgers' anchors
+    monkeypatch.delenv("SVTGUI_DEMO", raising=False)  # demo mode (svtgui.app.gate.DEMO_ENV) is per test
 
 
 # -- the ledger's two backends (issue 26) ----------------------------------------------------------
@@ -72,3 +73,14 @@ def ledger_location(request, tmp_path):
     if request.param == "sqlite":
         return tmp_path / "l.sqlite"
     return request.getfixturevalue("server_url")
+
+
+@pytest.fixture
+def census_copy(tmp_path) -> Path:
+    """The bundled census sample's bytes under another name and folder: public rows by content, the only
+    kind of file on which seeded (test) noise and demos run (svtgui.app.public_data)."""
+    import shutil
+
+    from svtgui.assets import asset
+
+    return Path(shutil.copyfile(asset("samples/census.csv"), tmp_path / "survey.csv"))

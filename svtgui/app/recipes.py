@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from svtgui.app.dataset_identity import declared
+from svtgui.app import gate
 from svtgui.app.run_plans import PLAN_FACT, recipe_plan
 from svtgui.core.laplace import laplace_scale
 from svtgui.core.noise import Lattice
@@ -85,17 +85,15 @@ class _DryRun:
 
 
 class _LedgerCharge:
-    """Starts the ledger run when the recipe charges (after its own checks, before reading data)."""
+    """Starts the ledger run, through the gate, when the recipe charges (after its own checks, before
+    reading data)."""
 
-    def __init__(self, ledger: Ledger, dataset_key: str, plan: RecipePlan) -> None:
-        self.ledger, self.key, self.plan = ledger, dataset_key, plan
+    def __init__(self, ledger: Ledger, plan: RecipePlan) -> None:
+        self.ledger, self.plan = ledger, plan
         self.record: RunRecord | None = None
 
     def charge(self, _label: str, epsilon: float) -> None:
-        p = self.plan
-        self.record = self.ledger.start_run(self.key, p.recipe.id, p.params, repr(float(epsilon)), "0",
-                                            secure=p.source.secure, noise_description=p.source.description,
-                                            declared=None if p.schema is None else declared(p.schema))
+        self.record = gate.charge(self.ledger, self.plan.request(epsilon))
 
 
 @dataclass
@@ -116,9 +114,19 @@ class RecipePlan:
     #: a run's queries are (column, kind, value types), so a query that cannot be evaluated is refused
     #: before the charge instead of failing after it.
     queries: Sequence[Query] = ()
-    schema: Any = None
+    dataset: Any = None
     #: The keyword arguments that make the same plan again (kept in the ledger: :mod:`.run_plans`).
     arguments: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def schema(self) -> Any:
+        return self.dataset.schema
+
+    def request(self, epsilon: float | None = None) -> gate.Request:
+        """What the gate checks and charges for this recipe (``epsilon``: what it charges, else its ε)."""
+        eps = self.epsilon if epsilon is None else epsilon
+        return gate.Request(self.dataset, self.recipe.id, self.params, repr(float(eps)), "0",
+                            secure=self.source.secure, noise_description=self.source.description)
 
     def check(self) -> None:
         """Run the recipe's own checks and every query's schema check, without charging or reading the
@@ -136,14 +144,15 @@ class RecipePlan:
             return
         raise AssertionError(f"{self.recipe.id} did not charge before computing")  # pragma: no cover
 
-    def run(self, ledger: Ledger, dataset_key: str) -> RecipeRun:
-        """Charge the whole ε (one ledger run), compute, commit rows and facts, finish.
+    def run(self, ledger: Ledger) -> RecipeRun:
+        """Charge the whole ε (one ledger run, through the gate), compute, commit rows and facts, finish.
 
-        Everything :meth:`check` checks is checked first (nothing charged when it fails); a failure
-        after the charge ends the run as interrupted, and the spend is kept.
+        Everything :meth:`check` checks is checked first, then the gate's checks at the charge (nothing
+        charged when either fails); a failure after the charge ends the run as interrupted, and the
+        spend is kept.
         """
         self.check()
-        charge = _LedgerCharge(ledger, dataset_key, self)
+        charge = _LedgerCharge(ledger, self)
         try:
             rows, facts = self.to_ledger(self.compute(charge))
             assert charge.record is not None, "a recipe returned without charging"
@@ -216,7 +225,7 @@ def auto_mean(ds: Dataset, column: str, epsilon: float, *, sweep: tuple[float, f
         source,
         lambda charger: recipes.auto_avg(ds, column, epsilon, sweep=queries, threshold=threshold, split=split,
                                          rng=source, budget=charger),
-        to_ledger, queries, ds.schema,
+        to_ledger, queries, ds,
         {"column": column, "sweep": [start, stop, step], "split": list(split), "threshold": threshold})
 
 
@@ -262,7 +271,7 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
         source,
         lambda charger: recipes.range_screening(ds, queries, epsilon, threshold, cutoff,
                                                 screen_share=screen_share, rng=source, budget=charger),
-        to_ledger, queries, ds.schema,
+        to_ledger, queries, ds,
         {"queries": [q.to_json() for q in queries], "threshold": threshold, "cutoff": cutoff,
          "screen_share": screen_share})
 
@@ -298,7 +307,7 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
         FREQUENT_ITEMS, epsilon,
         {"method": method, "cutoff": cutoff, "threshold": threshold, "column": column,
          "domain_size": len(items)},
-        source, compute, to_ledger, probe, ds.schema,
+        source, compute, to_ledger, probe, ds,
         {"items": items, "cutoff": cutoff, "method": method, "threshold": threshold, "column": column})
 
 

@@ -73,7 +73,7 @@ def _step(number: int, run: RunRecord, plan: dict[str, Any]) -> list[str]:
                 continue
             keywords.append(f"{name}={name}")
         lines += [f"    plan = recipes.{call}(ds, {', '.join(keywords)})",
-                  "    return plan.run(ledger, ds.dataset_id).record.id  # charged before the data is read"]
+                  "    return plan.run(ledger).record.id  # charged, through the gate, before reading data"]
         return lines
     info = mechanisms.info(plan["mechanism"])
     return [f"def step_{number}(ledger, ds):",

@@ -63,6 +63,17 @@ def applicable_budget(led: Ledger, ds: Any, s: dict[str, Any]) -> Budget:
         raise CliError(f"--budget-epsilon/--budget-delta: {exc}") from None
 
 
+def screen(led: Ledger, request: Any) -> None:
+    """The gate's checks (:func:`svtgui.app.gate.screen`) before anything is registered or charged;
+    a refusal is one line, exit 2, nothing written."""
+    from svtgui.app import gate
+
+    try:
+        gate.screen(led, request)
+    except gate.Refused as exc:
+        raise CliError(str(exc)) from None
+
+
 def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
     """The dataset these rows are, registering or binding them as the options say (see
     :mod:`svtgui.app.dataset_identity`); rows that look like a known dataset need the curator's word."""

@@ -220,8 +220,8 @@ def test_no_public_output_carries_a_hash_of_the_data(tmp_path, capsys):
     assert record.dataset_id in pdf_text.replace("\n", "")
 
 
-def test_seeded_runs_record_no_seed_and_say_they_are_not_private(tmp_path, capsys):
-    data = _csv(tmp_path / "people.csv", _rows())
+def test_seeded_runs_record_no_seed_and_say_they_are_not_private(tmp_path, capsys, census_copy):
+    data = census_copy  # seeded noise runs only on public rows (a bundled sample, by content)
     ledger, queries = tmp_path / "ledger.sqlite", tmp_path / "q.json"
     queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1,
                                    "queries": [RangeCount("age", 30, 60).to_json()]}))
@@ -299,13 +299,14 @@ def test_a_screenshot_run_never_touches_the_users_ledger(tmp_path):
         assert led.runs() == [] and led.budget(known.dataset_id).spent_epsilon == 0
 
 
-def test_a_seeded_release_file_holds_no_seed(tmp_path, capsys):
+def test_a_seeded_release_file_holds_no_seed(tmp_path, capsys, census_copy):
     """Exports too: a SparseProject release built with --test-seed names no seed in its header."""
     from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 
-    data = _csv(tmp_path / "people.csv", _rows())
+    data = census_copy  # seeded noise runs only on public rows (a bundled sample, by content)
     out = tmp_path / "release.npz"
-    assert main(["sparse-project", "build", "--data", str(data), "--columns", "sex=F,M", "age@17,40,91",
+    assert main(["sparse-project", "build", "--data", str(data), "--columns", "sex=Female,Male",
+                 "age@17,40,91",
                  "--epsilon", "1", "--out", str(out), "--ledger", str(tmp_path / "l.sqlite"),
                  "--budget-epsilon", "2", "--budget-delta", "1e-5", "--test-seed", "918273645501"]) == 0, \
         capsys.readouterr().err

@@ -40,7 +40,7 @@ def _ages(n: int = 4000, top: int = 80):
 
 def test_auto_mean_is_one_run_charged_its_whole_epsilon_with_the_svt_stream_and_facts(ledger):
     ds, key = _dataset(ledger, _ages(), upper=100)
-    done = recipes.auto_mean(ds, "age", 1.5, rng=seeded(1)).run(ledger, key)
+    done = recipes.auto_mean(ds, "age", 1.5, rng=seeded(1)).run(ledger)
     assert done.record.status == FINISHED and done.record.epsilon == Fraction(3, 2)
     assert ledger.budget(key).spent_epsilon == Fraction(3, 2)
     rows = ledger.responses(done.record.id)
@@ -73,7 +73,7 @@ def test_the_true_clipped_mean_lies_in_the_stated_interval_at_least_as_often_as_
     ledger.raise_total(key, "100")
     covered = 0
     for seed in range(40):
-        facts = recipes.auto_mean(ds, "age", 1.0, rng=seeded(seed)).run(ledger, key).facts
+        facts = recipes.auto_mean(ds, "age", 1.0, rng=seeded(seed)).run(ledger).facts
         truth = float(np.clip(frame["age"], 0, facts["bound"]).mean())
         lo, hi = facts["mean_interval_90"]
         covered += lo <= truth <= hi
@@ -94,7 +94,7 @@ def test_a_bad_column_is_refused_before_anything_is_charged(ledger):
     with pytest.raises(ValueError, match="nope"):
         plan.check()
     with pytest.raises(ValueError, match="nope"):
-        plan.run(ledger, key)
+        plan.run(ledger)
     assert ledger.runs() == []
 
 
@@ -106,7 +106,7 @@ def test_a_failure_after_the_charge_ends_the_run_interrupted_and_keeps_the_spend
 
     monkeypatch.setattr(recipes.recipes, "evaluate", broken)
     with pytest.raises(RuntimeError, match="disk gone"):
-        recipes.auto_mean(ds, "age", 1.0).run(ledger, key)
+        recipes.auto_mean(ds, "age", 1.0).run(ledger)
     (run,) = ledger.runs()
     assert run.status == INTERRUPTED and ledger.budget(key).spent_epsilon == 1
 
@@ -114,7 +114,7 @@ def test_a_failure_after_the_charge_ends_the_run_interrupted_and_keeps_the_spend
 def test_range_screening_releases_fresh_answers_only_for_the_ranges_found(ledger):
     ds, key = _dataset(ledger, _ages())
     queries = generators.range_sweep("age", 18, 81, 10)
-    done = recipes.screen_ranges(ds, queries, 1.0, 300.0, 2, rng=seeded(4)).run(ledger, key)
+    done = recipes.screen_ranges(ds, queries, 1.0, 300.0, 2, rng=seeded(4)).run(ledger)
     rows = ledger.responses(done.record.id)
     above = [r for r in rows if r.above]
     assert len(above) == done.facts["found"] <= 2
@@ -128,11 +128,11 @@ def test_frequent_items_needs_a_public_domain_and_records_one_row_per_item(ledge
 
     baskets = pd.DataFrame({"items": [tuple(sorted({i % 7, (3 * i) % 11})) for i in range(600)]})
     ds = Dataset.from_frame(baskets, "baskets")
-    key = dataset_identity.register(ledger, ds, "5").dataset_id
+    dataset_identity.register(ledger, ds, "5")
     with pytest.raises(ValueError, match="domain is empty"):
         recipes.frequent_items(ds, [], 3, 1.0).check()
     assert ledger.runs() == []
-    done = recipes.frequent_items(ds, list(range(20)), 3, 1.0, rng=seeded(2)).run(ledger, key)
+    done = recipes.frequent_items(ds, list(range(20)), 3, 1.0, rng=seeded(2)).run(ledger)
     rows = ledger.responses(done.record.id)
     assert len(rows) == 3 and all(r.above for r in rows)
     assert set(done.facts["items"]) <= set(range(20))
@@ -158,7 +158,7 @@ def test_a_noise_scale_out_of_range_is_refused_by_the_check_before_any_charge(le
         with pytest.raises(ValueError, match="epsilon|scale|Laplace"):
             plan.check()
         with pytest.raises(ValueError):
-            plan.run(ledger, key)
+            plan.run(ledger)
     assert ledger.runs() == []
 
 
@@ -181,5 +181,5 @@ def test_a_query_that_does_not_fit_the_schema_is_refused_by_the_check(ledger):
         with pytest.raises(ValueError, match="query 1|query 10"):
             plan.check()
         with pytest.raises(ValueError, match="query 1|query 10"):
-            plan.run(ledger, key)
+            plan.run(ledger)
     assert ledger.budget(key).spent_epsilon == 0 and ledger.runs(key) == []

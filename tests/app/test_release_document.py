@@ -37,9 +37,9 @@ def ledger(tmp_path):
     frame = _frame()
     ds = Dataset.from_frame(frame, "toy", infer_schema(frame).with_bounds("age", 0, 100))
     with Ledger.open(tmp_path / "l.sqlite") as led:
-        key = dataset_identity.register(led, ds, "20").dataset_id
-        ids = [recipes.auto_mean(ds, "age", 1.0, rng=seeded(1)).run(led, key).record.id,
-               recipes.screen_ranges(ds, RANGES, 1.0, 3000, 2, rng=seeded(2)).run(led, key).record.id]
+        dataset_identity.register(led, ds, "20")
+        ids = [recipes.auto_mean(ds, "age", 1.0, rng=seeded(1)).run(led).record.id,
+               recipes.screen_ranges(ds, RANGES, 1.0, 3000, 2, rng=seeded(2)).run(led).record.id]
         with start_run(led, ds, RANGES, "sparse", {"epsilon": 0.5, "threshold": 3000, "cutoff": 2},
                        seed=3) as run:
             for _ in run.stream(batch_size=8):
@@ -96,8 +96,8 @@ def test_a_run_that_cannot_be_in_the_release_is_refused_and_nothing_is_written(l
     elif why == "unknown":
         ids, says = [ids[0], 99], "run 99 is not in the ledger"
     elif why == "other dataset":
-        key = dataset_identity.register(led, other, "5").dataset_id
-        run = recipes.auto_mean(other, "age", 1.0, rng=seeded(4)).run(led, key)
+        dataset_identity.register(led, other, "5")
+        run = recipes.auto_mean(other, "age", 1.0, rng=seeded(4)).run(led)
         ids, says = [ids[0], run.record.id], "a release covers one dataset"
     else:
         dataset_identity.register(led, other, "5")

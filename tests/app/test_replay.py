@@ -48,9 +48,9 @@ def census_runs(tmp_path):
     ds = load_dataset(CENSUS)
     path = tmp_path / "published.sqlite"
     with Ledger.open(path) as led:
-        key = dataset_identity.register(led, ds, "10").dataset_id
-        ids = [recipes.auto_mean(ds, "age", 1.0, rng=seeded(1)).run(led, key).record.id,
-               recipes.screen_ranges(ds, RANGES, 1.0, 3000, 2, rng=seeded(2)).run(led, key).record.id]
+        dataset_identity.register(led, ds, "10")
+        ids = [recipes.auto_mean(ds, "age", 1.0, rng=seeded(1)).run(led).record.id,
+               recipes.screen_ranges(ds, RANGES, 1.0, 3000, 2, rng=seeded(2)).run(led).record.id]
         with start_run(led, ds, RANGES, "numeric_sparse", {"epsilon": 0.5, "threshold": 3000, "cutoff": 2},
                        seed=3) as run:
             for _ in run.stream():
@@ -90,9 +90,9 @@ def test_a_frequent_items_release_replays_on_the_bundled_baskets(tmp_path):
     ds = load_dataset(BASKETS)
     published = tmp_path / "published.sqlite"
     with Ledger.open(published) as led:
-        key = dataset_identity.register(led, ds, "10").dataset_id
+        dataset_identity.register(led, ds, "10")
         items = list(range(1, 60))  # a public domain: the catalogue's item ids
-        run = recipes.frequent_items(ds, items, 3, 1.0, rng=seeded(4)).run(led, key)
+        run = recipes.frequent_items(ds, items, 3, 1.0, rng=seeded(4)).run(led)
         script = export_script(led, [run.record.id], tmp_path / "items.py")
     done = _run_script(script, BASKETS, tmp_path / "fresh.sqlite", "--budget-epsilon", "2")
     assert done.returncode == 0, done.stderr

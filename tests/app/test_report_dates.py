@@ -53,15 +53,14 @@ def _stream(ledger, census, mechanism, params, queries, seed):
 
 def _runs(ledger, census, tmp_path) -> list[int]:
     ages = [RangeCount("age", lo, lo + 10) for lo in range(17, 80, 3)]
-    key = census.dataset_id
     return [
         _stream(ledger, census, "sparse", {"epsilon": 1.0, "threshold": 2000, "cutoff": 3}, ages, 1),
         _stream(ledger, census, "numeric_sparse", {"epsilon": 1.0, "threshold": 2000, "cutoff": 3}, ages, 2),
         _stream(ledger, census, "pmw", {"epsilon": 1.0, "delta": 1e-6, "threshold": 1500.0, "cutoff": 5,
                                         "universe": ["age@17,35,55,91", "sex", "income"]},
                 generators.marginals(census.schema, ["sex", "income"], k=1), 3),
-        recipes.auto_mean(census, "age", 1.0, rng=seeded(4)).run(ledger, key).record.id,
-        recipes.screen_ranges(census, ages, 1.0, 2000, 2, rng=seeded(5)).run(ledger, key).record.id,
+        recipes.auto_mean(census, "age", 1.0, rng=seeded(4)).run(ledger).record.id,
+        recipes.screen_ranges(census, ages, 1.0, 2000, 2, rng=seeded(5)).run(ledger).record.id,
         _stream(ledger, census, "sparse_project",
                 {"epsilon": 1.0, "delta": 1e-6, "projection_size": 64, "queries": 10, "universe": ["sex"],
                  "release_out": str(tmp_path / "release.npz")}, [], 6),

@@ -87,7 +87,7 @@ def test_a_noisy_gap_gets_no_interval(setup):
 
 def test_every_format_opens_with_the_table(setup, tmp_path):
     led, ds, key, _frame = setup
-    run_id = recipes.auto_mean(ds, "age", 1.0, rng=seeded(2)).run(led, key).record.id
+    run_id = recipes.auto_mean(ds, "age", 1.0, rng=seeded(2)).run(led).record.id
     html = export(led, run_id, tmp_path / "r.html").read_text(encoding="utf-8")
     assert html.index("<h2>Statistics</h2>") < html.index("Appendix: how it was released") < html.index(
         "Released rows")
@@ -109,7 +109,7 @@ def test_the_mean_interval_covers_the_true_clipped_mean_at_the_stated_confidence
     led, ds, key, frame = setup
     n, covered = 200, 0
     for seed in range(n):
-        done = recipes.auto_mean(ds, "age", 1.0, rng=seeded(seed)).run(led, key)
+        done = recipes.auto_mean(ds, "age", 1.0, rng=seeded(seed)).run(led)
         truth = float(np.clip(frame["age"], 0, done.facts["bound"]).mean())
         lo, hi = statistics(led, done.record.id)[0]["interval"]
         covered += lo <= truth <= hi
@@ -118,7 +118,7 @@ def test_the_mean_interval_covers_the_true_clipped_mean_at_the_stated_confidence
 
 def test_range_screening_answers_use_each_query_s_own_sensitivity(setup):
     led, ds, key, _frame = setup
-    done = recipes.screen_ranges(ds, RANGES, 2.0, 100, 2, rng=seeded(4)).run(led, key)
+    done = recipes.screen_ranges(ds, RANGES, 2.0, 100, 2, rng=seeded(4)).run(led)
     table = statistics(led, done.record.id)
     e = 2.0 * 0.5 / 2
     for st in table:

@@ -35,8 +35,8 @@ def known(tmp_path_factory):
     queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
         {"kind": "range", "column": "x", "low": 0, "high": 10}]}))
     ledger = d / "known.sqlite"
-    assert main(["run", *_inputs(data, queries, schema), "--ledger", str(ledger), "--budget-epsilon", "10",
-                 "--test-seed", "1"]) == 0
+    assert main(["run", *_inputs(data, queries, schema), "--ledger", str(ledger),
+                 "--budget-epsilon", "10"]) == 0
     return {"dir": d, "data": data, "schema": schema, "queries": queries, "ledger": ledger}
 
 

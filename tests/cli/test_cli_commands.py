@@ -135,12 +135,16 @@ def test_run_json_lines_and_all_rows(files, capsys):
     assert len(rows) == 10 and not any(r["above"] for r in rows) and all(r["value"] is None for r in rows)
 
 
-def test_seeded_run_warns_and_is_reproducible(files, capsys):
+def test_seeded_run_warns_and_is_reproducible(files, census_copy, capsys):
+    """On public rows (the bundled census sample's bytes under another name): seeded noise runs only there."""
+    queries = census_copy.with_name("ages.json")
+    assert main(["queries", "generate", "range-sweep", "--column", "age", "--start", "17", "--stop", "91",
+                 "--width", "5", "--out", str(queries)]) == 0
     outs = []
     for _ in range(2):
         assert (
             _run(
-                files,
+                (census_copy, queries, files[2]),
                 "--mechanism",
                 "numeric_sparse",
                 "--epsilon",

@@ -52,11 +52,11 @@ def files(tmp_path_factory):
     f["session"] = save(session, d / "study.svtsession")
     assert main(["run", "--data", str(f["data"]), "--queries", str(f["queries"]), "--mechanism", "sparse",
                  "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1", "--ledger", str(f["ledger"]),
-                 "--budget-epsilon", "10", "--budget-delta", "0.01", "--test-seed", "1"]) == 0
+                 "--budget-epsilon", "10", "--budget-delta", "0.01"]) == 0
     f["wal"] = f["ledger"].with_name(f["ledger"].name + "-wal")
     f["release"] = d / "release.npz"
     assert main(["sparse-project", "build", "--data", str(f["data"]), "--columns", "colour",
-                 "--epsilon", "0.1", "--T", "64", "--ledger", str(f["ledger"]), "--test-seed", "1",
+                 "--epsilon", "0.1", "--T", "64", "--ledger", str(f["ledger"]),
                  "--out", str(f["release"])]) == 0
     return f
 
@@ -64,27 +64,27 @@ def files(tmp_path_factory):
 def _run(f: dict, out: str) -> list[str]:
     return ["run", "--data", str(f["data"]), "--queries", str(f["queries"]), "--schema", str(f["schema"]),
             "--mechanism", "sparse", "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1",
-            "--ledger", str(f["ledger"]), "--test-seed", "1", "--report", out]
+            "--ledger", str(f["ledger"]), "--report", out]
 
 
 # (command, the inputs it reads that a target may be, the argv writing to ``out``)
 COMMANDS = {
     "run --report": (("data", "sidecar", "schema", "queries", "ledger", "wal"), _run),
     "run --config": (("config", "data", "sidecar", "queries", "ledger"), lambda f, out: [
-        "run", "--config", str(f["config"]), "--ledger", str(f["ledger"]), "--test-seed", "1",
+        "run", "--config", str(f["config"]), "--ledger", str(f["ledger"]),
         "--report", out]),
     "run --session": (("session", "data", "sidecar", "ledger"), lambda f, out: [
-        "run", "--session", str(f["session"]), "--ledger", str(f["ledger"]), "--test-seed", "1",
+        "run", "--session", str(f["session"]), "--ledger", str(f["ledger"]),
         "--report", out]),
     "run --release-out": (("data", "sidecar", "ledger", "wal"), lambda f, out: [
         "run", "--data", str(f["data"]), "--mechanism", "sparse_project", "--epsilon", "0.1",
         "--delta", "1e-6",
         "--universe", "colour", "--param", "projection_size=64", "--ledger", str(f["ledger"]),
-        "--test-seed", "1", "--release-out", out]),
+        "--release-out", out]),
     "recipe screen-ranges": (("data", "schema", "queries", "ledger"), lambda f, out: [
         "recipe", "screen-ranges", "--data", str(f["data"]), "--schema", str(f["schema"]),
         "--queries", str(f["queries"]), "--threshold", "5", "--cutoff", "1", "--epsilon", "0.1",
-        "--ledger", str(f["ledger"]), "--test-seed", "1", "--report", out]),
+        "--ledger", str(f["ledger"]), "--report", out]),
     "recipe frequent-items": (("baskets", "items", "ledger"), lambda f, out: [
         "recipe", "frequent-items", "--data", str(f["baskets"]), "--items-file", str(f["items"]),
         "--cutoff", "1", "--epsilon", "0.1", "--budget-epsilon", "1", "--ledger", str(f["ledger"]),
@@ -99,7 +99,7 @@ COMMANDS = {
     "sparse-project build": (("data", "sidecar", "schema", "ledger"), lambda f, out: [
         "sparse-project", "build", "--data", str(f["data"]), "--schema", str(f["schema"]),
         "--columns", "colour",
-        "--epsilon", "0.1", "--T", "64", "--ledger", str(f["ledger"]), "--test-seed", "1", "--out", out]),
+        "--epsilon", "0.1", "--T", "64", "--ledger", str(f["ledger"]), "--out", out]),
 }
 # (SQLite deletes and recreates the -wal: a hard link to it is not the ledger's file for long)
 CASES = [(command, kind, via) for command, (kinds, _) in COMMANDS.items() for kind in kinds

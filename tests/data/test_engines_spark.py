@@ -93,8 +93,7 @@ def test_cli_run_on_a_spark_table(spark, tmp_path: Path, capsys) -> None:
                  "--width", "10", "--out", str(queries)]) == 0
     code = main(["run", "--engine", "spark", "--spark-master", "local[2]", "--data", "table:ages",
                  "--queries", str(queries), "--mechanism", "sparse", "--epsilon", "1", "--threshold", "50",
-                 "--cutoff", "2", "--ledger", str(tmp_path / "l.db"), "--budget-epsilon", "3",
-                 "--test-seed", "1"])
+                 "--cutoff", "2", "--ledger", str(tmp_path / "l.db"), "--budget-epsilon", "3"])
     assert code == 0, capsys.readouterr().err
 
 

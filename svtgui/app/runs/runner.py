@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from svtgui.app.dataset_identity import declared, identify
+from svtgui.app import gate
 from svtgui.app.plan import Plan, build, describe_query, validate_query
 from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
@@ -115,19 +115,31 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         plan.raise_if_invalid()
     if seed is not None:
         _seed(seed)
-    if identify(ledger, dataset).is_new:
-        raise ValueError(f"dataset {dataset.name!r} is not in the ledger yet: "
-                         "register it with a total budget")
     m = _create(plan.mechanism_id, plan.params, seed)
     # kept with the run so that its release can be replayed (svtgui.app.replay); public, never reported
     replay = mechanism_plan(mechanism_id, params, queries, monotonic)
     if plan.linear is not None:
         return _start_linear(ledger, dataset, list(queries), m, plan.linear, replay)
-    record = ledger.start_run(dataset.dataset_id, plan.mechanism_id, m.params, repr(m.guarantee.epsilon),
-                              repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
-                              queries_planned=len(queries), declared=declared(dataset.schema))
+    record = gate.charge(ledger, _request(dataset, m, plan.mechanism_id, m.params, len(queries)))
     ledger.record_fact(record.id, PLAN_FACT, replay)
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
+
+
+def request_for(dataset: Any, queries: Sequence[QueryLike], plan: Plan, *,
+                seed: int | None = None) -> gate.Request:
+    """The gate's request for this run, without charging: the CLI screens it
+    (:func:`svtgui.app.gate.screen`) before a new dataset is registered, so a refused run leaves the
+    ledger as it was."""
+    m = _create(plan.mechanism_id, plan.params, seed)
+    return _request(dataset, m, plan.mechanism_id, m.params, len(queries))
+
+
+def _request(dataset: Any, m: Mechanism, mechanism_id: str, params: dict[str, Any],
+             queries_planned: int | None) -> gate.Request:
+    """What the gate checks and charges for this run of ``m``: its whole guarantee and its noise."""
+    return gate.Request(dataset, mechanism_id, params, repr(m.guarantee.epsilon), repr(m.guarantee.delta),
+                        secure=m.secure, noise_description=m.noise_description,
+                        queries_planned=queries_planned)
 
 
 def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
@@ -140,11 +152,8 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     """
     histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
     release = plan.release_out is not None
-    record = ledger.start_run(dataset.dataset_id, m.info.id, {**m.params, **plan.ledger_params()},
-                              repr(m.guarantee.epsilon), repr(m.guarantee.delta), secure=m.secure,
-                              noise_description=m.noise_description,
-                              queries_planned=None if release else len(queries),
-                              declared=declared(dataset.schema))
+    record = gate.charge(ledger, _request(dataset, m, m.info.id, {**m.params, **plan.ledger_params()},
+                                          None if release else len(queries)))
     ledger.record_fact(record.id, PLAN_FACT, replay)
     try:
         if release:

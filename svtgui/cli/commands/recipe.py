@@ -121,7 +121,7 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     from svtgui.app.plan import output_bytes
     from svtgui.app.reports.content import release_date, statistics
     from svtgui.cli import EXIT_BUDGET, CliError
-    from svtgui.cli.common import applicable_budget, register_dataset
+    from svtgui.cli.common import applicable_budget, register_dataset, screen
     from svtgui.core.budget import BudgetExceeded
     from svtgui.core.noise import seeded
 
@@ -146,11 +146,12 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         if budget.remaining_epsilon < cost:
             raise CliError(f"the recipe needs ε = {fmt(cost)} but the budget has "
                            f"{fmt(budget.remaining_epsilon)} left (nothing was charged)", EXIT_BUDGET)
+        screen(led, plan.request())  # refused before a new dataset is registered
         record = register_dataset(led, ds, vars(args))
         if args.test_seed is not None:
             print(f"svtgui-cli recipe: {TEST_SEED_WARNING}", file=sys.stderr)
         try:
-            done = plan.run(led, record.dataset_id)
+            done = plan.run(led)
         except BudgetExceeded as exc:
             raise CliError(str(exc), EXIT_BUDGET) from None
         b = led.budget(record.dataset_id)

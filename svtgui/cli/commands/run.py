@@ -16,7 +16,7 @@ from typing import Any
 from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, build
 from svtgui.app.reports.content import value_text
-from svtgui.app.runs.runner import Row, start_run
+from svtgui.app.runs.runner import Row, request_for, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
@@ -26,6 +26,7 @@ from svtgui.cli.common import (
     applicable_budget,
     print_release,
     register_dataset,
+    screen,
 )
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
@@ -219,6 +220,7 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
                  outputs=reports, inputs=inputs)
     if plan.ok:
+        screen(led, request_for(ds, queries, plan, seed=s.get("test_seed")))
         return plan
     first = plan.problems[0]
     option = {"report": "--report", "queries": "--queries", "release_out": "--release-out",

@@ -71,10 +71,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def build(args: argparse.Namespace) -> int:
     """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
     from svtgui.app.plan import build as build_plan
-    from svtgui.app.runs.runner import start_run
+    from svtgui.app.runs.runner import request_for, start_run
     from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
-    from svtgui.cli.common import TEST_SEED_WARNING, applicable_budget, print_release, register_dataset
+    from svtgui.cli.common import (
+        TEST_SEED_WARNING,
+        applicable_budget,
+        print_release,
+        register_dataset,
+        screen,
+    )
     from svtgui.cli.inputs import command_inputs
 
     params = dict(epsilon=args.epsilon, delta=args.delta, projection_size=args.projection_size,
@@ -103,6 +109,7 @@ def build(args: argparse.Namespace) -> int:
             option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")
             code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else 2
             raise CliError(f"{option}{first.message} (nothing was charged)", code)
+        screen(led, request_for(ds, [], plan, seed=args.test_seed))  # before a new dataset is registered
         record = register_dataset(led, ds, vars(args))
         try:
             run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed, plan=plan)

@@ -3,7 +3,10 @@
 The state is reached exactly as a user would reach it (load the sample, press Run, confirm the
 spend, wait for the end), so a screenshot is also a smoke test of the whole workflow. It always
 runs against a throwaway ledger and throwaway settings (:mod:`svtgui.app.demo`): a picture never
-spends from the curator's budget nor touches their remembered choices.
+spends from the curator's budget nor touches their remembered choices. A throwaway ledger is an
+unlimited budget, so a picture that releases (a run, History, export, PMW/SparseProject, recipes)
+shows only the bundled samples (by content) or toy data: any other file is refused with one line,
+exit 2, before anything runs — and the gate refuses it again in every release path.
 
 A package of its own beside ``main_window`` (not among the window's ``tools/``): it drives the
 whole window and nothing in the window imports it, so no import cycle runs through it. It ships
@@ -25,6 +28,7 @@ from svtgui.ui.screenshots.run_through import run_through
 
 SIZE = (1280, 820)
 DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
+RELEASING_PAGES = ("run", "history", "export", "recipes")  # pages whose picture needs a release
 SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
 TOOL_PAGES = ("recipes", "compare")  # Queries → Recipes… (after an auto-clipped mean); Compare mechanisms…
 
@@ -61,6 +65,7 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
 
 
 def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: str | Path | None) -> int:
+    from svtgui.app.public_data import is_public
     from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 
@@ -88,6 +93,10 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: st
     if win.ds is None:
         print(f"svtgui: {win.dataset_panel.error.text()}", file=sys.stderr)
         return 1
+    if (run or page in RELEASING_PAGES or (page or "").startswith("linear")) and not is_public(win.ds):
+        print(f"svtgui: --screenshot --run releases only the bundled samples (--sample) or toy data; "
+              f"{path} is not one (its answers would be released for free): nothing was run", file=sys.stderr)
+        return 2
     if (run or (page or "").startswith("linear")) and win.run_page.totals.is_new:
         win.run_page.totals.epsilon.setText(DECLARED_TOTAL)  # what a curator declares before a first run
     if page and page.startswith("linear"):  # PMW / SparseProject states: .linear

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from svtgui.app import dataset_identity, recipes
+from svtgui.app import dataset_identity, gate, recipes
 from svtgui.app.numbers import amount, exact, field_text
 from svtgui.core.wording import count, plain
 from svtgui.data import generators
@@ -331,12 +331,14 @@ class RecipesDialog(QDialog):
 def _run_recipe(_state: Any, plan: recipes.RecipePlan, ledger_path: Path, dataset_id: str | None,
                 ds: Any, total: str | None) -> recipes.RecipeRun:
     """The task: this thread's own ledger connection; rows new to the ledger are registered with the
-    declared ``total`` first (rows that look like a known dataset raise: the Run page asks which)."""
+    declared ``total`` first (rows that look like a known dataset raise: the Run page asks which), then
+    the recipe is charged through the gate to the rows' dataset."""
     with Ledger.open(ledger_path) as led:
         if dataset_id is None:
-            plan.check()  # nothing is registered for a recipe that cannot run
-            dataset_id = dataset_identity.register(led, ds, total).dataset_id
-        return plan.run(led, dataset_id)
+            plan.check()  # nothing is registered for a recipe that cannot run,
+            gate.screen(led, plan.request())  # nor for one the gate refuses
+            dataset_identity.register(led, ds, total)
+        return plan.run(led)
 
 
 def _numbers(text: str, n: int, name: str) -> list[float]:

@@ -1,0 +1,159 @@
+"""The one gate every release passes before anything is charged or released.
+
+A curator's promise is about a dataset's whole life: everything ever released about these rows,
+together, is ε_total-DP under the neighbouring relation the dataset was registered with. Any path
+that releases without passing the accounting breaks it, so every release path — a run from the
+window or the CLI (:func:`svtgui.app.runs.runner.start_run`, PMW and SparseProject included, and the
+adaptive queries of a run it started), a recipe (:mod:`svtgui.app.recipes`), ``sparse-project
+build``, a screenshot or demo — charges through :func:`charge`, and :func:`charge` alone calls the
+ledger's ``start_run`` (``tests/app/test_gate.py`` scans the package for any other caller).
+
+How the gate decides
+--------------------
+A :class:`Request` says what is about to be charged: the rows, what the curator declared about them
+(the dataset's schema), the mechanism, its guarantee and its noise. :func:`charge` looks the rows up
+in the ledger (they must be a registered dataset: the budget charged is always the one of these
+rows), then runs every function of :data:`CHECKS` in order. A check is one small function
+``check(request, registration) -> str | None``: it returns a one-line refusal naming what is wrong
+and how to proceed, or None. The first refusal raises :class:`Refused` (a ``ValueError``) and
+nothing is charged. Only then is the run charged, in one ledger transaction.
+
+``registration`` is the dataset's ledger record, or None while the rows are new to the ledger:
+:func:`screen` runs the same checks before a new dataset is registered (the CLI registers a dataset
+together with its first run, and a refused run must leave the ledger as it was). A check that needs
+the registration passes when it is None (the rows will be registered with this request's
+declarations).
+
+To add a check (e.g. domain provenance), write the function and append it to :data:`CHECKS`; every
+release path then applies it.
+
+The checks
+----------
+* :func:`same_relation` — the neighbouring relation, and the public n under replace-one, are part of
+  the registration: a run under another relation or another n is refused (a budget under replace-one
+  is not a budget under add/remove). Changing them is an explicit, logged curator action
+  (``svtgui-cli ledger set-relation``).
+* :func:`seeded_only_on_public_data` — seeded (test) noise only on the bundled samples and toy data
+  built in memory (:mod:`svtgui.app.public_data`): a known seed makes the noise removable.
+* :func:`demos_only_on_public_data` — inside a demo (:func:`svtgui.app.demo.throwaway_ledger`, which
+  sets :data:`DEMO_ENV`) only public rows run: a throwaway ledger charges nothing that lasts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from svtgui.app.dataset_identity import declared, identify
+from svtgui.app.public_data import is_public
+from svtgui.ledger import DatasetRecord, Ledger, RunRecord
+
+#: Set (to any non-empty value) while a demo runs against a throwaway ledger; inherited by the run
+#: process. It only ever restricts: with it set, private rows are refused.
+DEMO_ENV = "SVTGUI_DEMO"
+
+RELATION_NAMES = {"add_remove": "add/remove-one", "replace": "replace-one"}
+
+
+class Refused(ValueError):
+    """The gate refused a release; nothing was charged or released."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What is about to be charged: the rows, the run's public parameters and its guarantee."""
+
+    dataset: Any
+    mechanism_id: str
+    params: dict[str, Any]
+    epsilon: str
+    delta: str = "0"
+    secure: bool = True
+    noise_description: str = ""
+    queries_planned: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # what later checks may need (e.g. provenance)
+
+    @property
+    def schema(self) -> Any:
+        return self.dataset.schema
+
+    @property
+    def name(self) -> str:
+        return str(self.dataset.name)
+
+
+Check = Callable[[Request, DatasetRecord | None], str | None]
+
+
+def relation_text(neighbouring: str, n: int | None) -> str:
+    """``add/remove-one`` or ``replace-one with n = 30,000`` (a public n is public by declaration)."""
+    text = RELATION_NAMES.get(neighbouring, neighbouring)
+    return f"{text} with n = {n:,}" if neighbouring == "replace" and n is not None else text
+
+
+def declared_n(schema: Any) -> int | None:
+    """The public n a schema declares (only under replace-one), else None."""
+    return None if schema.neighbouring.value != "replace" or schema.n is None else int(schema.n)
+
+
+def same_relation(request: Request, registration: DatasetRecord | None) -> str | None:
+    """The run's neighbouring relation (and public n) must be the dataset's registered ones."""
+    if registration is None:
+        return None
+    have = (request.schema.neighbouring.value, declared_n(request.schema))
+    registered = (registration.neighbouring, getattr(registration, "public_n", None))
+    if have[0] == registered[0] and (have[0] != "replace" or registered[1] is None or have == registered):
+        return None
+    return (f"{registration.dataset_id} is registered under {relation_text(*registered)} neighbours, "
+            f"but this run declares {relation_text(*have)}: its budget holds under one relation only. "
+            "Declare the registered relation, or change the dataset's relation with `svtgui-cli ledger "
+            f"set-relation {registration.dataset_id} ... --reason TEXT` (nothing was charged)")
+
+
+def seeded_only_on_public_data(request: Request, _registration: DatasetRecord | None) -> str | None:
+    """Seeded noise is removable by whoever knows the seed: only on public rows."""
+    if request.secure or is_public(request.dataset):
+        return None
+    return (f"seeded test noise (--test-seed, test_seed) runs only on the bundled samples or toy data; "
+            f"{request.name!r} is neither, and a known seed makes its noise removable (nothing was charged)")
+
+
+def demos_only_on_public_data(request: Request, _registration: DatasetRecord | None) -> str | None:
+    """A demo's throwaway ledger spends nothing that lasts: only public rows may run in it."""
+    if not os.environ.get(DEMO_ENV) or is_public(request.dataset):
+        return None
+    return (f"a screenshot or demo runs only the bundled samples or toy data; {request.name!r} is private "
+            "data and would be released for free (run it in the window or with svtgui-cli run, charged)")
+
+
+#: Every check, in order; the first refusal wins. Append new checks here.
+CHECKS: list[Check] = [same_relation, seeded_only_on_public_data, demos_only_on_public_data]
+
+
+def screen(ledger: Ledger, request: Request) -> DatasetRecord | None:
+    """Run every check without charging; returns the rows' registration (None when new).
+
+    Raises :class:`Refused` with the first check's refusal. Call it before registering new rows.
+    """
+    registration = identify(ledger, request.dataset).record
+    for check in CHECKS:
+        refusal = check(request, registration)
+        if refusal:
+            raise Refused(refusal)
+    return registration
+
+
+def charge(ledger: Ledger, request: Request) -> RunRecord:
+    """Check the request (:func:`screen`) and charge its full guarantee, committed before this returns.
+
+    The rows must be registered; the charge goes to their dataset, whatever id the dataset object
+    carries. Raises :class:`Refused` or the ledger's ``BudgetExceeded``; either way nothing is charged.
+    """
+    registration = screen(ledger, request)
+    if registration is None:
+        raise Refused(f"dataset {request.name!r} is not in the ledger yet: register it with a total budget")
+    return ledger.start_run(registration.dataset_id, request.mechanism_id, request.params, request.epsilon,
+                            request.delta, secure=request.secure, noise_description=request.noise_description,
+                            queries_planned=request.queries_planned, declared=declared(request.schema))
