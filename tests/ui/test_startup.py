@@ -32,6 +32,9 @@ def test_the_splash_needs_no_heavy_module_and_closes_when_the_window_is_shown(qt
     create_app()
     splash = show_splash()
     assert isinstance(splash, Splash) and splash.isVisible()
+    # returned only once painted while exposed: on X11 a shown window is blank until then, and the
+    # imports that follow would keep it blank (issue 24 §4)
+    assert splash.painted
     from PySide6.QtWidgets import QMainWindow
 
     win = QMainWindow()
