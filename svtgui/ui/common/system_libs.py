@@ -110,3 +110,12 @@ def check_before_window(platform: str | None = None,
         return None
     x11 = chosen == "xcb" or not environ.get("WAYLAND_DISPLAY")
     return missing_libraries(x11=x11)
+
+
+if __name__ == "__main__":
+    # `make run` runs this file with the system Python before it creates the venv or downloads
+    # anything: a desktop that lacks a library hears so in seconds, not after a long install.
+    found = check_before_window()
+    if found is not None:
+        print(found.message(), file=sys.stderr)
+    sys.exit(0 if found is None else 2)
