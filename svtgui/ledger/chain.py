@@ -94,6 +94,11 @@ def _refs(c: Any, kind: str) -> list[Any]:
     return [r[0] for r in rows]
 
 
+def current_rows(c: Any) -> dict[str, dict[str, tuple]]:
+    """Every chained row as it is now, by kind and key (the key first in each row)."""
+    return {kind: {str(r[0]): tuple(r) for r in c.execute(_SOURCES[kind][0])} for kind in _SOURCES}
+
+
 @dataclass
 class ChainCheck:
     """What :func:`verify` found: the chain's length and head, and every problem as one phrase."""
@@ -111,7 +116,7 @@ def verify(c: Any, accepted: dict[int, str]) -> ChainCheck:
     ``accepted`` maps a link to the recomputed hash a curator accepted (``ledger accept``): that
     link is sound as long as the rows still give exactly that hash.
     """
-    rows = {kind: {str(r[0]): tuple(r) for r in c.execute(_SOURCES[kind][0])} for kind in _SOURCES}
+    rows = current_rows(c)
     links = c.execute("SELECT seq, kind, ref, hash FROM chain ORDER BY seq").fetchall()
     check = ChainCheck(0, genesis(ledger_id(c)))
     previous, expected_seq = check.head, 1

@@ -68,28 +68,29 @@ class PostgresDb:
         self.path = url  # what child processes open (they read the password where libpq does)
         self.anchor_key = self.location
         self.schema = ""
-        self._key = 0  # the ledger's advisory lock key (from its schema's name)
+        self._lock_key = 0  # the ledger's advisory lock key (from its schema's name)
 
     @classmethod
-    def open(cls, url: str, timeout: float) -> PostgresDb:
+    def open(cls, url: str, timeout: float, key: bytes | None = None) -> PostgresDb:
+        """Connect, and create or migrate the schema (a new ledger gets ``key``, else a random one)."""
         try:
             conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout)))
         except psycopg.Error as exc:
             raise LedgerError(f"cannot reach the server ledger {redacted(url)}: {_first_line(exc)}") from None
         db = cls(conn, url)
         try:
-            db._prepare()
+            db._prepare(key)
         except BaseException:
             conn.close()
             raise
         return db
 
-    def _prepare(self) -> None:
-        schema, key = self.read("SELECT current_schema(), hashtext(current_schema() || '/svtgui-ledger')")[0]
+    def _prepare(self, key: bytes | None) -> None:
+        schema, lock = self.read("SELECT current_schema(), hashtext(current_schema() || '/svtgui-ledger')")[0]
         if schema is None:
             raise LedgerError(f"server ledger {self.location}: no schema to hold the ledger (the search_path "
                               "names none that exists); create one, or connect to another database")
-        self.schema, self._key = str(schema), int(key)
+        self.schema, self._lock_key = str(schema), int(lock)
         with self.transaction() as c:  # serial: one client creates or migrates the schema
             if c.execute("SELECT to_regclass('svtgui_meta')").fetchone()[0] is None:
                 tables = c.execute("SELECT count(*) FROM pg_class WHERE relnamespace = "
@@ -97,7 +98,7 @@ class PostgresDb:
                 if tables:
                     raise LedgerError(f"{self.location}: schema {self.schema} holds tables but is not an SVT "
                                       "Studio ledger; it was not changed. Choose another database or schema.")
-                self._create(c)
+                self._create(c, key or secrets.token_bytes(KEY_BYTES))
             meta = c.execute("SELECT application, version FROM svtgui_meta WHERE id = 1").fetchone()
             if meta is None or meta[0] != ddl.APPLICATION:
                 raise LedgerError(f"{self.location} is not an SVT Studio ledger; it was not changed.")
@@ -105,12 +106,12 @@ class PostgresDb:
                 raise LedgerError(f"server ledger {self.location} has schema version {meta[1]}, newer than "
                                   f"this SVT Studio understands ({ddl.SCHEMA_VERSION}); upgrade SVT Studio.")
 
-    def _create(self, c: _Conn) -> None:
+    def _create(self, c: _Conn, key: bytes) -> None:
         for sql in ddl.create_statements(self.schema):
             c.execute(sql)
         c.execute("INSERT INTO svtgui_meta VALUES (1, ?, ?)", (ddl.APPLICATION, ddl.SCHEMA_VERSION))
         c.execute("INSERT INTO ledger_identity VALUES (1, ?)", (new_ledger_id(),))
-        c.execute("INSERT INTO ledger_key VALUES (1, ?)", (secrets.token_bytes(KEY_BYTES),))
+        c.execute("INSERT INTO ledger_key VALUES (1, ?)", (key,))
 
     def opened(self) -> None:
         """Nothing to tighten: the server's privileges guard its tables."""
@@ -122,7 +123,7 @@ class PostgresDb:
         try:
             self.conn.execute("BEGIN")
             if serial:
-                self.conn.execute("SELECT pg_advisory_xact_lock(?)", (self._key,))
+                self.conn.execute("SELECT pg_advisory_xact_lock(?)", (self._lock_key,))
         except psycopg.Error as exc:
             self._rollback()
             raise self._translate(exc) from None
@@ -173,14 +174,14 @@ class PostgresDb:
     # ------------------------------------------------------------------ runs' owners
     def hold_run(self, run_id: int) -> None:
         """Hold the run for this session: the lock goes with the session when the client dies."""
-        self.read("SELECT pg_advisory_lock(?, ?)", (self._key, int(run_id)))
+        self.read("SELECT pg_advisory_lock(?, ?)", (self._lock_key, int(run_id)))
 
     def release_run(self, run_id: int) -> None:
-        self.read("SELECT pg_advisory_unlock(?, ?)", (self._key, int(run_id)))
+        self.read("SELECT pg_advisory_unlock(?, ?)", (self._lock_key, int(run_id)))
 
     def owner_gone(self, run_id: int, owner_host: str, owner_pid: int) -> bool:
         """Whether no session holds the running run (its client was killed or lost its connection)."""
-        if not self.read("SELECT pg_try_advisory_lock(?, ?)", (self._key, int(run_id)))[0][0]:
+        if not self.read("SELECT pg_try_advisory_lock(?, ?)", (self._lock_key, int(run_id)))[0][0]:
             return False
         self.release_run(run_id)
         return True

@@ -113,6 +113,11 @@ class Ledger:
         self._chained: tuple[int, str] | None = None  # head appended by the open transaction
 
     @property
+    def location(self) -> str:
+        """Where the ledger is, as messages name it (a server URL without its password)."""
+        return self._db.location
+
+    @property
     def server(self) -> bool:
         """Whether this ledger lives on a database server (shared by a team) rather than in a file."""
         return not isinstance(self.path, Path)
@@ -120,7 +125,7 @@ class Ledger:
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0,
-             accept: str | None = None) -> Ledger:
+             accept: str | None = None, key: bytes | None = None) -> Ledger:
         """Open the ledger at ``path``: a file (created if absent, mode 0600) or a ``postgresql://``
         URL (default: :func:`default_location`).
 
@@ -129,7 +134,9 @@ class Ledger:
         checks (:mod:`svtgui.ledger.integrity`) find a change SVT Studio did not make, and
         :class:`LedgerError` for a locked, read-only, foreign, newer or unreachable one; the ledger
         is not changed. ``accept`` (a reason) records what the integrity checks found and proceeds;
-        ``accepted`` then lists it. With nothing to accept it raises :class:`LedgerError`.
+        ``accepted`` then lists it. With nothing to accept it raises :class:`LedgerError`. ``key``:
+        the fingerprint key of a server ledger this open creates (``ledger migrate`` passes the file's,
+        so the rows' keyed fingerprints stay valid on the server).
         """
         where = path if path is not None else default_location()
         gone: list[str] = []
@@ -139,7 +146,7 @@ class Ledger:
             except ImportError:
                 raise LedgerError("a ledger on a PostgreSQL server needs psycopg: "
                                   "pip install 'svtgui[team]'") from None
-            db: Any = PostgresDb.open(str(where), timeout)
+            db: Any = PostgresDb.open(str(where), timeout, key)
         else:
             p = Path(where).expanduser()
             gone = [] if p.exists() and p.stat().st_size else integrity.deleted_here(p.resolve())

@@ -9,7 +9,7 @@ from typing import Any
 
 from svtgui.cli.config import amount_option
 from svtgui.core.budget import fmt
-from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord
+from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord, is_server
 
 
 def add_ledger_option(p: argparse.ArgumentParser) -> None:
@@ -61,6 +61,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--reason", required=True, help="why it is right to proceed (kept in the ledger)")
     add_ledger_option(a)
     a.set_defaults(handler=accept)
+    m = actions.add_parser(
+        "migrate", help="copy this ledger into a team's ledger on a PostgreSQL server (verified)",
+        description="Copy every dataset, budget event, charge and response of this ledger into a server "
+                    "ledger, in one transaction, verified by replaying the hash chain on the server. "
+                    "Refused, copying nothing, if a dataset is already there with another history.",
+        epilog="example: svtgui-cli ledger migrate --to postgresql://ana@db.example.org/svt")
+    m.add_argument("--to", required=True, metavar="URL", help="the server ledger, postgresql://user@host/db")
+    add_ledger_option(m)
+    m.set_defaults(handler=migrate)
 
 
 def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
@@ -96,6 +105,29 @@ def accept(args: argparse.Namespace) -> int:
         for finding in led.accepted:
             print(f"accepted: {finding}")
         print(f"recorded in ledger {led.path} with your reason; the ledger can be used again")
+    return 0
+
+
+def migrate(args: argparse.Namespace) -> int:
+    from svtgui.cli import CliError
+    from svtgui.ledger.transfer import copy_ledger
+
+    if not is_server(args.to):
+        raise CliError(f"--to: {args.to!r} is not a server ledger; give a postgresql://user@host/db URL")
+    with open_ledger(args.ledger) as source:
+        try:
+            with Ledger.open(args.to, key=source.content_key()) as target:
+                done = copy_ledger(source, target)
+                where = target.location
+        except LedgerError as exc:
+            raise CliError(str(exc)) from None
+    print(f"copied {len(done.datasets)} dataset(s), {done.runs} run(s) and {done.responses} response(s) "
+          f"from {source.path} to {where}; verified: {done.links} chained record(s) replay identically")
+    if done.skipped:
+        print(f"already there with the same history (not copied again): {', '.join(done.skipped)}")
+    if done.rebind:
+        print("the server ledger has its own fingerprint key: the first time each dataset's file is opened "
+              "with the server ledger, say it is the same dataset as its ds-… id")
     return 0
 
 
