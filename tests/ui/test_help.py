@@ -56,3 +56,61 @@ def test_the_guides_pictures_fit_the_help_window(qtbot, window):
         block = block.next()
     assert len(widths) >= 10 and all(0 < w <= browser.viewport().width() for w in widths)  # 1,280-px shots
     assert browser.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways for
+
+
+def test_contents_search_back_and_escape(qtbot, window, monkeypatch):
+    """The guide's table of contents goes to a section; search finds a word (and says when it is not
+    there); Back returns to where the reader was; Escape closes the window (issue 24 §4)."""
+    help_window = window.show_help()
+    qtbot.waitExposed(help_window)
+    bar = help_window.browser.verticalScrollBar()
+    titles = []
+
+    def walk(item):
+        titles.append(item.text(0))
+        for i in range(item.childCount()):
+            walk(item.child(i))
+
+    for i in range(help_window.contents.topLevelItemCount()):
+        walk(help_window.contents.topLevelItem(i))
+    assert titles == help_window.headings() and "Recipes" in titles
+    start = bar.value()
+    recipes = next(it for it in help_window.contents.findItems("Recipes", Qt.MatchFlag.MatchExactly |
+                                                                Qt.MatchFlag.MatchRecursive))
+    help_window.contents.itemClicked.emit(recipes, 0)
+    at_recipes = bar.value()
+    assert at_recipes > start
+    cursor = help_window.browser.cursorForPosition(help_window.browser.viewport().rect().topLeft())
+    assert cursor.block().text() == "Recipes"
+    assert help_window.back.isEnabled()
+    qtbot.mouseClick(help_window.back, Qt.MouseButton.LeftButton)
+    assert bar.value() == start
+
+    help_window.search.setText("noisy threshold")
+    qtbot.keyClick(help_window.search, Qt.Key.Key_Return)
+    assert help_window.browser.textCursor().selectedText().lower() == "noisy threshold"
+    assert "Found" in help_window.found.text()
+    help_window.search.setText("zebra-unicorn")
+    qtbot.keyClick(help_window.search, Qt.Key.Key_Return)
+    assert "is not in the guide" in help_window.found.text()
+
+    qtbot.keyClick(help_window.browser, Qt.Key.Key_Escape)
+    assert not help_window.isVisible()
+
+
+def test_screenshots_are_smaller_than_the_text(qtbot, window):
+    from svtgui.ui.tools.help_window import PICTURE_SHARE
+
+    help_window = window.show_help()
+    qtbot.waitExposed(help_window)
+    browser = help_window.browser
+    widths, block = [], browser.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                widths.append(fmt.toImageFormat().width())
+            it += 1
+        block = block.next()
+    assert widths and max(widths) <= browser.viewport().width() * PICTURE_SHARE

@@ -2,13 +2,39 @@
 
 The guide is ``docs/user-guide.md`` with its screenshots (shipped in the wheel and the bundle, see
 :func:`svtgui.assets.guide`); Qt renders the Markdown itself, so nothing is fetched from a network.
+Beside it: a table of contents (every heading; a click goes there), a search box (Enter finds the
+next match, Shift+Enter the previous), Back (Alt+Left) to where the reader was before a jump, and
+Escape closes the window. Screenshots are shown at most two thirds of the text's width: they
+illustrate the text, they do not replace it.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, QUrl
-from PySide6.QtGui import QImageReader, QResizeEvent, QTextCursor, QTextDocument, QTextImageFormat
-from PySide6.QtWidgets import QMainWindow, QTextBrowser, QWidget
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import (
+    QImageReader,
+    QKeyEvent,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
+    QTextBlock,
+    QTextCursor,
+    QTextDocument,
+    QTextImageFormat,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from svtgui.assets import guide
 from svtgui.ui.common.screen import fit_to_screen
@@ -25,6 +51,7 @@ SECTIONS = {
     "history": "Panel: History",
     "recipes": "Recipes",
 }
+PICTURE_SHARE = 2 / 3  # of the text's width: a screenshot never outgrows the text it illustrates
 
 
 class HelpWindow(QMainWindow):
@@ -38,20 +65,132 @@ class HelpWindow(QMainWindow):
         path = guide()
         self.browser.setSearchPaths([str(path.parent)])
         self.browser.setSource(QUrl.fromLocalFile(str(path)), QTextDocument.ResourceType.MarkdownResource)
-        self.setCentralWidget(self.browser)
         self._natural: dict[str, QSize] = {}  # each screenshot's own size, read once
         self._fitted_to = 0
-        fit_to_screen(self, 900, 760)
+        self._places: list[int] = []  # where the reader was before each jump (Back returns there)
+
+        self.search = named(QLineEdit(), "Search the guide", "Find a word in the guide: Enter finds the next "
+                            "match, Shift+Enter the previous")
+        self.search.setPlaceholderText("Search the guide…")
+        self.search.setClearButtonEnabled(True)
+        self.search.returnPressed.connect(lambda: self.find(self.search.text()))
+        QShortcut(QKeySequence("Shift+Return"), self.search, lambda: self.find(self.search.text(), back=True))
+        self.found = named(QLabel(""), "Search result")
+        self.back = named(QPushButton("← Back"), "Back",
+                          "Back to where you were before the last jump (Alt+Left)")
+        self.back.setShortcut(QKeySequence(QKeySequence.StandardKey.Back))
+        self.back.clicked.connect(self.go_back)
+        self.contents = named(QTreeWidget(), "Contents", "The guide's sections: click one to go there")
+        self.contents.setHeaderHidden(True)
+        self.contents.itemActivated.connect(self._contents_clicked)
+        self.contents.itemClicked.connect(self._contents_clicked)
+        self._fill_contents()
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.search.setFocus)
+
+        side = QWidget()
+        column = QVBoxLayout(side)
+        column.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.back)
+        top.addWidget(self.search, 1)
+        column.addLayout(top)
+        column.addWidget(self.found)
+        column.addWidget(self.contents, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(side)
+        split.addWidget(self.browser)
+        split.setStretchFactor(1, 1)
+        split.setSizes([280, 820])
+        self.setCentralWidget(split)
+        self._update_back()
+        fit_to_screen(self, 1100, 760)
+
+    # -- navigation -----------------------------------------------------------------------------------
+    def _fill_contents(self) -> None:
+        """One item per heading, nested by level (## sections, ### subsections)."""
+        parents: dict[int, QTreeWidgetItem] = {}
+        for block in self._heading_blocks():
+            level = block.blockFormat().headingLevel()
+            parent = next((parents[lv] for lv in range(level - 1, 0, -1) if lv in parents), None)
+            item = QTreeWidgetItem([block.text()])
+            item.setData(0, Qt.ItemDataRole.UserRole, block.blockNumber())
+            if parent is not None:
+                parent.addChild(item)
+            else:
+                self.contents.addTopLevelItem(item)
+            parents = {lv: it for lv, it in parents.items() if lv < level} | {level: item}
+        self.contents.expandToDepth(0)
+
+    def _heading_blocks(self) -> list[QTextBlock]:
+        out, block = [], self.browser.document().begin()
+        while block.isValid():
+            if block.blockFormat().headingLevel() > 0:
+                out.append(block)
+            block = block.next()
+        return out
+
+    def _contents_clicked(self, item: QTreeWidgetItem) -> None:
+        block = self.browser.document().findBlockByNumber(int(item.data(0, Qt.ItemDataRole.UserRole)))
+        self._jump_to_block(block)
+
+    def _jump_to_block(self, block: QTextBlock) -> None:
+        """Put ``block`` at the top of the view, remembering where the reader was (Back)."""
+        self.fit_images()  # a block's place depends on the pictures' heights above it
+        self._remember()
+        top = self.browser.document().documentLayout().blockBoundingRect(block).top()
+        self.browser.verticalScrollBar().setValue(int(top))
+
+    def _remember(self) -> None:
+        self._places.append(self.browser.verticalScrollBar().value())
+        self._update_back()
+
+    def go_back(self) -> None:
+        """Return to where the reader was before the last jump (section, search match or link)."""
+        if self._places:
+            self.browser.verticalScrollBar().setValue(self._places.pop())
+        elif self.browser.isBackwardAvailable():
+            self.browser.backward()
+        self._update_back()
+
+    def _update_back(self) -> None:
+        self.back.setEnabled(bool(self._places) or self.browser.isBackwardAvailable())
+
+    def find(self, text: str, *, back: bool = False) -> bool:
+        """Select the next (or previous) match of ``text`` and scroll to it; wraps around once."""
+        if not text.strip():
+            self.found.setText("")
+            return False
+        flags = QTextDocument.FindFlag.FindBackward if back else QTextDocument.FindFlag(0)
+        self._remember()
+        if not self.browser.find(text, flags):
+            cursor = self.browser.textCursor()  # wrap: start again from the other end
+            cursor.movePosition(QTextCursor.MoveOperation.End if back else QTextCursor.MoveOperation.Start)
+            self.browser.setTextCursor(cursor)
+            if not self.browser.find(text, flags):
+                self._places.pop()
+                self._update_back()
+                self.found.setText(f"“{text}” is not in the guide.")
+                return False
+        self.found.setText(f"Found “{text}”: Enter for the next match.")
+        return True
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """Escape closes the guide, from wherever the focus is (the browser and the contents pass it on)."""
+        if event.key() == Qt.Key.Key_Escape:
+            self.close()
+            return
+        super().keyPressEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self.fit_images()
 
     def fit_images(self) -> None:
-        """Show each screenshot at most as wide as the page: at their own 1,280 pixels they ran off a
-        900-pixel window, read only by scrolling sideways. Never enlarged; aspect kept."""
+        """Show each screenshot at most :data:`PICTURE_SHARE` of the text's width: at their own 1,280
+        pixels they ran off the window and drowned the text. Never enlarged; aspect kept."""
         doc = self.browser.document()
-        room = max(200, self.browser.viewport().width() - 2 * int(doc.documentMargin()) - 8)
+        text_width = max(200, self.browser.viewport().width() - 2 * int(doc.documentMargin()) - 8)
+        room = int(text_width * PICTURE_SHARE)
         if room == self._fitted_to:
             return
         self._fitted_to = room
@@ -85,24 +224,15 @@ class HelpWindow(QMainWindow):
 
     def headings(self) -> list[str]:
         """Every heading of the guide as the browser shows it."""
-        out, block = [], self.browser.document().begin()
-        while block.isValid():
-            if block.blockFormat().headingLevel() > 0:
-                out.append(block.text())
-            block = block.next()
-        return out
+        return [block.text() for block in self._heading_blocks()]
 
     def show_section(self, page: str) -> bool:
         """Scroll so the section for ``page`` starts at the top; False if the guide has no such heading."""
         title = SECTIONS.get(page)
-        self.fit_images()  # the heading's place depends on the pictures' heights above it
-        block = self.browser.document().begin()
-        while block.isValid():
-            if block.blockFormat().headingLevel() > 0 and block.text() == title:
-                top = self.browser.document().documentLayout().blockBoundingRect(block).top()
-                self.browser.verticalScrollBar().setValue(int(top))
+        for block in self._heading_blocks():
+            if block.text() == title:
+                self._jump_to_block(block)
                 return True
-            block = block.next()
         self.browser.verticalScrollBar().setValue(0)
         return False
 
