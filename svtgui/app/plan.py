@@ -92,41 +92,68 @@ class QueueFacts:
 def queue_facts(queries: Sequence[Any], schema: Any) -> QueueFacts:
     """Validate every query against ``schema`` (kinds, columns, value types) and derive Δ, integer,
     monotonic — one pass; a repeated query object is checked once."""
-    if not queries:
-        return QueueFacts()
-    widest, top, low = "", 0.0, math.inf
-    integer, monotonic_queries, first_non_monotonic = True, True, None
-    checked: dict[int, float] = {}
-    for i, q in enumerate(queries):
-        s = checked.get(id(q))
-        if s is None:
-            try:
-                validate_query(q, schema)
-                s = float(q.sensitivity(schema))
-            except ValueError as exc:
-                return _refused(queries, i, str(exc))
-            if not math.isfinite(s) or s <= 0:
-                return _refused(queries, i, f"sensitivity must be a positive number, got {s!r}")
-            checked[id(q)] = s
-        if s > top:
-            top, widest = s, describe_query(q)
-        low = min(low, s)
-        integer = integer and bool(q.integer)
-        if monotonic_queries and not q.monotonic:
-            monotonic_queries, first_non_monotonic = False, q
-    add_remove = _add_remove(schema)
-    if not add_remove:
-        reason = NOT_MONOTONIC_RELATION
-    elif first_non_monotonic is not None:
-        reason = f"'{describe_query(first_non_monotonic)}' is not monotonic"
-    else:
-        reason = "every query only grows when a row is added."
-    return QueueFacts(len(queries), top, widest, low, integer, add_remove and monotonic_queries, reason)
+    tally = QueueTally(schema)
+    tally.add(queries)
+    return tally.facts()
 
 
-def _refused(queries: Sequence[Any], i: int, why: str) -> QueueFacts:
-    where = f"query {i + 1} ({describe_query(queries[i])})"
-    return QueueFacts(len(queries), problem=Problem("queries", f"{where}: {why}"))
+class QueueTally:
+    """The queue's facts kept as running totals, so queries appended later are checked alone.
+
+    Why: a curator adds queries one at a time to queues of hundreds of thousands; checking the
+    whole queue again on every append cost a third of a second. The totals (how many queries, the
+    largest and smallest Δ and the query that set it, whether all are integer-valued and monotonic,
+    the first query that does not fit) only grow with an append; any other edit starts a new tally.
+    """
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self.count = 0
+        self.top, self.low, self.widest = 0.0, math.inf, ""
+        self.integer, self.monotonic = True, True
+        self.first_non_monotonic: Any = None
+        self.problem: Problem | None = None  # the first query that does not fit (later ones are not checked)
+
+    def add(self, queries: Sequence[Any]) -> None:
+        """Take in ``queries``, appended after those already counted."""
+        checked: dict[int, float] = {}
+        for i, q in enumerate(queries):
+            if self.problem is not None:
+                break
+            s = checked.get(id(q))
+            if s is None:
+                try:
+                    validate_query(q, self.schema)
+                    s = float(q.sensitivity(self.schema))
+                    if not math.isfinite(s) or s <= 0:
+                        raise ValueError(f"sensitivity must be a positive number, got {s!r}")
+                except ValueError as exc:
+                    where = f"query {self.count + i + 1} ({describe_query(q)})"
+                    self.problem = Problem("queries", f"{where}: {exc}")
+                    break
+                checked[id(q)] = s
+            if s > self.top:
+                self.top, self.widest = s, describe_query(q)
+            self.low = min(self.low, s)
+            self.integer = self.integer and bool(q.integer)
+            if self.monotonic and not q.monotonic:
+                self.monotonic, self.first_non_monotonic = False, q
+        self.count += len(queries)
+
+    def facts(self) -> QueueFacts:
+        if not self.count:
+            return QueueFacts()
+        if self.problem is not None:
+            return QueueFacts(self.count, problem=self.problem)
+        add_remove = _add_remove(self.schema)
+        if not add_remove:
+            reason = NOT_MONOTONIC_RELATION
+        elif self.first_non_monotonic is not None:
+            reason = f"'{describe_query(self.first_non_monotonic)}' is not monotonic"
+        else:
+            reason = "every query only grows when a row is added."
+        return QueueFacts(self.count, self.top, self.widest, self.low, self.integer,
+                          add_remove and self.monotonic, reason)
 
 
 @dataclass(frozen=True)
@@ -213,7 +240,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     if dataset is None:
         problems.append(Problem("dataset", "open a dataset first"))
     schema = getattr(dataset, "schema", None)
-    queries = [] if info.input == mechanisms.RELEASE else list(queries)  # a release answers no query
+    queries = () if info.input == mechanisms.RELEASE else queries  # a release answers no query (never copied)
     facts = facts if facts is not None and info.input != mechanisms.RELEASE else queue_facts(queries, schema)
     if facts.problem is not None and dataset is not None:
         problems.append(facts.problem)

@@ -14,8 +14,9 @@ catalogue's ``Param`` says how to read it, and a value that does not parse is a 
 field.
 
 The :class:`~svtgui.app.plan.Plan` of the current set-up is built once per change (lazily, on
-first use after a change) and the queue's facts once per change of the queue or the schema, so a
-parameter edit never re-validates a long queue.
+first use after a change). The queue is one evented list (:class:`~svtgui.app.query_queue.QueryQueue`)
+edited in place; its facts are kept as it is edited (an append checks the new queries alone), so
+neither a parameter edit nor an added query re-validates a long queue.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from typing import Any
 from svtgui.app import threshold_default
 from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
 from svtgui.app.outputs import Inputs
-from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget, queue_facts
+from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget
+from svtgui.app.query_queue import QueryQueue, QueueChange
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget
 from svtgui.core.mechanisms import MechanismInfo, Param
@@ -117,13 +119,14 @@ class Workspace:
 
     def __init__(self, mechanism_id: str = "sparse", entries: dict[str, Any] | None = None) -> None:
         self._dataset: Any = None
-        self._queries: list[Any] = []
+        self._queries = QueryQueue()
+        self._queries.subscribe(self._queue_edited)
+        self._quiet = False  # set_dataset tells one event for the dataset and its queue
         self._mechanism_id = mechanisms.info(mechanism_id).id
         self._entries: dict[str, Any] = dict(entries or {})
         self._totals = NO_TOTALS  # declared total ε, δ of a dataset new to the ledger (as typed)
         self._budget: Budget | None = None  # the ledger's, for a known dataset
         self._listeners: list[Listener] = []
-        self._facts: QueueFacts | None = None
         self._plan: Plan | None = None
         self._proposed: float | None = None  # the T last proposed from public facts (None: none)
         # the files the window's set-up reads (the data, the ledger, the open session): the window sets
@@ -140,7 +143,8 @@ class Workspace:
         return None if self._dataset is None else self._dataset.schema
 
     @property
-    def queries(self) -> list[Any]:
+    def queries(self) -> QueryQueue:
+        """The queue, edited in place (``queries.append(...)``, ``remove``, ``move``, ``reset``)."""
         return self._queries
 
     @property
@@ -175,10 +179,8 @@ class Workspace:
 
     @property
     def facts(self) -> QueueFacts:
-        """Δ, integer, monotonic and the first misfit of the queue (once per queue or schema change)."""
-        if self._facts is None:
-            self._facts = queue_facts(self._queries, self.schema)
-        return self._facts
+        """Δ, integer, monotonic and the first misfit of the queue (kept by the queue as it is edited)."""
+        return self._queries.facts(self.schema)
 
     def monotonic_requested(self) -> bool:
         """Monotonic queries: ticked by default whenever the queue allows it, unless unticked (only for
@@ -246,7 +248,11 @@ class Workspace:
         """A newly opened dataset (and the queue that goes with it: none unless given). Totals
         declared for the previous dataset are not kept: nothing is assumed for this one."""
         self._dataset = dataset
-        self._queries = list(queries or [])
+        self._quiet = True
+        try:
+            self._queries.reset(queries or [])
+        finally:
+            self._quiet = False
         self._budget = None
         self._totals = NO_TOTALS
         t = self._propose_threshold(keep_typed=False)  # a T typed for another dataset is not kept
@@ -260,8 +266,12 @@ class Workspace:
             self._changed(DATASET, *t)
 
     def set_queries(self, queries: Iterable[Any]) -> None:
-        self._queries = list(queries)
-        self._changed(QUERIES, *self._propose_threshold(keep_typed=True))
+        """Replace the queue (a sample's, a session's, an import): ``queries.reset``."""
+        self._queries.reset(queries)
+
+    def _queue_edited(self, _change: QueueChange) -> None:
+        if not self._quiet:
+            self._changed(QUERIES, *self._propose_threshold(keep_typed=True))
 
     def _propose_threshold(self, *, keep_typed: bool) -> tuple[str, ...]:
         """T from public facts of this dataset and queue (:mod:`svtgui.app.threshold_default`), or
@@ -270,7 +280,6 @@ class Workspace:
         before = {name: self._entries.get(name) for name in threshold_default.DATASET_ENTRIES}
         if keep_typed and before["threshold"] != self._proposed:
             return ()
-        self._facts = None
         self._proposed = threshold_default.propose(self.schema, lambda: self.facts)
         for name in threshold_default.DATASET_ENTRIES:
             self._entries.pop(name, None)
@@ -312,8 +321,6 @@ class Workspace:
                 and isinstance(v, str | int | float | bool)}
 
     def _changed(self, *what: str) -> None:
-        if DATASET in what or QUERIES in what:
-            self._facts = None
         self._plan = None
         event = frozenset(what)
         for listener in list(self._listeners):

@@ -370,9 +370,7 @@ class MainWindow(QMainWindow):
             ds = ds.with_schema(recalled)
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows, dataset=ds)
-        self.mechanism.linear.set_schema(ds.schema)
-        self.queries.set_schema(ds.schema)
-        self.workspace.set_dataset(ds, queries or [])
+        self.workspace.set_dataset(ds, queries or [])  # the panels follow its dataset event
         if remember and ds.path is not None:
             self.settings.add_recent_file(ds.path)
             self.refresh_recent()
@@ -418,9 +416,7 @@ class MainWindow(QMainWindow):
     def _schema_changed(self, schema) -> None:
         if self.ds is None:
             return
-        self.queries.set_schema(schema)
-        self.mechanism.linear.set_schema(schema)
-        self.workspace.set_schema(schema)
+        self.workspace.set_schema(schema)  # the queue, the mechanism page and the run follow
         try:  # remembered for these rows: opening them again brings the declarations back
             remember_declared(self.run_model.ledger, self.ds, schema)
         except (LedgerError, OSError, ValueError) as exc:

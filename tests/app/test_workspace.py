@@ -9,7 +9,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from svtgui.app import workspace as workspace_module
+from svtgui.app import plan as plan_module
 from svtgui.app.project_file import Session, load, save
 from svtgui.app.workspace import DATASET, MECHANISM, PARAMS, QUERIES, TOTALS, Workspace
 from svtgui.core.budget import Budget
@@ -71,10 +71,10 @@ def test_changes_are_told_once_and_only_when_something_changed(ws, ds):
                       frozenset({DATASET, QUERIES})]
 
 
-def test_the_plan_is_built_once_per_change_and_queue_facts_once_per_queue(ws, monkeypatch):
-    calls = []
-    real = workspace_module.queue_facts
-    monkeypatch.setattr(workspace_module, "queue_facts", lambda q, s: calls.append(len(q)) or real(q, s))
+def test_the_plan_is_built_once_per_change_and_each_query_checked_once(ws, monkeypatch):
+    checked = []
+    real = plan_module.validate_query
+    monkeypatch.setattr(plan_module, "validate_query", lambda q, s: checked.append(q) or real(q, s))
     ws.set_queries(queries_from_json([COUNT] * 3))
     ws.set_entries({"epsilon": "1", "threshold": "100", "cutoff": 2})
     first = ws.plan
@@ -82,9 +82,12 @@ def test_the_plan_is_built_once_per_change_and_queue_facts_once_per_queue(ws, mo
     for eps in ("0.9", "0.8", "0.7"):  # parameter edits re-plan, the queue is not validated again
         ws.set_entry("epsilon", eps)
         assert ws.plan.cost.epsilon == float(eps)
-    assert calls == [3]
+    assert len(checked) == 3
+    added = queries_from_json([SUM])
+    ws.queries.append(added)  # an append checks the new query alone
+    assert ws.plan.queue.count == 4 and ws.plan.queue.sensitivity == 99 and checked[3:] == added
     ws.set_queries(queries_from_json([COUNT]))
-    assert ws.plan.queue.count == 1 and calls == [3, 1]
+    assert ws.plan.queue.count == 1 and len(checked) == 5
 
 
 def test_monotonic_is_offered_when_the_queue_allows_it(ws, ds):

@@ -181,7 +181,7 @@ def test_bad_universe_disables_run_and_says_why(qtbot, window, act, specs, words
 def test_undeclared_levels_cannot_be_chosen(qtbot, window, act):
     act.load(qtbot, window)
     schema = window.ds.schema.with_categories("occupation", None)
-    window.mechanism.linear.set_schema(schema)
+    window.workspace.set_schema(schema)  # declared in the Schema step: the mechanism page follows
     use, _, _ = window.mechanism.linear.universe.rows["occupation"]
     assert not use.isEnabled() and "declare them in the Schema step" in use.toolTip()
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import preview_text
-from svtgui.app.workspace import MECHANISM, PARAMS, Workspace
+from svtgui.app.workspace import DATASET, MECHANISM, PARAMS, Workspace
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
 from svtgui.ui.common.plain_axis import PlainAxis
@@ -309,6 +309,8 @@ class MechanismPanel(QWidget):
         self.workspace.set_mechanism(mechanism_id)
 
     def _workspace_changed(self, what: frozenset[str]) -> None:
+        if DATASET in what and self.workspace.schema is not None:  # its columns, its public n
+            self.linear.set_schema(self.workspace.schema)
         if MECHANISM in what or self.info is None:
             self._show_mechanism()
         elif PARAMS in what:

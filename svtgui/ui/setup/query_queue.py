@@ -1,10 +1,11 @@
 """Step 4: the query queue — build, generate, reorder, import and export queries.
 
-The queue is a list model over the data layer's query objects, reorderable by drag and drop or
-Alt+Up / Alt+Down. The page is a view of the workspace's queue: every change of the list is
-written to the :class:`~svtgui.app.workspace.Workspace`, and its summary line — the number of
-queries, Δ, whether all are integer-valued and monotonic, the first query that does not fit —
-is read back from the workspace's queue facts (validated once per change, in one pass).
+The page is a view of the workspace's one queue (:class:`~svtgui.app.query_queue.QueryQueue`, an
+evented list): every edit — add, remove, move (drag and drop, Alt+Up / Alt+Down), clear, undo — is
+made on that list, which a Qt list model wraps; the summary line — the number of queries, Δ,
+whether all are integer-valued and monotonic, the first query that does not fit — is read from the
+workspace's queue facts, kept as the queue is edited (an append checks the new queries alone).
+The builder follows the workspace's dataset (its columns), as the summary does.
 """
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
-    QListView,
     QPushButton,
     QSplitter,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from svtgui.app.numbers import exact
 from svtgui.app.outputs import OutputConflict
+from svtgui.app.query_queue import INSERTED, QueryQueue, QueueChange
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
@@ -51,20 +54,34 @@ UNDO_DEPTH = 20  # Remove / Clear steps that Undo can take back
 
 
 class QueueModel(QAbstractListModel):
-    """The planned queries, in the order they will be asked."""
+    """The workspace's queue (one evented list) as a Qt list model: it announces each edit as the
+    queue makes it — one inserted row for an append, never a copy of the list."""
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, queue: QueryQueue, parent=None) -> None:
         super().__init__(parent)
-        self.queries: list[Any] = []
+        self.queue = queue
+        queue.subscribe(self._edited, before=self._editing)
+
+    def _editing(self, change: QueueChange) -> None:
+        if change.kind == INSERTED:
+            self.beginInsertRows(QModelIndex(), change.start, change.start + change.count - 1)
+        else:  # removed rows need not be contiguous; moves and resets redraw the visible rows only
+            self.beginResetModel()
+
+    def _edited(self, change: QueueChange) -> None:
+        if change.kind == INSERTED:
+            self.endInsertRows()
+        else:
+            self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.queries)
+        return 0 if parent.isValid() else len(self.queue)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return f"{index.row() + 1:>6,}.  {self.queries[index.row()].describe()}"
+            return f"{index.row() + 1:>6,}.  {self.queue[index.row()].describe()}"
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -88,34 +105,9 @@ class QueueModel(QAbstractListModel):
         if not data.hasFormat(MIME):
             return False
         rows = json.loads(bytes(data.data(MIME)).decode())
-        target = row if row >= 0 else (parent.row() if parent.isValid() else len(self.queries))
-        self.move_rows(rows, target)
+        target = row if row >= 0 else (parent.row() if parent.isValid() else len(self.queue))
+        self.queue.move(rows, target)
         return False  # we moved them ourselves; the view must not remove the originals
-
-    def move_rows(self, rows: list[int], target: int) -> None:
-        moving = [self.queries[r] for r in rows]
-        keep = [q for i, q in enumerate(self.queries) if i not in set(rows)]
-        target -= sum(1 for r in rows if r < target)
-        self.beginResetModel()
-        self.queries = keep[:target] + moving + keep[target:]
-        self.endResetModel()
-
-    def set_queries(self, queries: list[Any]) -> None:
-        self.beginResetModel()
-        self.queries = list(queries)
-        self.endResetModel()
-
-    def extend(self, queries: list[Any]) -> None:
-        if not queries:
-            return
-        start = len(self.queries)
-        self.beginInsertRows(QModelIndex(), start, start + len(queries) - 1)
-        self.queries.extend(queries)
-        self.endInsertRows()
-
-    def remove_rows(self, rows: list[int]) -> None:
-        drop = set(rows)
-        self.set_queries([q for i, q in enumerate(self.queries) if i not in drop])
 
 
 class QueriesPage(QWidget):
@@ -130,18 +122,27 @@ class QueriesPage(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.schema = None
-        self._syncing = False
         self.builder = QueryBuilder("Add to queue", "Add this query to the end of the queue (Ctrl+Return)")
         self.builder.action.setShortcut(QKeySequence("Ctrl+Return"))
         self.builder.submitted.connect(lambda q: self.add([q]))
-        self.model = QueueModel(self)
+        self.model = QueueModel(workspace.queries, self)
+        # A one-column table, not a QListView: a list view lays out every row on each insert (an
+        # append to 200,000 queries took a second), a table's fixed rows are placed arithmetically.
         self.list = named(
-            QListView(),
+            QTableView(),
             "Query queue",
             "Queries in the order they will be asked. Drag to reorder, or Alt+Up / Alt+Down.",
         )
         self.list.setModel(self.model)
-        self.list.setUniformItemSizes(True)
+        self.list.horizontalHeader().hide()
+        self.list.horizontalHeader().setStretchLastSection(True)
+        rows = self.list.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 4)
+        self.list.setShowGrid(False)
+        self.list.setWordWrap(False)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
@@ -208,27 +209,25 @@ class QueriesPage(QWidget):
         split.setSizes([420, 580])
         lay = QVBoxLayout(self)
         lay.addWidget(split)
-        self.model.modelReset.connect(self._changed)
-        self.model.rowsInserted.connect(self._changed)
         workspace.subscribe(self._workspace_changed)
 
     @property
-    def queries(self) -> list[Any]:
-        return self.model.queries
+    def queries(self) -> QueryQueue:
+        return self.workspace.queries
 
-    def set_schema(self, schema) -> None:
+    def _follow_schema(self, schema) -> None:
+        """Another dataset, or other declarations: the builder offers its columns."""
         if schema is not self.schema:
             self._forget_removed()  # another dataset: queries removed from the last one do not come back
         self.schema = schema
         self.builder.set_schema(schema)
-        self._changed()
 
     def add(self, queries: list[Any]) -> None:
-        self.model.extend(list(queries))
+        self.queries.append(queries)
         self.list.scrollToBottom()
 
     def set_queries(self, queries: list[Any]) -> None:
-        self.model.set_queries(queries)
+        self.workspace.set_queries(queries)
 
     def _selected(self) -> list[int]:
         return sorted({i.row() for i in self.list.selectionModel().selectedIndexes()})
@@ -239,7 +238,7 @@ class QueriesPage(QWidget):
             return
         target = rows[0] - 1 if delta < 0 else rows[-1] + 2
         target = max(0, min(len(self.queries), target))
-        self.model.move_rows(rows, target)
+        self.queries.move(rows, target)
         first = max(0, rows[0] + delta) if delta < 0 else min(len(self.queries) - len(rows), rows[0] + delta)
         sel = self.list.selectionModel()
         for r in range(first, first + len(rows)):
@@ -249,14 +248,14 @@ class QueriesPage(QWidget):
         rows = self._selected()
         if rows:
             self._keep_for_undo()
-            self.model.remove_rows(rows)
+            self.queries.remove(rows)
             self._undo_note(f"Removed {count(len(rows), 'query')}.", len(rows))
 
     def _clear(self) -> None:
         n = len(self.queries)
         if n:
             self._keep_for_undo()
-            self.model.set_queries([])
+            self.queries.reset([])
             self._undo_note(f"Cleared {count(n, 'query')}.", n)
 
     def split_by_sensitivity(self, path: str | Path | None = None) -> bool:
@@ -290,7 +289,7 @@ class QueriesPage(QWidget):
             self.error.show_error(f"{path}: {exc.strerror or exc}; the queue is unchanged")
             return False
         self._keep_for_undo()
-        self.model.set_queries(keep)
+        self.queries.reset(keep)
         self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {exact(low)}; saved "
                         f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.",
                         len(wide))
@@ -299,7 +298,7 @@ class QueriesPage(QWidget):
     def undo(self) -> None:
         """Put the queue back as it was before the last Remove or Clear."""
         if self._removed:
-            self.model.set_queries(self._removed.pop())
+            self.queries.reset(self._removed.pop())
             self.undo_button.setEnabled(bool(self._removed))
 
     def _keep_for_undo(self) -> None:
@@ -346,22 +345,9 @@ class QueriesPage(QWidget):
         self.error.show_error(None)
         return True
 
-    def _changed(self) -> None:
-        """The list changed here: the workspace follows (and tells every view, this one included)."""
-        if not self._syncing:
-            self._syncing = True
-            try:
-                self.workspace.set_queries(self.model.queries)
-            finally:
-                self._syncing = False
-
     def _workspace_changed(self, what: frozenset[str]) -> None:
-        if QUERIES in what and not self._syncing:  # set elsewhere (a sample, a session): show it
-            self._syncing = True
-            try:
-                self.model.set_queries(self.workspace.queries)
-            finally:
-                self._syncing = False
+        if DATASET in what and self.workspace.schema is not None:
+            self._follow_schema(self.workspace.schema)
         if QUERIES in what or DATASET in what:
             self._summarise()
 
