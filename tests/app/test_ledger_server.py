@@ -9,6 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
+from svtgui.app.reports.content import facts, report_data
 from svtgui.ledger import Ledger, LedgerError, LedgerTampered
 
 CONTENT = "b" * 64
@@ -55,6 +56,11 @@ def test_a_curator_runs_and_reads_but_only_a_custodian_raises_with_a_logged_reas
         raised = ana.budget_events(ds)[-1]
         assert (raised.kind, raised.login, raised.note) == ("raise", "svtgui_test_cy",
                                                            "approved by the board on 3 May")
+        report = report_data(ana, run.id)  # a report says who raised, and why
+        assert report["budget"]["raises"] == [{
+            "date": raised.at[:10], "by": "svtgui_test_cy", "from_epsilon": "1", "to_epsilon": "2",
+            "from_delta": "0", "to_delta": "0", "reason": "approved by the board on 3 May"}]
+        assert "svtgui_test_cy raised the total from ε 1 to ε 2" in dict(facts(report))["Budget raises"]
 
 
 def test_the_server_refuses_a_curators_update_and_delete_whatever_the_triggers(team):

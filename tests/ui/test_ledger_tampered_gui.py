@@ -1,4 +1,5 @@
-"""The window refuses a tampered ledger with the same one line as the CLI (issue 21 §7)."""
+"""The window and the ledger: a tampered ledger refused in the CLI's words (issue 21 §7); History
+shows what the ledger logged (accepted findings, raises with who and why: issue 26)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,20 @@ def test_history_shows_an_accepted_finding(qtbot, window):
     text = panel.budget.text()
     assert "accepted that the ledger was changed outside SVT Studio" in text
     assert "events_no_delete" in text and "restored the triggers after a migration script" in text
+
+
+def test_history_shows_a_raise_with_who_and_why(qtbot, window):
+    from session_gui_helpers import ledger_runs
+
+    from svtgui.data import load_dataset
+    from svtgui.ui.main_window import sample_path
+
+    ledger_runs(load_dataset(sample_path("census")))
+    with Ledger.open() as led:
+        (ds,) = led.datasets()
+        led.raise_total(ds.dataset_id, 20, note="second wave approved by the data board")
+        raised = led.budget_events(ds.dataset_id)[-1]
+    load(qtbot, window)
+    text = window.sessions.show_history().budget.text()
+    assert f"{raised.login} raised the total from ε 10 to ε 20" in text
+    assert "second wave approved by the data board" in text

@@ -129,7 +129,7 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
                    "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
-                   "as_of": today},
+                   "as_of": today, "raises": raise_records(ledger, run.dataset_id)},
         "rows": [_row(r) for r in rows],
         "released": released,  # public values besides the rows (PMW's n̂, a release file)
         # Tampering a curator accepted (issue 21 §7): the spent budget above may then be understated.
@@ -240,6 +240,7 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
          f"(remaining {budget['remaining_delta']}); "
          f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
          f"δ {budget['charged_by_this_run']['delta']}"),
+        *((("Budget raises", raises_text(budget["raises"])),) if budget.get("raises") else ()),
         *((("Ledger integrity", integrity_text(data["ledger_integrity"])),)
           if data.get("ledger_integrity") else ()),
         ("Noise source", noise_line(data)),
@@ -247,6 +248,24 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("Run date", run["date"]),
         ("Release date", data["release_date"]),
     ]
+
+
+def raise_records(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
+    """Every raise of the dataset's total: when (the day), by whom (the database login on a team's
+    server ledger), from what to what, and why (issue 26: a raise is shown with its reason)."""
+    return [{"date": e.at[:10], "by": e.login or "", "from_epsilon": fmt(e.previous_epsilon or 0),
+             "to_epsilon": fmt(e.epsilon), "from_delta": fmt(e.previous_delta or 0), "to_delta": fmt(e.delta),
+             "reason": e.note} for e in ledger.budget_events(dataset_id) if e.kind == "raise"]
+
+
+def raises_text(raises: list[dict[str, Any]]) -> str:
+    """The raises of a dataset's total, one sentence each."""
+    sentences = []
+    for r in raises:
+        who = f", {r['by']}" if r["by"] else ""
+        sentences.append(f"On {r['date']}{who} raised the total from ε {r['from_epsilon']} to ε "
+                         f"{r['to_epsilon']} (δ {r['from_delta']} to {r['to_delta']}): {r['reason']}.")
+    return " ".join(sentences)
 
 
 def integrity_records(ledger: Ledger) -> list[dict[str, Any]]:

@@ -25,6 +25,8 @@ from svtgui.app.reports.content import (
     guarantee_sentence,
     integrity_records,
     integrity_text,
+    raise_records,
+    raises_text,
     release_date,
     statistics,
 )
@@ -113,7 +115,7 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
         "budget": {"total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
                    "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
-                   "as_of": today},
+                   "as_of": today, "raises": raise_records(ledger, dataset.dataset_id)},
         "ledger_integrity": integrity_records(ledger),
     }
 
@@ -151,7 +153,7 @@ def release_html(data: dict[str, Any]) -> str:
     parts.append(f"<p><b>Total privacy cost:</b> ε = {escape(g['epsilon'])}, δ = {escape(g['delta'])} "
                  f"({escape(g['composition'])}). <b>Budget of the dataset as of {escape(b['as_of'])}:</b> "
                  f"ε spent {escape(b['spent_epsilon'])} of {escape(b['total_epsilon'])} (remaining "
-                 f"{escape(b['remaining_epsilon'])}).</p>")
+                 f"{escape(b['remaining_epsilon'])}). {escape(raises_text(b['raises']))}</p>")
     parts.append("<h2>Methods and declarations</h2><table><tr><th>run</th><th>method</th><th>ε, δ</th>"
                  "<th>declared (neighbours; public bounds)</th><th>date</th></tr>")
     for r in data["runs"]:

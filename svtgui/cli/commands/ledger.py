@@ -145,7 +145,8 @@ def summary(led: Ledger) -> dict[str, Any]:
             "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
             "registered_at": d.registered_at,
             "budget_events": [{"kind": e.kind, "epsilon": fmt(e.epsilon), "delta": fmt(e.delta),
-                               "note": e.note, "at": e.at} for e in led.budget_events(d.dataset_id)],
+                               "note": e.note, "at": e.at, "by": e.login}
+                              for e in led.budget_events(d.dataset_id)],
             "runs": [_run_json(led, r) for r in led.runs(d.dataset_id)],
         })
     return out
@@ -176,7 +177,8 @@ def show(args: argparse.Namespace) -> int:
         print(f"  δ: total {d['total_delta']}, spent {d['spent_delta']}, remaining {d['remaining_delta']}")
         for e in d["budget_events"]:
             if e["kind"] == "raise":
-                print(f"  raised to ε {e['epsilon']}, δ {e['delta']} at {e['at']}: {e['note']}")
+                who = f" by {e['by']}" if e["by"] else ""
+                print(f"  raised to ε {e['epsilon']}, δ {e['delta']} at {e['at']}{who}: {e['note']}")
         for r in d["runs"]:
             print(f"  run {r['id']:>4}  {r['mechanism']:16} {r['status']:11} ε {r['epsilon']:8} "
                   f"δ {r['delta']:8} {r['above']:>5} ⊤ / {r['responses']:<7} {r['noise']:7} "

@@ -35,7 +35,13 @@ from PySide6.QtWidgets import (
 
 from svtgui.app import recipes
 from svtgui.app.numbers import amount, exact
-from svtgui.app.reports.content import integrity_records, integrity_text, statistics
+from svtgui.app.reports.content import (
+    integrity_records,
+    integrity_text,
+    raise_records,
+    raises_text,
+    statistics,
+)
 from svtgui.app.reports.statistics import headline
 from svtgui.app.tasks import TaskState
 from svtgui.core import mechanisms
@@ -361,6 +367,7 @@ class HistoryPanel(QDialog):
             table = {r.id: statistics(led, r.id) for r in runs if r.status != RUNNING}
             b = led.budget(self.dataset_id) if record is not None else None
             accepted = integrity_records(led)
+            raises = raise_records(led, self.dataset_id) if record is not None else []
         except (LedgerError, ValueError) as exc:
             self.budget.setText(f"The ledger cannot be read: {exc}")
             self.runs_model.set_runs([], {})
@@ -380,6 +387,7 @@ class HistoryPanel(QDialog):
                 f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)} · {count(len(runs), 'run')}"
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
+                + (f" {raises_text(raises)}" if raises else "")
                 + (f" ⚠ {integrity_text(accepted)}" if accepted else "")
             )
         self.runs_model.set_runs(runs, counts, table)
