@@ -1,19 +1,30 @@
 """Which dataset are these rows? The link between loaded data and its budget in the ledger.
 
-A budget follows the *rows*: the ledger looks them up by their private, keyed content fingerprint
-(:meth:`svtgui.data.Dataset.content_fingerprint`, keyed by the ledger's secret key), so the same
-rows re-saved with CRLF, another quoting or encoding, a trailing newline, in another order or in
-another file format find the same budget. Public outputs name a dataset only by the random id the
-ledger gave it (``ds-…``).
+A budget follows the *rows*, whatever the file calls their columns: the ledger looks them up by
+their private, keyed fingerprint (:mod:`svtgui.data.fingerprint`: one digest per column of its
+canonical values, never of its name or position), so the same rows re-saved with CRLF, another
+quoting, encoding, row order, column order or file format, or with headers renamed or upper-cased,
+find the same budget. Public outputs name a dataset only by the random id the ledger gave it
+(``ds-…``).
 
-Rows new to the ledger that have the name and columns of a known dataset (a corrected file, or a
-different file that happens to share a name) are never silently given a budget of their own: the
-curator says which it is — :func:`register` with ``different=True`` ("this is a different dataset",
-a fresh budget) or :func:`bind` ("these rows are dataset ds-…", sharing its budget). The GUI asks in
-a dialog; the CLI takes ``--new-dataset`` or ``--same-dataset-as ID``.
+Rows new to the ledger that resemble a known dataset are never silently given a budget of their
+own: the curator says which it is — :func:`register` with ``different=True`` ("this is a different
+dataset", a fresh budget) or :func:`bind` ("these rows are dataset ds-…", sharing its budget). The
+GUI asks in a dialog; the CLI takes ``--new-dataset`` or ``--same-dataset-as ID``. Rows resemble a
+dataset (:func:`resemblance`) when they carry its name, or when enough of their columns hold exactly
+the values of its columns under any header: all of them when the rows have one informative column,
+else at least two (one dropped, one added, one changed, one renamed, a row-number column added —
+each leaves the others as they were). A column whose cells are all one value (a constant, or all
+missing) is not informative and never counts: it says nothing about who the rows are.
 
-Ledgers migrated from SVT Studio 0.1 keyed budgets by the file's SHA-256: the first time that same
-file is loaded again, its rows are bound to the old budget automatically (:func:`identify`).
+The fingerprint is paid once per file: :func:`fingerprint_of` keeps it in the ledger under the
+file's identity and state (:mod:`svtgui.data.file_state`) and reuses it while they are unchanged.
+
+Older ledgers keep their budgets: rows whose schema-5 row fingerprint (which included the column
+names) a ledger knew are bound to that dataset the first time they are opened, and the schema the
+curator declared for them follows; ledgers migrated from SVT Studio 0.1 keyed budgets by the file's
+SHA-256, and the first time that same file is loaded again its rows are bound to the old budget the
+same way (:func:`identify`).
 """
 
 from __future__ import annotations
@@ -22,7 +33,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from svtgui.core.progress import ProgressState
+from svtgui.data.fingerprint import RowsFingerprint
 from svtgui.ledger import DatasetRecord, Ledger
+
+SHARED_COLUMNS = 2
+"""Informative columns with exactly a known dataset's values that make new rows resemble it (or all
+of the rows' informative columns, when they have fewer)."""
 
 
 class DatasetDecisionNeeded(ValueError):
@@ -31,9 +48,9 @@ class DatasetDecisionNeeded(ValueError):
     def __init__(self, name: str, lookalikes: tuple[DatasetRecord, ...]) -> None:
         ids = ", ".join(d.dataset_id for d in lookalikes)
         super().__init__(
-            f"{name!r} has the name and columns of {ids} in the ledger but different rows: say whether it is "
-            f"a different dataset (its own new budget) or the same dataset as {lookalikes[0].dataset_id} "
-            "(sharing its budget)")
+            f"{name!r} is new to the ledger but resembles {ids} (the same name, or columns holding the same "
+            "values under any header): say whether it is a different dataset (its own new budget) or the "
+            f"same dataset as {lookalikes[0].dataset_id} (sharing its budget)")
         self.name = name
         self.lookalikes = lookalikes
 
@@ -55,20 +72,73 @@ class Identity:
         return self.record is None and bool(self.lookalikes)
 
 
+def fingerprint_of(ledger: Ledger, ds: Any, progress: ProgressState | None = None) -> RowsFingerprint:
+    """The rows' fingerprint under the ledger's key: from the ledger's per-file cache while the file
+    is unchanged, else computed (one pass over the rows) and cached. Never leaves the ledger."""
+    key = ledger.content_key()
+    if (known := ds.known_fingerprint(key)) is not None:
+        return known
+    state = ds.read_state()
+    if state is not None and (doc := ledger.cached_fingerprint(state.file_id, state.check)) is not None:
+        fp = RowsFingerprint.from_json(doc["rows"])
+        ds.adopt_fingerprint(key, fp, doc.get("legacy"))
+        return fp
+    fp = ds.fingerprint(key, progress)
+    _cache(ledger, ds, fp)
+    return fp
+
+
+def _cache(ledger: Ledger, ds: Any, fp: RowsFingerprint, legacy: str | None = None) -> None:
+    """Keep the fingerprint in the ledger under the file's state, taken again now: a file that changed
+    while it was read is not cached."""
+    state = ds.read_state()
+    if state is not None:
+        ledger.cache_fingerprint(state.file_id, state.check,
+                                 {"rows": fp.to_json()} | ({"legacy": legacy} if legacy else {}))
+
+
+def _legacy_of(ledger: Ledger, ds: Any, fp: RowsFingerprint) -> str:
+    """The rows' schema-5 fingerprint (a second pass, paid once per file: cached with the new one)."""
+    key = ledger.content_key()
+    known = ds.known_legacy_fingerprint(key)
+    if known is None:
+        known = ds.legacy_fingerprint(key)
+        _cache(ledger, ds, fp, known)
+    return known
+
+
+def _prints(fp: RowsFingerprint) -> list[tuple[str, bool]]:
+    return [(c.digest, c.informative) for c in fp.columns]
+
+
+def resemblance(ledger: Ledger, name: str, fp: RowsFingerprint) -> tuple[DatasetRecord, ...]:
+    """Known datasets these (new) rows resemble, most shared columns first: the same name, or enough
+    informative columns holding the same values (see the module docstring)."""
+    informative = {c.digest for c in fp.columns if c.informative}
+    need = min(SHARED_COLUMNS, len(informative))
+    shared = ledger.sharing_columns(informative) if need else {}
+    alike = [d for d in ledger.datasets()
+             if d.name == name or (need and shared.get(d.dataset_id, 0) >= need)]
+    return tuple(sorted(alike, key=lambda d: -shared.get(d.dataset_id, 0)))
+
+
 def identify(ledger: Ledger, ds: Any) -> Identity:
     """Look the rows of ``ds`` up in the ledger; sets ``ds.dataset_id`` when they are known.
 
-    Writes to the ledger only to bind the rows of a file that a migrated 0.1 ledger knew by its
-    plain SHA-256 (the same file, so the same dataset: nothing is decided for the curator).
+    Writes to the ledger only to bind rows an older ledger knew by their schema-5 fingerprint or their
+    0.1 file SHA-256 (the same rows, so the same dataset: nothing is decided for the curator), and to
+    cache the fingerprint.
     """
-    content = ds.content_fingerprint(ledger.content_key())
-    record = ledger.dataset_for_content(content)
+    fp = fingerprint_of(ledger, ds)
+    record = ledger.dataset_for_content(fp.content)
+    if record is None and ledger.unmatched_old_contents():
+        record = ledger.adopt_old_content(_legacy_of(ledger, ds, fp), fp.content, _prints(fp))
     if record is None and getattr(ds, "legacy_file_sha256", None) and ledger.legacy_pending():
-        record = ledger.adopt_legacy(ds.legacy_file_sha256, content)
+        record = ledger.adopt_legacy(ds.legacy_file_sha256, fp.content, _prints(fp))
     ds.dataset_id = record.dataset_id if record is not None else None
     if record is not None:
         return Identity(record)
-    return Identity(None, tuple(ledger.lookalikes(ds.name, ds.columns)))
+    return Identity(None, resemblance(ledger, ds.name, fp))
 
 
 def declared(schema: Any) -> dict[str, Any]:
@@ -92,9 +162,11 @@ def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
         return identity.record
     if identity.lookalikes and not different:
         raise DatasetDecisionNeeded(ds.name, identity.lookalikes)
-    record, _ = ledger.register_dataset(ds.content_fingerprint(ledger.content_key()), ds.name,
-                                        total_epsilon, total_delta, neighbouring=ds.schema.neighbouring.value,
-                                        bounds=declared(ds.schema)["bounds"], columns=ds.columns)
+    fp = fingerprint_of(ledger, ds)
+    record, _ = ledger.register_dataset(fp.content, ds.name, total_epsilon, total_delta,
+                                        neighbouring=ds.schema.neighbouring.value,
+                                        bounds=declared(ds.schema)["bounds"], columns=ds.columns,
+                                        column_prints=_prints(fp))
     ds.dataset_id = record.dataset_id
     return record
 
@@ -111,8 +183,9 @@ def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
     if record.neighbouring != ds.schema.neighbouring.value:
         raise ValueError(f"{dataset_id} is budgeted under {record.neighbouring} neighbours, {ds.name!r} is "
                          f"declared {ds.schema.neighbouring.value}; they cannot share a budget")
-    record = ledger.bind_content(dataset_id, ds.content_fingerprint(ledger.content_key()),
-                                 note=f"{ds.name} bound by the curator")
+    fp = fingerprint_of(ledger, ds)
+    record = ledger.bind_content(dataset_id, fp.content, note=f"{ds.name} bound by the curator",
+                                 column_prints=_prints(fp))
     ds.dataset_id = record.dataset_id
     return record
 
@@ -128,14 +201,14 @@ def declares_nothing(schema: Any) -> bool:
 def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
     """The schema the curator last declared for these rows, when the file brought none of its own.
 
-    Keyed like the budget (the private content fingerprint), so the same rows re-saved, renamed or
-    moved get their bounds and levels back; a schema for other columns is not applied.
+    Keyed like the budget (the rows' private identity), so the same rows re-saved, renamed or moved
+    get their bounds and levels back; a schema for other column names is not applied.
     """
     from svtgui.data.schema import Schema, SchemaError
 
     if not declares_nothing(ds.schema):
         return None  # a sidecar or a session declared this schema: it stands
-    stored = ledger.remembered_schema(ds.content_fingerprint(ledger.content_key()))
+    stored = ledger.remembered_schema(fingerprint_of(ledger, ds).content)
     if stored is None:
         return None
     try:
@@ -147,4 +220,4 @@ def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
 
 def remember_declared(ledger: Ledger, ds: Any, schema: Any) -> None:
     """Keep ``schema`` as what the curator declared for the rows of ``ds`` (only in the ledger)."""
-    ledger.remember_schema(ds.content_fingerprint(ledger.content_key()), schema.to_json())
+    ledger.remember_schema(fingerprint_of(ledger, ds).content, schema.to_json())

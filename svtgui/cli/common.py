@@ -31,8 +31,8 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
                    help="total δ budget of a new dataset (default 0)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--new-dataset", action="store_true", default=None,
-                     help="these rows are a different dataset from the known one with the same name and "
-                          "columns: give them their own budget (with --budget-epsilon)")
+                     help="these rows are a different dataset from the known one they resemble (its name, "
+                          "or columns with its values): give them their own budget (with --budget-epsilon)")
     who.add_argument("--same-dataset-as", metavar="ID",
                      help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
                           "ledger`): charge its budget")
@@ -114,10 +114,12 @@ def _budget_needed(led: Ledger, ds: Any) -> CliError:
 
 
 def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]) -> CliError:
-    """New rows with the name and columns of a known dataset: the curator must say which they are."""
+    """New rows that resemble a known dataset (its name, or its columns' values under any header):
+    the curator must say which they are."""
     ids = ", ".join(d.dataset_id for d in lookalikes)
-    return CliError(f"{ds.name!r} has the name and columns of dataset {ids} in the ledger {led.path}, but "
-                    f"different rows: pass --same-dataset-as {lookalikes[0].dataset_id} if it is that "
+    return CliError(f"{ds.name!r} is new to the ledger {led.path} but resembles dataset {ids} (the same "
+                    "name, or columns holding the same values under any header): pass "
+                    f"--same-dataset-as {lookalikes[0].dataset_id} if it is that "
                     "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
                     "different dataset (its own budget, with --budget-epsilon)")
 

@@ -26,6 +26,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data import textio
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, LoadCancelled
+from svtgui.data.file_state import file_state, unchanged_since
 from svtgui.data.frames import Chunk, combine_chunks, split_chunk, tidy_frame
 from svtgui.data.schema import Schema, SchemaError, infer_schema
 
@@ -92,6 +93,7 @@ def load_dataset(
     options = options or LoadOptions()
     path = Path(path)
     fmt = _check_path(path, options)
+    state = file_state(path)  # the fingerprint cache's key: taken before reading, kept if unchanged after
     readers = {
         "csv": _read_delimited,
         "tsv": _read_delimited,
@@ -113,7 +115,7 @@ def load_dataset(
     schema = _schema_for(path, loaded.frame, options)
     textio.report(progress, 1.0)
     return Dataset(path.stem, path, loaded.frame, schema, loaded.format,
-                   legacy_file_sha256=loaded.fingerprint)
+                   legacy_file_sha256=loaded.fingerprint, file_state=unchanged_since(state, path))
 
 
 def _check_path(path: Path, options: LoadOptions) -> str:

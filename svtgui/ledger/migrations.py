@@ -25,7 +25,7 @@ from collections.abc import Callable
 from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 LEDGER_ID_PREFIX = "lg-"
@@ -234,7 +234,6 @@ CREATE TRIGGER declarations_no_delete BEFORE DELETE ON run_declarations
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: a run''s declarations are never deleted'); END;
 """
 
-
 # v6: tamper evidence (issue 21 §7). The ledger gets a random id (the anchor outside the file is
 # kept per id), a hash chain over every budget-relevant row (svtgui.ledger.chain) and a log of
 # the curator's explicit acceptances of what an integrity check found. The chain is built here
@@ -289,6 +288,31 @@ def _to_v6(c: sqlite3.Connection) -> None:
 _SCHEMA_V7 = "ALTER TABLE budget_events ADD COLUMN login TEXT;"
 
 
+# v8: identity blind to column names (issue 21 §2). A content is now the digest of its columns' keyed
+# fingerprints (svtgui.data.fingerprint), each recorded here, so rows sharing columns with a known
+# dataset under any header are found (the look-alike question). Contents from v5 and older have no
+# columns: the first open of rows matching one records the rows' new content beside it ('migrated'),
+# keeping the budget. fingerprint_cache holds a file's fingerprint under a keyed tag of its identity
+# (device and inode; size, times and sampled blocks as the check) so it is paid once per file; it is
+# a cache, not a record: an entry is replaced when the file changes.
+_SCHEMA_V8 = """
+CREATE TABLE content_columns (
+    content     TEXT NOT NULL REFERENCES dataset_contents(content),
+    position    INTEGER NOT NULL,
+    column_fp   TEXT NOT NULL,
+    informative INTEGER NOT NULL CHECK (informative IN (0, 1)),
+    PRIMARY KEY (content, position)
+) WITHOUT ROWID;
+CREATE INDEX columns_by_fingerprint ON content_columns(column_fp);
+CREATE TABLE fingerprint_cache (
+    file_tag         TEXT PRIMARY KEY,
+    check_tag        TEXT NOT NULL,
+    fingerprint_json TEXT NOT NULL,
+    at               TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -308,12 +332,14 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     5: lambda c: run(c, _SCHEMA_V5),
     6: _to_v6,
     7: lambda c: run(c, _SCHEMA_V7),
+    8: lambda c: run(c, _SCHEMA_V8 + append_only("content_columns", "a recorded column fingerprint")),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
 _V3_TABLES = _V1_TABLES | {"run_facts", "ledger_key", "dataset_contents", "legacy_files"}
+_V5_TABLES = _V3_TABLES | {"declared_schemas", "run_declarations"}
 TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
-             4: _V3_TABLES | {"declared_schemas"}, 5: _V3_TABLES | {"declared_schemas", "run_declarations"},
-             6: _V3_TABLES | {"declared_schemas", "run_declarations", "ledger_identity", "chain",
-                              "integrity_events"}}
+             4: _V3_TABLES | {"declared_schemas"}, 5: _V5_TABLES,
+             6: _V5_TABLES | {"ledger_identity", "chain", "integrity_events"}}
 TABLES_AT[7] = TABLES_AT[6]
+TABLES_AT[8] = TABLES_AT[7] | {"content_columns", "fingerprint_cache"}

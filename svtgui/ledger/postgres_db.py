@@ -105,6 +105,10 @@ class PostgresDb:
             if meta[1] > ddl.SCHEMA_VERSION:
                 raise LedgerError(f"server ledger {self.location} has schema version {meta[1]}, newer than "
                                   f"this SVT Studio understands ({ddl.SCHEMA_VERSION}); upgrade SVT Studio.")
+            if meta[1] < ddl.SCHEMA_VERSION:
+                for sql in ddl.upgrade_statements(meta[1], self.schema):
+                    c.execute(sql)
+                c.execute("UPDATE svtgui_meta SET version = ? WHERE id = 1", (ddl.SCHEMA_VERSION,))
 
     def _create(self, c: _Conn, key: bytes) -> None:
         for sql in ddl.create_statements(self.schema):

@@ -21,7 +21,7 @@ import re
 
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "svtgui-ledger"
 CURATOR, CUSTODIAN = "svtgui_curator", "svtgui_custodian"
 
@@ -124,6 +124,24 @@ TABLES = [
         at            TEXT NOT NULL)""",
 ]
 
+# Version 2 (file schema 8, issue 21 §2): each content's column fingerprints, the look-alike search's
+# index, and the per-file fingerprint cache. Created with a new ledger; added to a version 1 one.
+_IDENTITY_TABLES = [
+    """CREATE TABLE content_columns (
+        content     TEXT NOT NULL REFERENCES dataset_contents(content),
+        position    INTEGER NOT NULL,
+        column_fp   TEXT NOT NULL,
+        informative SMALLINT NOT NULL CHECK (informative IN (0, 1)),
+        PRIMARY KEY (content, position))""",
+    "CREATE INDEX columns_by_fingerprint ON content_columns(column_fp)",
+    """CREATE TABLE fingerprint_cache (
+        file_tag         TEXT PRIMARY KEY,
+        check_tag        TEXT NOT NULL,
+        fingerprint_json TEXT NOT NULL,
+        at               TEXT NOT NULL)""",
+]
+TABLES += _IDENTITY_TABLES
+
 # The trigger functions (name → body). svtgui_refuse raises its argument; the others check a rule.
 FUNCTIONS = {
     "svtgui_refuse": "BEGIN RAISE EXCEPTION USING MESSAGE = TG_ARGV[0], "
@@ -200,6 +218,7 @@ TRIGGERS: dict[str, str] = dict([
     *_append_only("ledger_identity", "the ledger id"),
     *_append_only("chain", "the hash chain"),
     *_append_only("integrity_events", "an accepted finding"),
+    *_append_only("content_columns", "a recorded column fingerprint"),
 ])
 
 # Roles are cluster-wide: another ledger's creation may be making them at this very moment.
@@ -210,7 +229,8 @@ _ROLES = f"""DO $roles$ BEGIN
 END $roles$"""
 
 _APPEND = ("datasets", "runs", "responses", "budget_events", "run_facts", "ledger_key", "dataset_contents",
-           "legacy_files", "run_declarations", "ledger_identity", "chain", "integrity_events")
+           "legacy_files", "run_declarations", "ledger_identity", "chain", "integrity_events",
+           "content_columns")
 
 
 def function_sql(name: str) -> str:
@@ -225,9 +245,18 @@ def grants(schema: str) -> list[str]:
     return [f"GRANT USAGE ON SCHEMA {q} TO {CURATOR}",
             f"GRANT SELECT, INSERT ON {', '.join(_APPEND)} TO {CURATOR}",
             f"GRANT SELECT ON svtgui_meta TO {CURATOR}",
-            f"GRANT SELECT, INSERT, UPDATE ON declared_schemas TO {CURATOR}",
+            f"GRANT SELECT, INSERT, UPDATE ON declared_schemas, fingerprint_cache TO {CURATOR}",
             f"GRANT UPDATE (status, ended_at) ON runs TO {CURATOR}",
             f"GRANT UPDATE (total_epsilon, total_delta) ON datasets TO {CUSTODIAN}"]
+
+
+def upgrade_statements(version: int, schema: str) -> list[str]:
+    """What brings a ledger of ``version`` to :data:`SCHEMA_VERSION` (tables, their triggers, grants)."""
+    steps = []
+    if version < 2:
+        steps += [*_IDENTITY_TABLES,
+                  *(sql for name, sql in TRIGGERS.items() if name.startswith("content_columns_"))]
+    return [*steps, *grants(schema)] if steps else []
 
 
 def create_statements(schema: str) -> list[str]:

@@ -24,6 +24,8 @@ Amounts are stored as exact decimal text and summed as :class:`fractions.Fractio
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -280,7 +282,8 @@ class Ledger:
         return bool(self._read("SELECT 1 FROM legacy_files l WHERE NOT EXISTS (SELECT 1 FROM "
                                "dataset_contents c WHERE c.dataset_id = l.dataset_id) LIMIT 1"))
 
-    def adopt_legacy(self, file_sha256: str, content: str) -> DatasetRecord | None:
+    def adopt_legacy(self, file_sha256: str, content: str,
+                     column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord | None:
         """Bind ``content`` to the migrated dataset whose 0.1 fingerprint was this file's SHA-256.
 
         The SHA-256 is compared through its keyed tag only; the plain hash is not stored.
@@ -290,17 +293,20 @@ class Ledger:
                           (legacy_tag(self.content_key(), file_sha256),))
         if not rows:
             return None
-        return self._bind(rows[0][0], content, "migrated", "the same file as before the 0.2 migration")
+        return self._bind(rows[0][0], content, "migrated", "the same file as before the 0.2 migration",
+                          column_prints)
 
     def register_dataset(self, content: str, name: str, total_epsilon: float | str | Fraction,
                          total_delta: float | str | Fraction = 0, *, neighbouring: str = "add_remove",
                          bounds: dict[str, Any] | None = None,
-                         columns: Sequence[str] | None = None) -> tuple[DatasetRecord, bool]:
+                         columns: Sequence[str] | None = None,
+                         column_prints: Sequence[tuple[str, bool]] = ()) -> tuple[DatasetRecord, bool]:
         """Register the rows with content fingerprint ``content`` as a new dataset with a total budget.
 
         Returns ``(record, created)``. Rows already in the ledger keep their dataset, original total
         and history whatever is passed here (re-loading or re-saving a file never resets a budget):
-        ``created`` is False. The new dataset gets a random public id.
+        ``created`` is False. The new dataset gets a random public id. ``column_prints`` are the
+        rows' column fingerprints (digest, informative), recorded for the look-alike search.
         """
         content = _content(content)
         total = Budget.of(total_epsilon, total_delta)
@@ -320,45 +326,83 @@ class Ledger:
                 self._chain(c, "event", cur.fetchone()[0])
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, 'registered', ?, ?)",
                           (content, dataset_id, "registered", at))
+                _record_columns(c, content, column_prints)
                 self._chain(c, "bind", content)
         if known is not None:
             return self._require(known[0]), False
         return self._require(dataset_id), True
 
-    def bind_content(self, dataset_id: str, content: str, *, note: str) -> DatasetRecord:
+    def bind_content(self, dataset_id: str, content: str, *, note: str,
+                     column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord:
         """The curator's word that these rows are (a version of) a known dataset: they share its budget."""
-        return self._bind(dataset_id, _content(content), "bound", note)
+        return self._bind(dataset_id, _content(content), "bound", note, column_prints)
 
-    def _bind(self, dataset_id: str, content: str, how: str, note: str) -> DatasetRecord:
+    def _bind(self, dataset_id: str, content: str, how: str, note: str,
+              column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord:
         self._require(dataset_id)
         with self._transaction() as c:
             row = c.execute(_OWNER, (content,)).fetchone()
             if row is None:
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, ?, ?, ?)",
                           (content, dataset_id, how, note, _now()))
+                _record_columns(c, content, column_prints)
                 self._chain(c, "bind", content)
             elif row[0] != dataset_id:
                 raise ValueError(f"these rows already belong to dataset {row[0]}; they cannot be bound "
                                  f"to {dataset_id}")
         return self._require(dataset_id)
 
-    def lookalikes(self, name: str, columns: Sequence[str]) -> list[DatasetRecord]:
-        """Known datasets with this name and these columns, or a subset or superset of them (or,
-        migrated, no recorded columns).
+    def unmatched_old_contents(self) -> bool:
+        """Whether a content recorded before schema 8 (no column fingerprints) has not yet been
+        matched to its rows' new identity: only then is the old row fingerprint worth computing."""
+        return bool(self._read("SELECT 1 FROM dataset_contents c WHERE NOT EXISTS (SELECT 1 FROM "
+                               "content_columns k WHERE k.content = c.content) AND NOT EXISTS (SELECT 1 "
+                               "FROM dataset_contents m WHERE m.how = 'migrated' AND m.note = 'from ' || "
+                               "c.content) LIMIT 1"))
 
-        Rows that are new to the ledger but look like one of these are never given a budget of
-        their own silently: the curator says whether they are a different dataset. Columns added or
-        dropped count as looking alike: ``DataFrame.to_csv`` without ``index=False`` adds an
-        ``Unnamed: 0`` column to the same rows, and dropping a column leaves the same people.
-        """
-        wanted = {str(c).strip() for c in columns}
+    def adopt_old_content(self, old: str, content: str, column_prints: Sequence[tuple[str, bool]]
+                          ) -> DatasetRecord | None:
+        """Bind the rows' new identity ``content`` to the dataset whose pre-6 content was ``old`` (the
+        same rows, so the same dataset: their budget is kept); the schema the curator declared for
+        them follows. None when ``old`` is not a content of this ledger."""
+        rows = self._read(_OWNER, (_content(old),))
+        if not rows:
+            return None
+        record = self._bind(rows[0][0], _content(content), "migrated", f"from {old}", column_prints)
+        with self._transaction() as c:
+            c.execute("INSERT INTO declared_schemas SELECT ?, schema_json, at FROM declared_schemas "
+                      "WHERE content = ? ON CONFLICT (content) DO NOTHING", (content, old))
+        return record
 
-        def related(known: Sequence[str]) -> bool:
-            have = {str(c).strip() for c in known}
-            return have <= wanted or wanted <= have
+    def sharing_columns(self, column_fps: Iterable[str]) -> dict[str, int]:
+        """Known datasets holding some of these column fingerprints (informative ones only): dataset id
+        → how many of them. The look-alike search: the columns' names play no part."""
+        wanted = sorted(set(column_fps))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        rows = self._read("SELECT c.dataset_id, COUNT(DISTINCT k.column_fp) FROM content_columns k JOIN "
+                          "dataset_contents c ON c.content = k.content WHERE k.informative = 1 AND "
+                          f"k.column_fp IN ({marks}) GROUP BY c.dataset_id", wanted)
+        return {d: int(n) for d, n in rows}
 
-        return [d for d in self.datasets()
-                if d.name == name and (d.columns is None or related(d.columns))]
+    def cached_fingerprint(self, file_id: bytes, check: bytes) -> dict[str, Any] | None:
+        """The fingerprint cached for this file (its device and inode) if ``check`` (size, times,
+        sampled blocks) still matches; None otherwise. Private, like every fingerprint."""
+        rows = self._read("SELECT fingerprint_json FROM fingerprint_cache WHERE file_tag = ? AND "
+                          "check_tag = ?", (self._tag(b"file:", file_id), self._tag(b"check:", check)))
+        return json.loads(rows[0][0]) if rows else None
+
+    def cache_fingerprint(self, file_id: bytes, check: bytes, fingerprint: dict[str, Any]) -> None:
+        """Keep a file's fingerprint (replacing what was cached for an older state of the file)."""
+        with self._transaction() as c:
+            c.execute("INSERT INTO fingerprint_cache VALUES (?, ?, ?, ?) ON CONFLICT(file_tag) DO UPDATE SET "
+                      "check_tag = excluded.check_tag, fingerprint_json = excluded.fingerprint_json, "
+                      "at = excluded.at", (self._tag(b"file:", file_id), self._tag(b"check:", check),
+                                           json.dumps(fingerprint, sort_keys=True), _now()))
+
+    def _tag(self, lane: bytes, data: bytes) -> str:
+        return hmac.new(self.content_key(), lane + data, hashlib.sha256).hexdigest()
 
     # ------------------------------------------------------------------ datasets and budgets
     def dataset(self, dataset_id: str) -> DatasetRecord | None:
@@ -550,8 +594,15 @@ _RESPONSES = ("SELECT run_id, idx, description, above, value, gap, time, simulat
               "WHERE run_id = ?")
 
 
+def _record_columns(c: Any, content: str, column_prints: Sequence[tuple[str, bool]]) -> None:
+    """Record a new content's column fingerprints (in the transaction that records the content)."""
+    c.executemany("INSERT INTO content_columns VALUES (?, ?, ?, ?)",
+                  ((content, i, _content(fp), int(bool(informative)))
+                   for i, (fp, informative) in enumerate(column_prints)))
+
+
 def _content(content: str) -> str:
-    """A keyed content fingerprint as :mod:`svtgui.data.fingerprint` makes it (64 hex digits)."""
+    """A keyed content or column fingerprint as :mod:`svtgui.data.fingerprint` makes it (64 hex digits)."""
     if not isinstance(content, str) or not _CONTENT.fullmatch(content):
         raise ValueError("a content fingerprint is 64 lowercase hex digits (svtgui.data.fingerprint)")
     return content

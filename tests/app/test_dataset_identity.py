@@ -1,8 +1,9 @@
 """Which dataset are these rows? Budgets follow the rows; nothing public is a function of the data.
 
 Real files on disk throughout: the same rows re-saved in other line endings, quoting, encodings,
-orders and formats find the same budget; other rows with the same name and columns need the
-curator's word; no report format, session file, CLI output or ledger listing carries a hash of the
+orders and formats find the same budget; other rows with the same name, or columns holding a
+known dataset's values, need the curator's word; no report format, session file, CLI output or
+ledger listing carries a hash of the
 data; seeded runs say they are not private and record no seed.
 """
 
@@ -129,8 +130,7 @@ def test_lookalike_rows_need_the_curators_word(tmp_path, led):
 
 def test_the_same_rows_with_a_column_added_or_dropped_need_the_curators_word(tmp_path, led):
     # a row-number column added to the same rows (pandas' index_label), or a column dropped: the same
-    # people, so neither may get a fresh budget silently (another file name still may)
-    import pandas as pd
+    # people, so neither may get a fresh budget silently, whatever the file is called (issue 21 §2)
 
     first = register(led, load_dataset(_csv(tmp_path / "people.csv", _rows())), 3)
     frame = pd.read_csv(tmp_path / "people.csv")
@@ -141,7 +141,9 @@ def test_the_same_rows_with_a_column_added_or_dropped_need_the_curators_word(tmp
         identity = identify(led, load_dataset(path))
         assert identity.needs_decision and identity.lookalikes == (first,), path
     frame.to_csv(tmp_path / "others.csv", index_label="row")
-    assert not identify(led, load_dataset(tmp_path / "others.csv")).needs_decision
+    assert identify(led, load_dataset(tmp_path / "others.csv")).lookalikes == (first,)
+    other_people = _csv(tmp_path / "others" / "unrelated.csv", _rows(seed=9))
+    assert not identify(led, load_dataset(other_people)).needs_decision
 
 
 def _cli(data: Path, ledger: Path, queries: Path, *extra: str) -> int:

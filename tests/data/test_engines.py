@@ -23,6 +23,8 @@ from svtgui.data.schema import ColumnKind
 from svtgui.data.universe import Universe
 from tests.data.engines_support import assert_same, frames, queries, universe_cells, write
 
+KEY = new_key()
+
 SPECS = ["c", "a@0,5,10,20"]
 
 
@@ -36,6 +38,7 @@ def test_duckdb_answers_random_batches_as_memory_does(tmp_path: Path, frame, bat
         duck.planner.limit = 1
     assert_same(evaluate(memory, batch), evaluate(duck, batch), batch)
     assert universe_cells(duck, SPECS) == universe_cells(memory, SPECS)
+    assert duck.fingerprint(KEY) == memory.fingerprint(KEY)  # one identity, whichever engine reads it
 
 
 def census(rows: int, seed: int = 1) -> pd.DataFrame:
@@ -125,9 +128,13 @@ def test_csv_and_jsonl_on_duckdb_match_memory(tmp_path: Path) -> None:
     frame.to_json(jsonl, orient="records", lines=True)
     batch = [RangeCount("age", 20, 40), Count(Condition("sex", "=", "Male")),
              ClippedSum("capital_gain", 0, 500)]
+    frame.to_parquet(parquet := tmp_path / "c.parquet")
+    identity = open_dataset(parquet, engine="duckdb").fingerprint(KEY)
     for path in (csv, jsonl):
         assert_same(evaluate(open_dataset(path, engine="memory"), batch),
                     evaluate(open_dataset(path, engine="duckdb"), batch), batch)
+        assert open_dataset(path, engine="memory").fingerprint(KEY) == identity
+        assert open_dataset(path, engine="duckdb").fingerprint(KEY) == identity
 
 
 def test_a_copy_for_the_run_process_reconnects(tmp_path: Path) -> None:

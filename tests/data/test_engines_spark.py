@@ -47,6 +47,8 @@ def test_three_engines_answer_random_batches_alike(spark, tmp_path_factory, fram
             ds.planner.limit = 1
         assert_same(expected, evaluate(ds, batch), batch)
     assert universe_cells(engines[1], SPECS) == universe_cells(memory, SPECS)
+    key = new_key()  # the same identity from the three engines (Spark: per partition, merged)
+    assert engines[0].fingerprint(key) == engines[1].fingerprint(key) == memory.fingerprint(key)
 
 
 def test_catalogue_table_and_fingerprint(spark, tmp_path: Path) -> None:
@@ -79,6 +81,8 @@ def test_a_job_past_the_timeout_is_cancelled_with_a_clear_message(spark, tmp_pat
     ds.table.timeout = 1e-6
     with pytest.raises(EngineError, match="did not answer within"):
         evaluate(ds, [RangeCount("age", 0, 50)])
+    with pytest.raises(EngineError, match="did not answer within .* \\(fingerprinting the rows\\)"):
+        ds.fingerprint(new_key())  # an EngineError is a DatasetError: svtgui-cli exits 2
 
 
 def test_cli_run_on_a_spark_table(spark, tmp_path: Path, capsys) -> None:

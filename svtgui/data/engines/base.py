@@ -12,19 +12,26 @@ small dialect differences (identifier quoting, string escapes, list functions) l
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from svtgui.core.progress import ProgressState
+from svtgui.data import textio
 from svtgui.data.errors import DatasetError
+from svtgui.data.fingerprint import ColumnSums
 
 ENGINES = ("memory", "duckdb", "spark")
 HISTOGRAM_LIMIT = 2_000_000
 """Largest grouped histogram (rows) the planner asks for; above it, aggregates per scan are used."""
 AGGREGATES_PER_SCAN = 256
 """How many query aggregates one scan computes in the fallback plan (SQL size stays moderate)."""
+FINGERPRINT_BATCH_ROWS = 500_000
+FINGERPRINT_THREADS = 2
 
 
 class EngineError(DatasetError):
@@ -115,7 +122,13 @@ class TableEngine(ABC):
 
     @abstractmethod
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
-        """All rows, as pandas frames of about ``rows`` rows (for the one-pass fingerprint)."""
+        """All rows, as pandas frames of about ``rows`` rows (only for the legacy fingerprint of a
+        ledger of schema 5 or older: :meth:`svtgui.data.Dataset.legacy_fingerprint`)."""
+
+    @abstractmethod
+    def column_sums(self, cells: bytes, progress: ProgressState | None) -> ColumnSums:
+        """The fingerprint's per-column sums under the cell key ``cells``, computed where the rows are
+        (:mod:`svtgui.data.fingerprint`), with progress and Cancel (``LoadCancelled``)."""
 
     @abstractmethod
     def close(self) -> None:
@@ -152,3 +165,33 @@ def dictionary_text(batch: Any) -> Any:
     columns = [c.dictionary_encode() if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else c
                for c in batch.columns]
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def sums_in_threads(batches: Iterator[Any], columns: int, cells: bytes, progress: ProgressState | None,
+                    total_rows: int) -> ColumnSums:
+    """The fingerprint's sums of Arrow record batches, hashed on worker threads while the caller's
+    thread reads the next batch (Arrow and numpy release the GIL); partial sums merge by addition,
+    so the result does not depend on which thread took which batch."""
+    total = max(total_rows, 1)
+    sums = ColumnSums(columns, cells)
+
+    def partial(batch: Any) -> ColumnSums:
+        part = ColumnSums(columns, cells)
+        part.update_arrow(batch)
+        return part
+
+    with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:
+        pending: deque[Future[ColumnSums]] = deque()
+        try:
+            for batch in batches:
+                pending.append(pool.submit(partial, batch))
+                while len(pending) > FINGERPRINT_THREADS or (pending and pending[0].done()):
+                    sums.merge(pending.popleft().result())
+                    textio.report(progress, min(sums.rows / total, 1.0))
+            while pending:
+                sums.merge(pending.popleft().result())
+                textio.report(progress, min(sums.rows / total, 1.0))
+        finally:
+            for f in pending:
+                f.cancel()
+    return sums

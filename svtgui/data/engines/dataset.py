@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +10,14 @@ import numpy as np
 import pandas as pd
 
 from svtgui.core.progress import ProgressState
-from svtgui.data import textio
 from svtgui.data.dataset import Dataset
 from svtgui.data.engines.base import EngineRefused, TableEngine
 from svtgui.data.engines.plan import Planner
-from svtgui.data.fingerprint import ContentFingerprint
+from svtgui.data.file_state import FileState, unchanged_since
+from svtgui.data.fingerprint import ColumnSums
 from svtgui.data.schema import Schema
 
-FINGERPRINT_BATCH_ROWS = 500_000
-FINGERPRINT_THREADS = 2
+LEGACY_BATCH_ROWS = 500_000
 
 
 class TableDataset(Dataset):
@@ -28,8 +25,10 @@ class TableDataset(Dataset):
     the rows in memory gets a clear refusal naming the engine (switch to the memory engine)."""
 
     def __init__(self, name: str, path: Path | None, schema: Schema, fmt: str, table: TableEngine,
-                 reason: str, planner: Planner | None = None, dataset_id: str | None = None) -> None:
+                 reason: str, planner: Planner | None = None, dataset_id: str | None = None,
+                 file_state: FileState | None = None) -> None:
         self.name, self.path, self.schema, self.format = name, path, schema, fmt
+        self.file_state = file_state
         self.legacy_file_sha256 = None
         self.dataset_id = dataset_id
         self._cache: dict[Any, Any] = {}
@@ -57,7 +56,7 @@ class TableDataset(Dataset):
 
     def with_schema(self, schema: Schema) -> TableDataset:
         return TableDataset(self.name, self.path, schema, self.format, self.table, self.reason,
-                            self.planner, self.dataset_id)
+                            self.planner, self.dataset_id, self.file_state)
 
     # -- evaluation (what evaluate, universe and generators call for engine datasets) -----------
     def evaluate(self, queries: Sequence[Any]) -> np.ndarray:
@@ -76,40 +75,17 @@ class TableDataset(Dataset):
             self._cache[key] = self.table.preview(rows)
         return self._cache[key]
 
-    # -- the content fingerprint, in one pass over the engine's record batches ------------------
+    # -- the fingerprint: the engine computes the per-column sums where the rows are ------------
     def record_batches(self) -> Iterator[pd.DataFrame]:
-        return self.table.batches(FINGERPRINT_BATCH_ROWS)
+        return self.table.batches(LEGACY_BATCH_ROWS)
 
-    def content_fingerprint(self, key: bytes, progress: ProgressState | None = None) -> str:
-        """As :meth:`Dataset.content_fingerprint`, with progress and Cancel (``LoadCancelled``)."""
-        cached = self._cache.get(("content", key))
-        if cached is None:
-            total = max(self.n_rows, 1)
-            fp = ContentFingerprint(key, self.columns)
+    def read_state(self) -> FileState | None:
+        """The file's state at opening if it still holds (the engine reads the file at every pass, so a
+        file changed since opening has no state a fingerprint could be cached under)."""
+        return unchanged_since(self.file_state, self.path)
 
-            def partial(batch: pd.DataFrame) -> ContentFingerprint:
-                part = ContentFingerprint(key, self.columns)
-                part.update(batch)
-                return part
-
-            # Batches are hashed on two threads (numpy and Arrow release the GIL) and the partial
-            # states merged: the fingerprint is order-independent, so the result is the same.
-            with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:
-                pending: deque[Future[ContentFingerprint]] = deque()
-                try:
-                    for batch in self.record_batches():
-                        pending.append(pool.submit(partial, batch))
-                        while len(pending) > FINGERPRINT_THREADS or (pending and pending[0].done()):
-                            fp.merge(pending.popleft().result())
-                            textio.report(progress, min(fp.rows / total, 1.0))
-                    while pending:
-                        fp.merge(pending.popleft().result())
-                        textio.report(progress, min(fp.rows / total, 1.0))
-                finally:
-                    for f in pending:
-                        f.cancel()
-            cached = self._cache[("content", key)] = fp.hexdigest()
-        return cached
+    def _column_sums(self, cells: bytes, progress: ProgressState | None) -> ColumnSums:
+        return self.table.column_sums(cells, progress)
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)

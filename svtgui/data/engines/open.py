@@ -16,6 +16,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data.dataset import Dataset
 from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine
 from svtgui.data.engines.dataset import TableDataset
+from svtgui.data.file_state import file_state
 from svtgui.data.loaders import _SUFFIXES, LoadOptions, _check_path, check_delimited, declared_schema
 from svtgui.data.schema import Column, Schema
 
@@ -118,6 +119,7 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
     delimiter = options.delimiter
     if path is not None and fmt in ("csv", "tsv"):
         delimiter = check_delimited(path, options, progress)
+    state = file_state(path)  # before the engine reads anything
     table: TableEngine
     if choice.engine == "duckdb":
         from svtgui.data.engines.duckdb_engine import DuckDBTable
@@ -135,4 +137,4 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
         raise EngineError("the file has no data rows", path=path)
     inferred = Schema(tuple(Column(c.name, c.kind) for c in columns))
     schema = declared_schema(path, inferred, options, table.row_count()) if path is not None else inferred
-    return TableDataset(name, path, schema, fmt, table, choice.reason)
+    return TableDataset(name, path, schema, fmt, table, choice.reason, file_state=state)

@@ -13,6 +13,8 @@ and sums back. Mechanism, noise, thresholds and the ledger never leave this proc
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import uuid
 import warnings
@@ -21,7 +23,10 @@ from typing import Any
 
 import pandas as pd
 
+from svtgui.core.progress import ProgressState
+from svtgui.data import textio
 from svtgui.data.engines.base import SPARK, ColumnType, EngineError, TableEngine, lists_as_tuples
+from svtgui.data.fingerprint import ColumnSums
 
 DEFAULT_TIMEOUT = 600.0
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
@@ -88,6 +93,10 @@ class SparkTable(TableEngine):
         builder = spark_session.builder.appName("SVT Studio")
         builder = builder.remote(self.master) if self.master.startswith("sc://") else \
             builder.master(self.master).config("spark.ui.enabled", "false")
+        if self.master.startswith("local"):
+            # local Python workers (the fingerprint's mapInArrow) run this interpreter, which has
+            # pyarrow and numpy, not whichever python3 comes first on PATH (PySpark reads only this)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         for k, v in self.conf.items():
             builder = builder.config(k, v)
         if self._spark is not None:
@@ -207,24 +216,51 @@ class SparkTable(TableEngine):
         return self._guarded(lambda: spark.sql(text).toArrow().to_pandas(), "an aggregate")
 
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
+        """The rows streamed to the driver, a partition at a time (only for the legacy fingerprint);
+        a failure on the way is an EngineError like every other Spark failure (CLI exit 2)."""
         df = self._frame()
         names = [c.name for c in self.columns()]
         chunk: list[Any] = []
-        for row in df.toLocalIterator(prefetchPartitions=True):
-            chunk.append(tuple(row))
-            if len(chunk) >= rows:
-                yield lists_as_tuples(pd.DataFrame.from_records(chunk, columns=names))
-                chunk = []
+        try:
+            for row in df.toLocalIterator(prefetchPartitions=True):
+                chunk.append(tuple(row))
+                if len(chunk) >= rows:
+                    yield lists_as_tuples(pd.DataFrame.from_records(chunk, columns=names))
+                    chunk = []
+        except Exception as e:  # py4j and PySpark errors, an executor or the driver out of memory
+            raise EngineError(f"Spark failed (streaming the rows) on {self.master}: "
+                              f"{_first_line(e)}") from None
         if chunk:
             yield lists_as_tuples(pd.DataFrame.from_records(chunk, columns=names))
+
+    def column_sums(self, cells: bytes, progress: ProgressState | None) -> ColumnSums:
+        """Partial sums per partition on the executors (``mapInArrow``), merged here: the rows are
+        never collected to the driver (10^7 rows need no more driver memory than 10^3). The module
+        that hashes is shipped to the executors by value, so they need no SVT Studio install; they
+        receive the cell key only, never the ledger key."""
+        from pyspark import cloudpickle
+
+        from svtgui.data import fingerprint
+
+        df, columns = self._frame(), len(self.columns())
+        textio.report(progress, 0.0)
+        cloudpickle.register_pickle_by_value(fingerprint)
+        job = df.mapInArrow(fingerprint.partition_sums(cells, columns), fingerprint.PARTITION_SCHEMA)
+        parts = self._guarded(job.toArrow, "fingerprinting the rows")
+        textio.report(progress, 1.0)
+        return fingerprint.merge_partitions(parts, columns, cells)
 
     def close(self) -> None:
         self._df = None
 
 
 def _first_line(e: BaseException) -> str:
+    """The line that says what went wrong: the first, or for a Python worker's traceback the last."""
     text = str(e).strip()
-    for line in text.splitlines():
+    lines = text.splitlines()
+    if "Traceback (most recent call last)" in text:
+        lines = [next((ln for ln in reversed(lines) if ln.strip() and not ln.startswith("\t")), "")]
+    for line in lines:
         line = line.strip()
         if line:
             return line[:400]

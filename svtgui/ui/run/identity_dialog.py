@@ -1,7 +1,8 @@
 """Rows new to the ledger that look like a known dataset: the curator says which dataset they are.
 
-A file with the name and columns of a known dataset but different rows (a corrected export, or an
-unrelated file that happens to share a name) must never silently get a fresh budget. Before its
+A file that resembles a known dataset — its name, or columns holding that dataset's values under any
+header (a corrected export, a column dropped or renamed, or an unrelated file that happens to share a
+name) — must never silently get a fresh budget. Before its
 first charge the curator chooses: a different dataset (its own new budget) or the known one
 (sharing its budget). The Run page asks before the spend confirmation is worded; the run model
 (:mod:`svtgui.app.runs.dataset_budget`) carries the answer out just before the charge.
@@ -21,8 +22,9 @@ def ask(parent: QWidget | None, name: str, known: DatasetRecord) -> str | None:
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle("Which dataset is this?")
-    box.setText(f"The ledger already has a dataset named “{name}” with these columns "
-                f"({known.dataset_id}, registered {known.registered_at[:10]}), but these rows are different.")
+    box.setText(f"“{name}” is new to the ledger, but it resembles {known.dataset_id} (“{known.name}”, "
+                f"registered {known.registered_at[:10]}): the same name, or columns holding the same values "
+                "under any header.")
     box.setInformativeText("If this is a changed version of that dataset, it must share its budget: "
                            "spending on it spends on the same people. Choose “different dataset” only if "
                            "these rows are about other people.")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from svtgui.app.dataset_identity import fingerprint_of
 from svtgui.app.tasks import TaskCancelled, TaskState
 from svtgui.data import Dataset, LoadCancelled, LoadOptions
 from svtgui.data.engines import open_dataset
@@ -40,10 +41,9 @@ def _fingerprint(ds: Dataset, state: TaskState) -> None:
     look-up (which keys by it) finds it cached instead of reading 10^8 rows on the GUI thread."""
     try:
         with Ledger.open() as ledger:
-            key = ledger.content_key()
+            fingerprint_of(ledger, ds, state)  # from the ledger's per-file cache when the file is unchanged
     except (LedgerError, OSError):
         return  # the window reports an unusable ledger itself
-    ds.content_fingerprint(key, state)
 
 
 class DatasetLoader(QObject):
