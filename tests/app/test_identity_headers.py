@@ -219,3 +219,33 @@ def test_the_fingerprint_cache_holds_no_plain_fingerprint_or_path(tmp_path, led)
     fingerprint_of(led, ds)
     dump = b"".join(p.read_bytes() for p in tmp_path.glob("ledger.sqlite*"))
     assert str(data).encode() not in dump and str(data.stat().st_ino).encode() + b":" not in dump
+
+
+def test_identity_by_columns_and_the_cache_on_either_ledger(tmp_path, ledger_location):
+    """The same rules on a team's server ledger (issue 26) as on a file."""
+    f = people()
+    with Ledger.open(ledger_location) as led:
+        known = register(led, load_dataset(_save(f, tmp_path / "adult.csv")), 2)
+        renamed = load_dataset(_save(f.rename(columns=str.upper), tmp_path / "b" / "x.csv"))
+        assert identify(led, renamed).record == known
+        dropped = load_dataset(_save(f.drop(columns=["city"]), tmp_path / "c" / "y.csv"))
+        assert identify(led, dropped).lookalikes == (known,)
+        state = load_dataset(tmp_path / "adult.csv").read_state()
+        assert led.cached_fingerprint(state.file_id, state.check)["rows"]["content"] == \
+            fingerprint_of(led, load_dataset(tmp_path / "adult.csv")).content
+
+
+def test_a_version_1_server_ledger_gets_the_identity_tables(server_url, tmp_path):
+    import psycopg
+
+    with Ledger.open(server_url):
+        pass
+    with psycopg.connect(server_url, autocommit=True) as admin:  # as the first server ledgers were made
+        admin.execute("DROP TABLE content_columns, fingerprint_cache")
+        admin.execute("UPDATE svtgui_meta SET version = 1")
+    with Ledger.open(server_url) as led:
+        known = register(led, load_dataset(_save(people(), tmp_path / "adult.csv")), 2)
+        assert led.sharing_columns([]) == {} and led.datasets() == [known]
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        assert admin.execute("SELECT version FROM svtgui_meta").fetchone()[0] == 2
+        assert admin.execute("SELECT count(*) FROM content_columns").fetchone()[0] == 5
