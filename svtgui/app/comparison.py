@@ -68,7 +68,11 @@ def _params(mechanism_id: str, base: dict[str, Any]) -> tuple[dict[str, Any], st
 
 
 def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float | None) -> Row:
-    """The line of one mechanism (its problem in words when the parameters do not build it)."""
+    """The line of one mechanism (its problem in words when the parameters do not build it).
+
+    No query queued yet (``k = 0``) is read as a single query, as the panel's header says: every
+    column then speaks of that one query (it said "at most 0 ⊤" under "for a single query")."""
+    k = max(1, k)
     info = mechanisms.info(mechanism_id)
     params, note = _params(mechanism_id, base)
     names = {p.name for p in info.params}
@@ -79,7 +83,7 @@ def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float |
                    f"type {' and '.join(missing)} on the Mechanism page")
     try:
         mech = mechanisms.create(mechanism_id, rng=ScaleProbe(), **params)
-        alpha = plain(float(mech.accuracy_bound(max(1, k), beta).alpha))
+        alpha = plain(float(mech.accuracy_bound(k, beta).alpha))
     except (ValueError, TypeError) as exc:
         return Row(mechanism_id, info.name, "—", "—", "—", "—", "—", str(exc))
     cutoff = int(getattr(mech, "cutoff", 1))

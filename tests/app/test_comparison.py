@@ -59,3 +59,12 @@ def test_the_top_count_is_an_upper_bound_on_real_runs_and_exact_without_a_cutoff
     p = float(TopCurve.of(mechanisms.create("standard_svt", rng=mechanisms.ScaleProbe(), **free))
               .probability([x])[0])
     assert abs(_mean_tops("standard_svt", free, x, k, runs, seed=12) - k * p) <= slack
+
+
+def test_no_queued_query_reads_as_one_query_in_every_column():
+    """The header says "for a single query" when nothing is queued: the ⊤ column then counts over that
+    one query (it said "at most 0 ⊤"), and EM selects one."""
+    one, none = compare(BASE, 1, 0.05, 100.0), compare(BASE, 0, 0.05, 100.0)
+    assert [r.tops for r in none] == [r.tops for r in one]
+    assert all(r.tops != "at most 0" for r in none)
+    assert {r.mechanism_id: r.tops for r in none}["em_top_c"] == "selects 1"

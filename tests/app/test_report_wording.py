@@ -11,7 +11,14 @@ import pandas as pd
 
 from svtgui.app.dataset_identity import register
 from svtgui.app.reports import export
-from svtgui.app.reports.content import bounds_text, noise_line, params_text, report_data, result_text
+from svtgui.app.reports.content import (
+    bounds_text,
+    facts,
+    noise_line,
+    params_text,
+    report_data,
+    result_text,
+)
 from svtgui.app.runs.runner import start_run
 from svtgui.cli import main
 from svtgui.data import Dataset
@@ -80,3 +87,18 @@ def test_each_report_states_what_was_declared_when_its_run_was_charged(tmp_path)
         assert first["declared_bounds"] == {} and second["declared_bounds"] == {"age": [17, 90]}
         page = html.unescape(export(ledger, ids[1], tmp_path / "r.html").read_text(encoding="utf-8"))
         assert "age 17 – 90" in page and "F, M" not in page
+
+
+def test_a_dataset_without_a_delta_budget_has_no_delta_line(tmp_path):
+    """"δ spent 0 of 0" says nothing: a pure-ε dataset's budget line names ε only (issue 24 §5)."""
+    frame = pd.DataFrame({"age": np.random.default_rng(2).integers(17, 90, 500)})
+    ds = Dataset.from_frame(frame, name="pure")
+    with Ledger.open(tmp_path / "l.sqlite") as led:
+        register(led, ds, 5)
+        with start_run(led, ds, [RangeCount("age", 20, 30)], "sparse",
+                       {"epsilon": 1.0, "threshold": 10.0, "cutoff": 1}) as run:
+            for _ in run.stream():
+                pass
+        text = dict(facts(report_data(led, run.id)))
+    line = next(v for k, v in text.items() if k.startswith("Budget of the dataset"))
+    assert "ε spent 1 of 5" in line and "δ" not in line

@@ -75,3 +75,11 @@ def test_copy_details_puts_version_on_clipboard(qtbot):
 def test_app_icon_has_every_rendered_size(qtbot):
     sizes = {(s.width(), s.height()) for s in app_icon().availableSizes()}
     assert sizes == {(n, n) for n in ICON_SIZES}
+
+
+def test_the_bug_report_advice_speaks_to_the_curator(qtbot):
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    text = " ".join(b.toPlainText() for b in dialog.findChildren(QTextBrowser))
+    assert "send your curator" not in text and "send the SVT Studio developers" in text
+    assert "Never attach private data" in text

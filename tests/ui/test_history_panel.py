@@ -40,6 +40,7 @@ def test_history_shows_interrupted_and_running_runs_from_the_ledger(qtbot, windo
     gauge_text = window.run_page.gauge.dataset_bar.format()
     assert gauge_text == "ε spent 2.5 of 10"
     assert gauge_text in panel.budget.text() and "1 interrupted" in panel.budget.text()
+    assert "δ" not in panel.budget.text()  # no δ budget declared: no "δ spent 0 of 0"
 
     # The newest run is selected: still running, so it cannot be exported — and the panel says why.
     assert panel.selected_run().id == running
@@ -132,6 +133,12 @@ def test_history_names_a_recipe_as_the_curator_knows_it():
     from svtgui.ui.history.history_panel import mechanism_name
 
     assert mechanism_name("recipe_auto_mean") == "Auto-clipped mean (recipe)"  # not the ledger's id
+    from svtgui.ledger import RunRecord
+    from svtgui.ui.history.history_panel import RunsModel
+
+    run = RunRecord(1, "ds-1", "recipe_auto_mean", {"column": "age"}, 1, 0, "secure", "", "finished",
+                    "2026-01-01", None, None, "0")
+    assert RunsModel().cell(run, 1) == "Auto-clipped mean (recipe) · age"  # and what it was run on
     assert mechanism_name("numeric_sparse") == "NumericSparse"
 
 

@@ -236,10 +236,10 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
         (f"Budget of the dataset as of {budget['as_of']}",
          f"ε spent {budget['spent_epsilon']} of {budget['total_epsilon']} "
          f"(remaining {budget['remaining_epsilon']}); "
-         f"δ spent {budget['spent_delta']} of {budget['total_delta']} "
-         f"(remaining {budget['remaining_delta']}); "
-         f"this run charged ε {budget['charged_by_this_run']['epsilon']}, "
-         f"δ {budget['charged_by_this_run']['delta']}"),
+         + (f"δ spent {budget['spent_delta']} of {budget['total_delta']} "
+            f"(remaining {budget['remaining_delta']}); " if budget["total_delta"] != "0" else "")
+         + f"this run charged ε {budget['charged_by_this_run']['epsilon']}"
+         + (f", δ {budget['charged_by_this_run']['delta']}" if budget["total_delta"] != "0" else "")),
         *((("Budget raises", raises_text(budget["raises"])),) if budget.get("raises") else ()),
         *((("Ledger integrity", integrity_text(data["ledger_integrity"])),)
           if data.get("ledger_integrity") else ()),

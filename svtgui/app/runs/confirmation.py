@@ -55,7 +55,7 @@ class Confirmation:
     @property
     def text(self) -> str:
         return " ".join((
-            f"This run will spend {self.cost} of “{self.dataset}”'s privacy budget on {self.spent_on}.",
+            f"This run will spend {self.cost} of the privacy budget of “{self.dataset}” on {self.spent_on}.",
             self.budget_sentence,
             f"The spend is charged now, {self.when}, and is never refunded.",
             *self.notes,

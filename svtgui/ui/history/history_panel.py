@@ -82,6 +82,12 @@ def mechanism_name(mechanism_id: str) -> str:
         return mechanism_id
 
 
+def _target(run: RunRecord) -> str:
+    """What a recipe was run on (" · age"): two auto-clipped means differ by their column."""
+    column = run.params.get("column") if recipes.info(run.mechanism_id) is not None else None
+    return f" · {column}" if column else ""
+
+
 def when(stamp: str | None) -> str:
     """Ledger time stamps (ISO, UTC) shortened to date and time for a table cell."""
     return stamp.replace("T", " ")[:19] if stamp else "—"
@@ -170,7 +176,7 @@ class RunsModel(RecordTable):
         n, tops = self.counts.get(run.id, (0, 0))
         return (
             str(run.id),
-            mechanism_name(run.mechanism_id),
+            mechanism_name(run.mechanism_id) + _target(run),
             amount(run.epsilon),
             amount(run.delta),
             STATUS_TEXT.get(run.status, run.status),
@@ -383,8 +389,9 @@ class HistoryPanel(QDialog):
             interrupted = sum(r.status == "interrupted" for r in runs)
             self.budget.setText(
                 f"ε spent {amount(b.spent_epsilon)} of {amount(b.total_epsilon)} "
-                f"(remaining ε = {amount(max(Fraction(0), b.remaining_epsilon))}); "
-                f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)} · {count(len(runs), 'run')}"
+                f"(remaining ε = {amount(max(Fraction(0), b.remaining_epsilon))})"
+                + (f"; δ spent {amount(b.spent_delta)} of {amount(b.total_delta)}" if b.total_delta else "")
+                + f" · {count(len(runs), 'run')}"
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
                 + (f" {raises_text(raises)}" if raises else "")

@@ -98,7 +98,7 @@ def walkthrough(seed: int) -> Walkthrough:
                f"however many ⊥ answers came before. The world only learns the ⊤/⊥ pattern.")
     else:
         end = (f"All questions are answered with fewer than {CUTOFF} ⊤ answers. The run cost at most "
-               f"ε = {EPSILON:g}. The world only learns the ⊤/⊥ pattern.")
+               f"ε = {EPSILON:g}, and the world only learns the ⊤/⊥ pattern.")
     steps.append(Step(end, len(trace), True, tops, finished=True))
     scale = m.scales.threshold
     return Walkthrough(trace, noisy_t, scale, steps)

@@ -128,6 +128,7 @@ class AboutDialog(QDialog):
             "Sparse Vector Technique, and watch it work.</p>"
             f"<p>Licensed under the {LICENCE_NAME} licence (see the Licence tab).<br>"
             "Copyright © 2026 SVT Studio developers.</p>"
-            "<p>SVT Studio has no public repository yet. To report a bug, send your curator or the "
-            "developers the details below (“Copy details”).</p>"
+            "<p>SVT Studio has no public repository yet. To report a bug, send the SVT Studio "
+            "developers the details below (“Copy details”), the steps that led to it and the exact "
+            "message. Never attach private data, your ledger or a report about private data.</p>"
             f"<p><small>{details}</small></p>")
