@@ -19,7 +19,7 @@ SAMPLE=census
 # Page names as `svtgui --page` accepts them, read from the code so a new page gets its picture.
 main_pages=$("$PYTHON" -c "from svtgui.ui.main_window import PAGES; print(' '.join(PAGES))")
 session_pages=$("$PYTHON" -c "from svtgui.ui.screenshots import SESSION_PAGES; print(' '.join(SESSION_PAGES))")
-teaching_pages=$("$PYTHON" -c "from svtgui.ui.teaching import pages; print(' '.join(pages()))")
+teaching_pages=$("$PYTHON" -c "from svtgui.ui.teaching.catalogue import pages; print(' '.join(pages()))")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

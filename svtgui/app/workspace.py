@@ -34,6 +34,9 @@ from svtgui.app.query_queue import QueryQueue, QueueChange
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget
 from svtgui.core.mechanisms import MechanismInfo, Param
+from svtgui.data.dataset import Dataset
+from svtgui.data.queries import Query
+from svtgui.data.schema import Schema
 
 # What changed, as told to listeners.
 DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
@@ -118,7 +121,7 @@ class Workspace:
     """The set-up of one run: dataset, queries, mechanism, parameters, totals; change events."""
 
     def __init__(self, mechanism_id: str = "sparse", entries: dict[str, Any] | None = None) -> None:
-        self._dataset: Any = None
+        self._dataset: Dataset | None = None
         self._queries = QueryQueue()
         self._queries.subscribe(self._queue_edited)
         self._quiet = False  # set_dataset tells one event for the dataset and its queue
@@ -135,11 +138,11 @@ class Workspace:
 
     # -- reading ----------------------------------------------------------------------------------
     @property
-    def dataset(self) -> Any:
+    def dataset(self) -> Dataset | None:
         return self._dataset
 
     @property
-    def schema(self) -> Any:
+    def schema(self) -> Schema | None:
         return None if self._dataset is None else self._dataset.schema
 
     @property
@@ -244,7 +247,7 @@ class Workspace:
         """Call ``listener(what_changed)`` after every change (plain callbacks, any thread-free code)."""
         self._listeners.append(listener)
 
-    def set_dataset(self, dataset: Any, queries: Iterable[Any] | None = None) -> None:
+    def set_dataset(self, dataset: Dataset, queries: Iterable[Query] | None = None) -> None:
         """A newly opened dataset (and the queue that goes with it: none unless given). Totals
         declared for the previous dataset are not kept: nothing is assumed for this one."""
         self._dataset = dataset
@@ -258,14 +261,14 @@ class Workspace:
         t = self._propose_threshold(keep_typed=False)  # a T typed for another dataset is not kept
         self._changed(DATASET, QUERIES, *t)
 
-    def set_schema(self, schema: Any) -> None:
+    def set_schema(self, schema: Schema) -> None:
         """The curator declared other bounds, kinds or neighbours: the same rows, a new schema."""
         if self._dataset is not None:
             self._dataset = self._dataset.with_schema(schema)
             t = self._propose_threshold(keep_typed=True)  # a public n may now be declared
             self._changed(DATASET, *t)
 
-    def set_queries(self, queries: Iterable[Any]) -> None:
+    def set_queries(self, queries: Iterable[Query]) -> None:
         """Replace the queue (a sample's, a session's, an import): ``queries.reset``."""
         self._queries.reset(queries)
 

@@ -11,6 +11,8 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from svtgui.cli.errors import CliError
+
 ENGINE_KEYS = ("engine", "spark_master", "spark_conf", "spark_timeout")
 
 
@@ -31,7 +33,6 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 
 def engine_kwargs(values: Mapping[str, Any] | argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments for :func:`svtgui.data.engines.open_dataset` from parsed options."""
-    from svtgui.cli.errors import CliError
 
     get = values.get if isinstance(values, Mapping) else lambda k: getattr(values, k, None)
     conf: dict[str, str] = {}

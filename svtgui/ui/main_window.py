@@ -484,16 +484,12 @@ class MainWindow(QMainWindow):
     def open_teaching(self) -> QWidget | None:
         """The teaching mode (toy data, internals shown) in its own window, if it is installed."""
         try:
-            teaching = importlib.import_module("svtgui.ui.teaching")
+            teaching = importlib.import_module("svtgui.ui.teaching.window")
         except ImportError:
             self.status_label.setText("The teaching mode is not available in this build.")
             return None
-        factory = getattr(teaching, "TeachingWindow", None) or getattr(teaching, "open_window", None)
-        if factory is None:
-            self.status_label.setText("The teaching mode is not available in this build.")
-            return None
         if self._teaching is None:
-            self._teaching = factory()
+            self._teaching = teaching.TeachingWindow()
         self._teaching.show()
         self._teaching.raise_()
         return self._teaching

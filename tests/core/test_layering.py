@@ -81,3 +81,36 @@ def test_importing_core_imports_neither_qt_nor_pandas():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"svtgui.core pulled in: {out.stdout.strip()}"
+
+
+def cycles(root: str = "svtgui") -> list[tuple[str, ...]]:
+    """Every import that is part of a cycle, with the way back, function-level imports included
+    (the contract above checks siblings; a package and its own module may still import each other)."""
+    import grimp
+
+    graph = grimp.build_graph(root, include_external_packages=False)
+    found = []
+    for importer in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back:
+                found.append((importer, *back))
+    return found
+
+
+def test_no_module_is_part_of_an_import_cycle():
+    assert cycles() == []
+
+
+def test_a_function_level_import_back_is_found(tmp_path, monkeypatch):
+    """The check bites on the kind of cycle issue 23 named (a package ↔ its window, inside functions)."""
+    shutil.copytree(REPO / "svtgui", tmp_path / "svtgui", ignore=shutil.ignore_patterns("__pycache__"))
+    for module, back in (("window.py", "from svtgui.ui import teaching"),
+                         ("__init__.py", "from svtgui.ui.teaching import window")):
+        path = tmp_path / "svtgui/ui/teaching" / module
+        probe = f"\n\ndef _probe():\n    {back}  # noqa: F401\n"
+        path.write_text(path.read_text(encoding="utf-8") + probe, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "svtgui" or m.startswith("svtgui.")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert ("svtgui.ui.teaching", "svtgui.ui.teaching.window", "svtgui.ui.teaching") in cycles()

@@ -7,12 +7,14 @@ import math
 import pytest
 from PySide6.QtCore import Qt
 
-from svtgui.ui.teaching import pages, screenshot_widget, toy
+from svtgui.ui.teaching import toy
+from svtgui.ui.teaching.catalogue import pages
 from svtgui.ui.teaching.cheap import CheapPage, costs
 from svtgui.ui.teaching.common import TOY_NOTICE
 from svtgui.ui.teaching.gallery import BROKEN, GalleryPage, p_text, plain_number
 from svtgui.ui.teaching.glossary import GLOSSARY, GlossaryPage
 from svtgui.ui.teaching.neighbour import NeighbourPage
+from svtgui.ui.teaching.screenshot import screenshot_widget
 from svtgui.ui.teaching.walkthrough import WalkthroughPage
 
 # fixed small sample sizes: the gallery tests are reproducible and take about a second per audit
@@ -161,7 +163,7 @@ def test_glossary_has_every_required_term_and_tooltips_use_it(qtbot):
 
 
 def test_teaching_window_has_all_pages_as_tabs(qtbot):
-    from svtgui.ui.teaching import TeachingWindow
+    from svtgui.ui.teaching.window import TeachingWindow
 
     win = TeachingWindow()
     qtbot.addWidget(win)
@@ -201,7 +203,7 @@ def test_screenshot_widget_can_show_a_walkthrough_step(qtbot):
 
 
 def test_main_window_opens_the_teaching_window(qtbot, window):
-    from svtgui.ui.teaching import TeachingWindow
+    from svtgui.ui.teaching.window import TeachingWindow
 
     teaching = window.open_teaching()
     qtbot.addWidget(teaching)

@@ -19,43 +19,14 @@ from typing import Any
 
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_data, value_text
-from svtgui.app.reports.statistics import cells
+from svtgui.app.reports.csv_tables import STATISTICS_COLUMNS, cell, csv_guarantee, statistics_rows
 from svtgui.ledger import Ledger
 
 FORMATS = (".html", ".pdf", ".json", ".csv")
 CSV_COLUMNS = ("number", "query", "result", "released_value", "gap", "guarantee")
-STATISTICS_COLUMNS = ("statistic", "value", "interval_low", "interval_high", "confidence", "epsilon", "run",
-                      "method", "guarantee")
 
 __all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "export_release", "pdf_unavailable",
            "report_data"]
-
-
-def csv_guarantee(guarantee: dict[str, Any]) -> str:
-    """The run's guarantee in a few words, repeated on every CSV row: a CSV carries no sentence above its
-    rows, and rows copied out of it must still say whether they are private (a seeded run's are NOT)."""
-    if not guarantee["differentially_private"]:
-        return "NOT differentially private (seeded test noise; never publish)"
-    eps, delta = guarantee["epsilon"], guarantee["delta"]
-    return f"{eps}-differentially private" if delta == "0" else f"({eps}, {delta})-differentially private"
-
-
-def _cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text: a leading = + - @ would make it evaluate a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
-def statistics_rows(statistics: list[dict[str, Any]], guarantee: str) -> list[list[Any]]:
-    """The CSV rows of a statistics table (:data:`STATISTICS_COLUMNS`): numbers in full, intervals split."""
-    rows = []
-    for st in statistics:
-        value = st["value"]
-        value = value_text(value) if isinstance(value, int | float) else cells(st)[1]  # full digits / words
-        low, high = ("", "") if st["interval"] is None else map(value_text, st["interval"])
-        confidence = "" if st["confidence"] is None else st["confidence"]
-        rows.append([_cell(st["name"]), _cell(value), low, high, confidence, st["epsilon"], st["run"],
-                     st["method"], guarantee])
-    return rows
 
 
 def _csv_text(data: dict[str, Any]) -> str:
@@ -68,7 +39,7 @@ def _csv_text(data: dict[str, Any]) -> str:
     w.writerow([])
     w.writerow(CSV_COLUMNS)
     for r in data["rows"]:
-        w.writerow([r["number"], _cell(r["query"]), r["result"], value_text(r["value"]), value_text(r["gap"]),
+        w.writerow([r["number"], cell(r["query"]), r["result"], value_text(r["value"]), value_text(r["gap"]),
                     guarantee])
     return out.getvalue()
 

@@ -30,6 +30,7 @@ from svtgui.app.reports.content import (
     release_date,
     statistics,
 )
+from svtgui.app.reports.csv_tables import STATISTICS_COLUMNS, csv_guarantee, statistics_rows
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
 from svtgui.ledger import RUNNING, Ledger, RunRecord
@@ -122,7 +123,6 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
 
 def release_csv(data: dict[str, Any]) -> str:
     """The statistics table first, then one row per run (its method, cost and declarations)."""
-    from svtgui.app.reports import STATISTICS_COLUMNS, csv_guarantee, statistics_rows
 
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")

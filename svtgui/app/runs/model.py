@@ -42,7 +42,7 @@ from svtgui.core import mechanisms
 from svtgui.core.mechanisms import HISTOGRAM, RELEASE
 from svtgui.core.wording import count
 from svtgui.data.queries import Query
-from svtgui.ledger import Ledger, LedgerError
+from svtgui.ledger import DatasetRecord, Ledger, LedgerError
 
 log = logging.getLogger("svtgui.app.runs")
 
@@ -234,7 +234,7 @@ class RunModel:
         return [] if self.workspace.info.input == RELEASE else self.workspace.queries
 
     # -- starting -----------------------------------------------------------------------------------
-    def identity_question(self) -> Any:
+    def identity_question(self) -> DatasetRecord | None:
         """The known dataset (a ``DatasetRecord``) these new rows look like, while the curator has not
         said whether they are the same dataset; asked before the confirmation is worded."""
         return self.budget.lookalike

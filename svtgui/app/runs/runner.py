@@ -1,4 +1,4 @@
-"""The headless run loop shared by the CLI and the GUI worker thread (Qt-free).
+"""The headless run loop shared by the CLI and the window's run process (:mod:`.process`; Qt-free).
 
 Order of events, which is the whole point of this module:
 

@@ -14,8 +14,8 @@ import math
 import sys
 import time
 
-from svtgui.cli import EXIT_FINDING, EXIT_OK, CliError
 from svtgui.cli.config import seed_option
+from svtgui.cli.errors import EXIT_FINDING, EXIT_OK, CliError
 from svtgui.core.audit.defaults import DEFAULT_SECONDS
 
 MAX_SECONDS = 7 * 24 * 3600  # the time budget is a duration: longer is a typo, and overflows the planner

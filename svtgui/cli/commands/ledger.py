@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from svtgui.cli.config import amount_option
+from svtgui.cli.errors import CliError
 from svtgui.core.budget import fmt
 from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord, is_server
 
@@ -20,7 +21,6 @@ def add_ledger_option(p: argparse.ArgumentParser) -> None:
 
 def open_ledger(path: str | None) -> Ledger:
     """Open the ledger, turning an unusable one into a one-line CLI error (exit code 2)."""
-    from svtgui.cli import CliError
 
     try:
         return Ledger.open(path)
@@ -73,7 +73,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
-    from svtgui.cli import CliError
 
     matches = [d for d in led.datasets() if d.dataset_id.startswith(prefix.lower())]
     if len(matches) != 1:
@@ -93,7 +92,6 @@ def raise_total(args: argparse.Namespace) -> int:
 
 
 def accept(args: argparse.Namespace) -> int:
-    from svtgui.cli import CliError
 
     if not args.reason.strip():
         raise CliError("--reason: give the reason to proceed (it is recorded in the ledger)")
@@ -109,7 +107,6 @@ def accept(args: argparse.Namespace) -> int:
 
 
 def migrate(args: argparse.Namespace) -> int:
-    from svtgui.cli import CliError
     from svtgui.ledger.transfer import copy_ledger
 
     if not is_server(args.to):

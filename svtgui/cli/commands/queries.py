@@ -17,6 +17,7 @@ from typing import Any
 
 from svtgui.cli.config import seed_option
 from svtgui.cli.engine_options import add_engine_options
+from svtgui.cli.errors import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -99,7 +100,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_queries(path: str | Path) -> list[Any]:
     """A query file, with any problem as a CLI error naming the file (and the query's position)."""
-    from svtgui.cli import CliError
     from svtgui.data.queries import read_queries as read
 
     try:
@@ -111,7 +111,6 @@ def read_queries(path: str | Path) -> list[Any]:
 def load_data(path: str, schema: str | None, options: Any = None) -> Any:
     """A dataset (with an optional declared schema file) on the engine ``options`` ask for (parsed
     ``--engine``/``--spark-*`` options, or a settings dict), errors as one CLI line naming the file."""
-    from svtgui.cli import CliError
     from svtgui.cli.engine_options import engine_kwargs
     from svtgui.data import DatasetError, LoadOptions
     from svtgui.data.engines import open_dataset
@@ -168,7 +167,6 @@ def _item(text: str) -> Any:
 
 
 def generate(args: argparse.Namespace) -> int:
-    from svtgui.cli import CliError
     from svtgui.data.queries import queries_to_json
 
     try:

@@ -20,6 +20,7 @@ from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options
 from svtgui.cli.engine_options import add_engine_options
+from svtgui.cli.errors import EXIT_BUDGET, CliError
 from svtgui.cli.inputs import command_inputs
 from svtgui.core.budget import fmt
 
@@ -120,7 +121,6 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     from svtgui.app.outputs import check_output
     from svtgui.app.plan import output_bytes
     from svtgui.app.reports.content import release_date, statistics
-    from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.common import applicable_budget, register_dataset, screen
     from svtgui.core.budget import BudgetExceeded
     from svtgui.core.noise import seeded
@@ -184,7 +184,6 @@ def _auto_mean(args: argparse.Namespace) -> int:
 
 def _screen_ranges(args: argparse.Namespace) -> int:
     from svtgui.app import recipes
-    from svtgui.cli import CliError
     from svtgui.data import generators
 
     if args.queries and args.column:
@@ -202,7 +201,6 @@ def _screen_ranges(args: argparse.Namespace) -> int:
 
 def _frequent_items(args: argparse.Namespace) -> int:
     from svtgui.app import recipes
-    from svtgui.cli import CliError
 
     if args.method != "em_top_c" and args.threshold is None:
         raise CliError(f"--method {args.method} needs a public --threshold")
@@ -233,7 +231,6 @@ def _frequent_items(args: argparse.Namespace) -> int:
 def _items_file(path: str) -> list[Any]:
     """The public item domain, read through the guarded reader (a FIFO or /dev/zero is named, never
     read); ASCII integers become ints (FIMI ids), anything else stays text."""
-    from svtgui.cli import CliError
     from svtgui.data import DatasetError, textio
 
     try:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.report import check_report_paths, run_number
+from svtgui.cli.errors import CliError, os_error_cause
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,8 +43,6 @@ def build(args: argparse.Namespace) -> int:
     from svtgui.app.replay import export_script, script_text
     from svtgui.app.reports import export_release
     from svtgui.app.reports.release import checked_runs
-    from svtgui.cli import CliError
-    from svtgui.cli.errors import os_error_cause
 
     outs = [Path(o) for o in args.out]
     if not outs and args.script is None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from svtgui.app.outputs import Inputs
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
+from svtgui.cli.errors import CliError, os_error_cause
 from svtgui.ledger import Ledger
 
 
@@ -40,7 +41,6 @@ def check_report_paths(paths: list[Path], option: str) -> None:
     """Refuse an unknown suffix, a missing directory or a PDF without Qt before anything is spent."""
     from svtgui.app.outputs import folder_problem
     from svtgui.app.reports import FORMATS, pdf_unavailable
-    from svtgui.cli import CliError
 
     for out in paths:
         if out.suffix.lower() not in FORMATS:
@@ -55,8 +55,6 @@ def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str,
                   inputs: Inputs | None = None) -> None:
     """Write each report (never over one of ``inputs``, the files the command read, nor the ledger)."""
     from svtgui.app.reports import export
-    from svtgui.cli import CliError
-    from svtgui.cli.errors import os_error_cause
 
     for out in paths:
         try:

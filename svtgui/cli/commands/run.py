@@ -30,7 +30,7 @@ from svtgui.cli.common import (
 )
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
-from svtgui.cli.errors import CliError, end_interrupted
+from svtgui.cli.errors import EXIT_BAD_INPUT, EXIT_BUDGET, CliError, end_interrupted
 from svtgui.cli.inputs import command_inputs
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
@@ -102,7 +102,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """Command-line options over --config over defaults."""
-    from svtgui.cli import CliError
 
     conf: dict[str, Any] = {}
     if args.config:
@@ -139,7 +138,6 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _linear_settings(s: dict[str, Any]) -> None:
     """--universe / --release-out belong to pmw and sparse_project; say so before loading anything."""
-    from svtgui.cli import CliError
 
     mid = s.get("mechanism")
     info = mechanisms.info(mid)
@@ -156,7 +154,6 @@ def _linear_settings(s: dict[str, Any]) -> None:
 
 
 def _pairs(items: list[str]) -> dict[str, Any]:
-    from svtgui.cli import CliError
 
     out: dict[str, Any] = {}
     for item in items:
@@ -172,7 +169,6 @@ def _pairs(items: list[str]) -> dict[str, Any]:
 
 def _session(path: str) -> Any:
     from svtgui.app.project_file import SessionError, load
-    from svtgui.cli import CliError
 
     try:
         return load(path)
@@ -182,7 +178,6 @@ def _session(path: str) -> Any:
 
 def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Any, list[Any]]:
     from svtgui.app.project_file import SessionError
-    from svtgui.cli import CliError
     from svtgui.data import DatasetError
 
     session = s["session"]
@@ -213,7 +208,6 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
     file is created and removed in its folder, so a read-only folder or a full disk is found now),
     the budget — before anything is registered or charged. Exit 2 (3 when only the budget is short),
     nothing changed."""
-    from svtgui.cli import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 
     budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
@@ -233,7 +227,6 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
 def run(args: argparse.Namespace) -> int:
     from svtgui.app.reports.content import release_date, statistics
     from svtgui.app.reports.statistics import statistics_text
-    from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.data import DatasetError
 
     s = _settings(args)

@@ -14,6 +14,7 @@ import sys
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.common import add_dataset_options, load_release, print_theory
 from svtgui.cli.engine_options import add_engine_options
+from svtgui.cli.errors import EXIT_BUDGET, CliError
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.core.mechanisms.sparse_project_theory import GAUSSIAN, NEIGHBOURINGS, NOISES
@@ -72,7 +73,6 @@ def build(args: argparse.Namespace) -> int:
     """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
     from svtgui.app.plan import build as build_plan
     from svtgui.app.runs.runner import request_for, start_run
-    from svtgui.cli import EXIT_BUDGET, CliError
     from svtgui.cli.commands.queries import load_data
     from svtgui.cli.common import (
         TEST_SEED_WARNING,
@@ -145,7 +145,6 @@ def info(args: argparse.Namespace) -> int:
 
 
 def answer(args: argparse.Namespace) -> int:
-    from svtgui.cli import CliError
     from svtgui.data.predicates import QueryError
     from svtgui.data.queries import query_from_json, read_queries
     from svtgui.data.universe import Universe

@@ -45,13 +45,12 @@ def wait_until(predicate, timeout: float = 120.0) -> bool:
 
 
 def _teaching_widget(page: str) -> QWidget | None:
-    """A teaching-mode page, delegated to svtgui.ui.teaching (``screenshot_widget(page)``)."""
+    """A teaching-mode page, delegated to svtgui.ui.teaching.screenshot (``screenshot_widget(page)``)."""
     try:
-        teaching = importlib.import_module("svtgui.ui.teaching")
+        teaching = importlib.import_module("svtgui.ui.teaching.screenshot")
     except ImportError:
         return None
-    factory = getattr(teaching, "screenshot_widget", None)
-    return factory(page) if factory is not None else None
+    return teaching.screenshot_widget(page)
 
 
 def take(out: str | Path, *, sample: str = "census", run: bool = False, page: str | None = None,

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.theme import named
+from svtgui.ui.teaching.catalogue import pages
 
 
 class TeachingWindow(QMainWindow):
@@ -14,8 +15,6 @@ class TeachingWindow(QMainWindow):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from svtgui.ui.teaching import pages
-
         self.setWindowTitle("SVT Studio — Teaching mode (toy data)")
         self.tabs = named(QTabWidget(), "Teaching pages")
         self.pages: dict[str, QWidget] = {}
