@@ -184,6 +184,12 @@ class SqliteDb:
     def close(self) -> None:
         self.conn.close()
 
+    @staticmethod
+    def insert_rows(c: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple]) -> None:
+        """Many rows in the open transaction (a run's batch of responses)."""
+        c.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                      rows)
+
     # ------------------------------------------------------------------ runs' owners
     def owner_gone(self, run_id: int, owner_host: str, owner_pid: int) -> bool:
         """Whether the process that started a running run is gone (a process elsewhere is assumed

@@ -512,10 +512,9 @@ class Ledger:
         at = _now()
         with self._transaction(serial=False) as c:  # responses neither check a budget nor extend the chain
             try:
-                c.executemany("INSERT INTO responses (run_id, idx, description, above, value, gap, time, "
-                              "simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                              ((run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
-                                None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows))
+                self._db.insert_rows(c, "responses", _RESPONSE_FIELDS, [
+                    (run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
+                     None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows])
             except self._db.IntegrityError as exc:
                 raise ValueError(f"run {run_id}: {_first_line(exc)}") from None
         return at
@@ -589,6 +588,7 @@ _DATASET_COLUMNS = ("dataset_id, name, total_epsilon, total_delta, neighbouring,
                     "columns_json")
 _RUN_COLUMNS = ("id, dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_description, "
                 "status, started_at, ended_at, queries_planned, software_version")
+_RESPONSE_FIELDS = ("run_id", "idx", "description", "above", "value", "gap", "time", "simulated")
 _OWNER = "SELECT dataset_id FROM dataset_contents WHERE content = ?"
 _RESPONSES = ("SELECT run_id, idx, description, above, value, gap, time, simulated FROM responses "
               "WHERE run_id = ?")
