@@ -36,7 +36,7 @@ from svtgui.app.outputs import Inputs, check_output
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
-from svtgui.core.noise import ScaleProbe
+from svtgui.core.noise import Lattice, ScaleProbe
 from svtgui.core.validation import ParamError
 from svtgui.core.wording import plain
 
@@ -71,6 +71,8 @@ class QueueFacts:
     monotonic: bool = False  # every query is monotonic under the schema's relation
     monotonic_reason: str = "there are no queries yet"
     problem: Problem | None = None  # the first query that does not fit the schema
+    reach: float = 0.0  # the largest |answer| any query can have on public_rows(schema) rows
+    farthest: str = ""  # the query that can reach it
 
     @property
     def mixed(self) -> bool:
@@ -97,6 +99,33 @@ def queue_facts(queries: Sequence[Any], schema: Any) -> QueueFacts:
     return tally.facts()
 
 
+#: The most rows SVT Studio answers for when n is not declared: a public limit of the tool, never read
+#: from the data, from which every answer's range is bounded at plan time (a count reaches at most n).
+MAX_ROWS = 2**40
+
+
+def public_rows(schema: Any) -> int:
+    """The public bound on the number of rows: the declared n (replace-one), else :data:`MAX_ROWS`."""
+    n = getattr(schema, "n", None)
+    return int(n) if n is not None and not _add_remove(schema) else MAX_ROWS
+
+
+def lattice_problem(what: str, reach: float, sensitivity: float, integer: bool) -> str | None:
+    """Why an answer of magnitude up to ``reach`` would not fit the noise lattice of a run of Δ =
+    ``sensitivity``, or None. Decided from public facts only, before the charge: a run never aborts
+    on one dataset and releases on its neighbour (issue 21 §8)."""
+    try:
+        limit = Lattice.for_sensitivity(sensitivity, integer=integer).limit
+    except ValueError:
+        return None  # the sensitivity itself is refused, by the mechanism's own check
+    if reach <= limit:
+        return None
+    return (f"{what} can reach |answer| = {reach:.6g} within the declared bounds on up to the public "
+            f"number of rows, beyond the noise lattice of Δ = {plain(sensitivity, 12)} (|answer| ≤ "
+            f"{limit:.6g}); declare narrower bounds, a public n (replace-one), or ask it in a run of "
+            "its own")
+
+
 class QueueTally:
     """The queue's facts kept as running totals, so queries appended later are checked alone.
 
@@ -113,25 +142,30 @@ class QueueTally:
         self.integer, self.monotonic = True, True
         self.first_non_monotonic: Any = None
         self.problem: Problem | None = None  # the first query that does not fit (later ones are not checked)
+        self.rows = public_rows(schema)
+        self.reach, self.farthest = 0.0, ""  # the largest |answer| a query can have on self.rows rows
 
     def add(self, queries: Sequence[Any]) -> None:
         """Take in ``queries``, appended after those already counted."""
-        checked: dict[int, float] = {}
+        checked: dict[int, tuple[float, float]] = {}
         for i, q in enumerate(queries):
             if self.problem is not None:
                 break
-            s = checked.get(id(q))
-            if s is None:
+            known = checked.get(id(q))
+            if known is None:
                 try:
                     validate_query(q, self.schema)
-                    s = float(q.sensitivity(self.schema))
-                    if not math.isfinite(s) or s <= 0:
-                        raise ValueError(f"sensitivity must be a positive number, got {s!r}")
+                    known = float(q.sensitivity(self.schema)), float(q.magnitude(self.schema, self.rows))
+                    if not math.isfinite(known[0]) or known[0] <= 0:
+                        raise ValueError(f"sensitivity must be a positive number, got {known[0]!r}")
                 except ValueError as exc:
                     where = f"query {self.count + i + 1} ({describe_query(q)})"
                     self.problem = Problem("queries", f"{where}: {exc}")
                     break
-                checked[id(q)] = s
+                checked[id(q)] = known
+            s, reach = known
+            if reach > self.reach:
+                self.reach, self.farthest = reach, describe_query(q)
             if s > self.top:
                 self.top, self.widest = s, describe_query(q)
             self.low = min(self.low, s)
@@ -153,7 +187,7 @@ class QueueTally:
         else:
             reason = "every query only grows when a row is added."
         return QueueFacts(self.count, self.top, self.widest, self.low, self.integer,
-                          add_remove and self.monotonic, reason)
+                          add_remove and self.monotonic, reason, reach=self.reach, farthest=self.farthest)
 
 
 @dataclass(frozen=True)
@@ -268,6 +302,14 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     elif not queries and info.input != mechanisms.RELEASE and not adaptive:
         problems.append(Problem("queries", "the query list is empty: there is nothing to answer"))
     _derive(params, names, info, facts, monotonic, problems, warnings, adaptive=adaptive)
+    if facts.reach and "sensitivity" in params and not info.linear:
+        beyond = lattice_problem(f"'{facts.farthest}'", facts.reach, params["sensitivity"],
+                                 bool(params.get("integer")))
+        if beyond:
+            problems.append(Problem("queries", beyond))
+    if dataset is not None and public_rows(schema) == MAX_ROWS and _rows(dataset) > MAX_ROWS:
+        problems.append(Problem("dataset", f"the dataset has more than {MAX_ROWS:,} rows, the most SVT "
+                                           "Studio answers for without a declared public n"))
     cost, cutoff = None, None
     if not any(p.field in names or p.field in ("mechanism", *linear.RUN_PARAMS.get(mechanism_id, ()))
                for p in problems):
@@ -278,6 +320,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
             problems.append(Problem(exc.param if exc.param in names else "mechanism", str(exc)))
         except ValueError as exc:
             problems.append(Problem("mechanism", str(exc)))
+    _delta_limits(params.get("delta"), schema, problems, warnings)
     fits = None
     if cost is not None and budget is not None:
         fits = _fits(budget, cost, problems)
@@ -330,6 +373,31 @@ def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts:
         params["monotonic"] = bool(monotonic) and facts.count > 0 and facts.monotonic
     elif monotonic:
         problems.append(Problem("monotonic", f"{info.id} has no monotonic variant"))
+
+
+#: δ at or above this is refused: a guarantee that fails outright with probability δ protects no one.
+MAX_DELTA = 0.1
+
+
+def _delta_limits(delta: Any, schema: Any, problems: list[Problem], warnings: list[str]) -> None:
+    """δ ≥ :data:`MAX_DELTA` is refused; δ ≥ 1/n (n declared, so public) is warned about: with
+    probability δ a (ε, δ) mechanism may release a whole row, and n rows make that likely."""
+    try:
+        d = float(delta)
+    except (TypeError, ValueError):
+        return  # not a number: the mechanism's own check names it
+    if not d > 0 or not math.isfinite(d) or any(p.field == "delta" for p in problems):
+        return  # no δ, or the mechanism's own check already names it
+    if d >= MAX_DELTA:
+        problems.append(Problem("delta", f"δ = {plain(d, 12)} is at least {MAX_DELTA:g}: with probability "
+                                         "δ the guarantee fails outright, so it protects no one; choose δ "
+                                         "far below 1/n"))
+        return
+    n = public_rows(schema)
+    if n != MAX_ROWS and d >= 1 / n:
+        warnings.append(f"δ = {plain(d, 12)} is at least 1/n = 1/{n:,}: the guarantee allows releasing one "
+                        "row's data outright with probability δ, and with n rows that is likely for "
+                        "someone; choose δ well below 1/n")
 
 
 def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanism:
@@ -391,6 +459,14 @@ def validate_query(q: Any, schema: Any) -> None:
     check = getattr(q, "validate", None)
     if callable(check):
         check(schema)
+
+
+def _rows(dataset: Any) -> int:
+    """The dataset's row count (0 for a stand-in without one): compared only with :data:`MAX_ROWS`."""
+    try:
+        return int(dataset.n_rows)
+    except (AttributeError, TypeError, ValueError):
+        return 0
 
 
 def _add_remove(schema: Any) -> bool:

@@ -74,6 +74,12 @@ def screen(led: Ledger, request: Any) -> None:
         raise CliError(str(exc)) from None
 
 
+def warn(command: str, warnings: Any) -> None:
+    """A plan's warnings (they change what the run means, without blocking it), one line each on stderr."""
+    for w in warnings:
+        print(f"svtgui-cli {command}: warning: {w}", file=sys.stderr)
+
+
 def register_dataset(led: Ledger, ds: Any, s: dict[str, Any]) -> DatasetRecord:
     """The dataset these rows are, registering or binding them as the options say (see
     :mod:`svtgui.app.dataset_identity`); rows that look like a known dataset need the curator's word."""

@@ -55,10 +55,11 @@ Two public facts complete the statement:
   never smaller than the formula asks and ``D/t ≤ ε`` holds for the noise actually drawn;
 * scales are refused outside ``[MIN_SCALE, MAX_SCALE] = [1/8, 2^40]`` lattice steps (a discrete
   Gaussian's σ below ``MIN_GAUSSIAN_SIGMA = 0.26``)
-  (:func:`check_scale`, called when a mechanism is created, before any budget is charged): below
-  1/8 step the noise is 0 in more than 99.9 % of
-  draws, so the release would be the exact answer in practice whatever ε says (and ε that large
-  protects nothing). Within the range, ``|Z| ≤ 2^52`` except with probability below e^-4096, so
+  (:func:`check_scale`, called when a mechanism is created, before any budget is charged). The floor
+  does not make noise visible: at exactly 1/8 step P[Z = 0] = (1 − e^−8)/(1 + e^−8) ≈ 99.93 %, and
+  below it more still, so such a release is the exact answer in practice (and an ε that large
+  protects nothing); the floor only refuses the scales where that is the rule.
+  Within the range, ``|Z| ≤ 2^52`` except with probability below e^-4096, so
   ``(k + Z)·g`` is an exact double; and the sampler is exact at every scale anyway: values beyond
   int64 (only its bit-by-bit path can produce them) come back as exact Python ints, and a released
   value is always a function of the exact integer ``k + Z`` alone (post-processing: even the
@@ -290,6 +291,11 @@ class Lattice:
         return cls(step=step, units=math.ceil(delta / step) + 1, integer=False)
 
     @property
+    def limit(self) -> float:
+        """The largest |answer| (and |threshold|) the lattice carries: 2^52 steps."""
+        return _TWO_52 * self.step
+
+    @property
     def effective_sensitivity(self) -> float:
         """The sensitivity all noise scales are calibrated to: ``units·step`` (≥ Δ)."""
         return self.units * self.step
@@ -315,7 +321,7 @@ class Lattice:
         return arr, scaled
 
     def _too_large(self, name: str) -> str:
-        return f"{name} is too large for the noise lattice (|{name}| > {_TWO_52 * self.step:g})"
+        return f"{name} is too large for the noise lattice (|{name}| > {self.limit:g})"
 
     def unit(self, x: object, name: str = "answer") -> int:
         """One answer rounded to its lattice point (refusing non-finite, and non-integers in integer mode)."""

@@ -54,6 +54,14 @@ class Query(ABC):
         """Largest change of the answer between neighbouring datasets (from definitions and bounds)."""
 
     @abstractmethod
+    def magnitude(self, schema: Schema, n: int) -> float:
+        """The largest |answer| on any dataset of at most ``n`` rows within the declared bounds.
+
+        Public (definitions, declared bounds and a public n only): the plan refuses a query whose
+        answer could leave the noise lattice before anything is charged, so whether a run releases
+        or is refused never depends on the private rows (issue 21 §8)."""
+
+    @abstractmethod
     def describe(self) -> str:
         """Short human-readable text; contains only the query's own parameters."""
 
@@ -99,6 +107,9 @@ class Count(Query):
     def sensitivity(self, schema: Schema) -> float:
         return 1.0
 
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return float(n)
+
     def describe(self) -> str:
         return f"count of rows where {self.where.describe()}" if self.where else "count of all rows"
 
@@ -134,6 +145,9 @@ class RangeCount(Query):
 
     def sensitivity(self, schema: Schema) -> float:
         return 1.0
+
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return float(n)
 
     def describe(self) -> str:
         left = "≤" if self.closed in ("left", "both") else "<"
@@ -180,6 +194,9 @@ class ClipDiff(Query):
     def sensitivity(self, schema: Schema) -> float:
         return 1.0 if self.normalised else float(self.step)
 
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return float(n) * self.sensitivity(schema)  # each row adds a value in [0, s] (in [0, 1] normalised)
+
     def describe(self) -> str:
         b, s = self.bound, self.step
         text = f"Σclip({self.column}, 0, {b + s:g}) − Σclip({self.column}, 0, {b:g})"
@@ -225,6 +242,9 @@ class ClipStall(Query):
 
     def sensitivity(self, schema: Schema) -> float:
         return self.diff().sensitivity(schema)
+
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return self.diff().magnitude(schema, n)
 
     def describe(self) -> str:
         return f"−[{self.diff().describe()}] (stopped growing at {self.bound:g}?)"
@@ -276,6 +296,10 @@ class ClippedSum(Query):
             return hi - lo
         return max(abs(lo), abs(hi))
 
+    def magnitude(self, schema: Schema, n: int) -> float:
+        lo, hi = self.bounds(schema)
+        return float(n) * max(abs(lo), abs(hi))
+
     def describe(self) -> str:
         if self.lower is None:
             return f"sum of {self.column} clipped to its declared bounds"
@@ -316,6 +340,9 @@ class ItemSupport(Query):
     def sensitivity(self, schema: Schema) -> float:
         return 1.0
 
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return float(n)
+
     def describe(self) -> str:
         if len(self.items) == 1:
             return f"baskets containing item {self.items[0]}"
@@ -349,6 +376,9 @@ class Mean(Count):
             return 1.0 / schema.public_n
         except SchemaError as e:
             raise QueryError(f"mean: {e}") from None
+
+    def magnitude(self, schema: Schema, n: int) -> float:
+        return 1.0  # a fraction of the rows
 
     def validate(self, schema: Schema) -> None:
         super().validate(schema)

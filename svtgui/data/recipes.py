@@ -265,8 +265,8 @@ def frequent_items(
     queries = generators.every_item(domain, column)
     source = rng if rng is not None else secure()
     if method == "em_top_c":
-        mech = mechanisms.create("em_top_c", epsilon=eps, cutoff=c, sensitivity=1.0, monotonic=True,
-                                 rng=source)
+        mech = mechanisms.create("em_top_c", epsilon=eps, cutoff=c, sensitivity=1.0, integer=True,
+                                 monotonic=True, rng=source)
     else:
         extra = {"monotonic": True} if method == "standard_svt" else {}
         mech = mechanisms.create(

@@ -36,6 +36,9 @@ class Q:
             raise ValueError("column 'hours' has no declared bounds")
         return self.sens
 
+    def magnitude(self, schema, n) -> float:
+        return abs(self.answer)
+
     def describe(self) -> str:
         return f"query<{self.answer}>"
 

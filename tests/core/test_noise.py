@@ -171,3 +171,18 @@ def test_scales_below_an_eighth_step_are_refused_by_the_range_check_only():
 def test_real_valued_sensitivity_outside_the_lattice_range_is_refused(delta):
     with pytest.raises(ValueError, match=r"sensitivity must be in \[2\^-1000"):
         Lattice.for_sensitivity(delta, integer=False)
+
+
+def test_the_documented_chance_of_no_noise_at_the_floor_is_the_samplers():
+    """Issue 21 §10: docs/api.md states P[Z = 0] at the floor (and at 1 and 4 steps); the figures are
+    the law's, and the sampler draws 0 that often (Z binomial SDs, fixed seed)."""
+    from pathlib import Path
+
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    for scale in (noise.MIN_SCALE, 1.0, 4.0):
+        q = math.exp(-1.0 / scale)
+        p0 = (1 - q) / (1 + q)
+        assert f"{100 * p0:.2f} %" in api, f"docs/api.md lacks P[Z = 0] = {100 * p0:.2f} % at {scale}"
+        n = 200_000
+        zeros = np.count_nonzero(noise.seeded(21).discrete_laplace(scale, n) == 0)
+        assert abs(zeros / n - p0) <= Z * math.sqrt(p0 * (1 - p0) / n)

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from svtgui.app import gate
-from svtgui.app.plan import Plan, build, describe_query, validate_query
+from svtgui.app.plan import Plan, build, describe_query, lattice_problem, public_rows, validate_query
 from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
@@ -40,6 +40,8 @@ class QueryLike(Protocol):
     integer: bool
 
     def sensitivity(self, schema: Any) -> float: ...
+
+    def magnitude(self, schema: Any, n: int) -> float: ...
 
     def describe(self) -> str: ...
 
@@ -365,6 +367,11 @@ class Run:
         what = f"query {describe_query(q)}"
         if not s <= delta:
             raise ValueError(f"{what} has sensitivity {s:g}, above this run's Δ = {delta:g}")
+        schema = self._dataset.schema
+        beyond = None if self._feed else lattice_problem(
+            what, float(q.magnitude(schema, public_rows(schema))), delta, bool(params.get("integer")))
+        if beyond:  # decided from public facts: the same on every neighbour, before anything is recorded
+            raise ValueError(beyond)
         if params.get("integer") and not q.integer:
             raise ValueError(f"{what} is not integer-valued, but this run releases integers")
         if params.get("monotonic") and not q.monotonic:

@@ -27,6 +27,7 @@ from svtgui.cli.common import (
     print_release,
     register_dataset,
     screen,
+    warn,
 )
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
@@ -215,6 +216,7 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
                  outputs=reports, inputs=inputs)
     if plan.ok:
         screen(led, request_for(ds, queries, plan, seed=s.get("test_seed")))
+        warn("run", plan.warnings)
         return plan
     first = plan.problems[0]
     option = {"report": "--report", "queries": "--queries", "release_out": "--release-out",

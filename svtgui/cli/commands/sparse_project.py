@@ -80,6 +80,7 @@ def build(args: argparse.Namespace) -> int:
         print_release,
         register_dataset,
         screen,
+        warn,
     )
     from svtgui.cli.inputs import command_inputs
 
@@ -110,6 +111,7 @@ def build(args: argparse.Namespace) -> int:
             code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else 2
             raise CliError(f"{option}{first.message} (nothing was charged)", code)
         screen(led, request_for(ds, [], plan, seed=args.test_seed))  # before a new dataset is registered
+        warn("sparse-project", plan.warnings)
         record = register_dataset(led, ds, vars(args))
         try:
             run = start_run(led, ds, [], "sparse_project", params, seed=args.test_seed, plan=plan)

@@ -229,19 +229,24 @@ def svt_retraversal(*, epsilon, threshold, cutoff=1, sensitivity=1.0, integer=Fa
 class ExponentialTopC(SelectionMechanism):
     """Top-c selection by c rounds of the exponential mechanism, each with ε/c.
 
-    Score = the query's answer, sensitivity Δ: P[i] ∝ exp(γ·q_i) with γ = ε/(2cΔ) (ε/(cΔ) for
-    monotonic queries) among the items not yet selected. Sampled exactly
+    Score = the query's answer on the noise lattice (:class:`~svtgui.core.noise.Lattice`): the integer
+    k_i = rint(q_i / g), whose neighbours differ by at most D = ``lattice.units`` whatever the float
+    rounding of an exact sum was (a score taken straight from the double of an exact sum near 1e19
+    moves by up to 1,024 between neighbours, far more than Δ). P[i] ∝ exp(γ·k_i) with γ = ε/(2cD)
+    (ε/(cD) for monotonic queries) among the items not yet selected. Sampled exactly
     (:mod:`svtgui.core.em_sampling`): γ is the exact rational of the float parameters, scores enter
-    as exact rationals, and each round proposes an item uniformly and accepts it with probability
-    exp(−γ·(max − q_i)), decided by comparing random bits with certified integer bounds. The first
+    as exact integers, and each round proposes an item uniformly and accepts it with probability
+    exp(−γ·(max − k_i)), decided by comparing random bits with certified integer bounds. The first
     accepted item has exactly the EM's law, so the ε-DP guarantee is that of what is drawn; no
-    floating-point noise is involved. Only indices are released.
+    floating-point noise is involved. Only indices are released. An answer beyond the lattice
+    (|q| > 2^52·g) is refused; the plan refuses such a query before the charge, from public facts.
     """
 
-    def __init__(self, *, cutoff: int, monotonic: bool, **kw) -> None:
+    def __init__(self, *, cutoff: int, monotonic: bool, lattice: Lattice, **kw) -> None:
         super().__init__(**kw)
         self.cutoff = cutoff
         self.monotonic = monotonic
+        self.lattice = lattice
 
     def noise_scales(self) -> dict[str, float]:
         """The exponential mechanism's temperature 1/(γΔ) in units of Δ (the score's step): 2c/ε (c/ε
@@ -254,8 +259,9 @@ class ExponentialTopC(SelectionMechanism):
 
     def accuracy_bound(self, k: int, beta: float) -> bounds.Accuracy:
         """The exponential mechanism's utility theorem, β/c per round."""
-        eps = self.guarantee.epsilon
-        alpha = bounds.em_top_c(eps, k, beta, self.cutoff, self.sensitivity, self.monotonic)
+        eps, lat = self.guarantee.epsilon, self.lattice
+        alpha = bounds.em_top_c(eps, k, beta, self.cutoff, lat.effective_sensitivity, self.monotonic)
+        alpha += 0.0 if lat.integer else lat.step  # two scores rounded to the lattice, half a step each
         return bounds.Accuracy(alpha, beta, bounds.EM_STATEMENT,
                                "exponential mechanism utility theorem, β/c per round")
 
@@ -263,10 +269,10 @@ class ExponentialTopC(SelectionMechanism):
                thresholds: Sequence[float] | np.ndarray | None = None) -> Selection:
         if thresholds is not None:
             raise ValueError("em_top_c has no threshold: it selects the c largest answers")
-        arr = self._begin(answers)
+        scores = self.lattice.to_units(self._begin(answers)).astype(np.float64)  # |k| ≤ 2^52: exact
         # Fraction(float) is exact: γ is exactly the rational the float parameters denote
-        gamma = Fraction(self.guarantee.epsilon) / (self.cutoff * self._factor * Fraction(self.sensitivity))
-        return Selection(self._rng.exponential_top_c(arr, gamma, self.cutoff))
+        gamma = Fraction(self.guarantee.epsilon) / (self.cutoff * self._factor * self.lattice.units)
+        return Selection(self._rng.exponential_top_c(scores, gamma, self.cutoff))
 
 
 EM_TOP_C = MechanismInfo(
@@ -279,20 +285,22 @@ EM_TOP_C = MechanismInfo(
     interactive=False,
     releases_numbers=False,
     status=PRIVATE,
-    params=(EPSILON, CUTOFF, SENSITIVITY, MONOTONIC),
-    notes="c rounds of EM with ε/c each, sampled exactly (uniform proposals accepted with "
-          "probability exp(−γ·(max − q)), decided on certified integer bounds); releases indices only; "
-          "use select(answers).",
+    params=(EPSILON, CUTOFF, SENSITIVITY, INTEGER, MONOTONIC),
+    notes="c rounds of EM with ε/c each on the answers' lattice integers, sampled exactly (uniform "
+          "proposals accepted with probability exp(−γ·(max − k)), decided on certified integer bounds); "
+          "releases indices only; use select(answers).",
 )
 
 
 @register(EM_TOP_C)
-def em_top_c(*, epsilon, cutoff=1, sensitivity=1.0, monotonic=False, rng, trace=False):
+def em_top_c(*, epsilon, cutoff=1, sensitivity=1.0, integer=False, monotonic=False, rng, trace=False):
     eps = validation.positive("epsilon", epsilon)
     c = validation.count("cutoff", cutoff)
     s = validation.positive("sensitivity", sensitivity)
-    mech = ExponentialTopC(cutoff=c, monotonic=bool(monotonic), guarantee=Guarantee(eps, 0.0), rng=rng,
-                           sensitivity=s, trace=trace,
-                           params=dict(epsilon=eps, cutoff=c, sensitivity=s, monotonic=bool(monotonic)))
+    lattice = Lattice.for_sensitivity(s, integer=bool(integer))
+    mech = ExponentialTopC(cutoff=c, monotonic=bool(monotonic), lattice=lattice,
+                           guarantee=Guarantee(eps, 0.0), rng=rng, sensitivity=s, trace=trace,
+                           params=dict(epsilon=eps, cutoff=c, sensitivity=s, integer=bool(integer),
+                                       monotonic=bool(monotonic)))
     mech.info = EM_TOP_C
     return mech
