@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--page",
         metavar="NAME",
         help="with --screenshot: the view to show (start, main, dataset, schema, mechanism, "
-        "queries, run; history or export after a run; or teaching-* pages of the teaching mode)",
+        "queries, run; history, export, release or release-document after a run; or teaching-* "
+        "pages of the teaching mode)",
     )
     return p
 

@@ -452,10 +452,33 @@ class SessionActions(QObject):
             old.close()
 
     def screenshot_widget(self, page: str, out_dir: Path) -> Any:
-        """``svtgui --screenshot --page history|export`` after a run: the History window, or the
-        notice of a real PDF export of the run into ``out_dir``."""
-        if page == "history":
+        """``svtgui --screenshot --page history|export|release|release-document`` after a run: the
+        History window; the notice of a real PDF export of the run into ``out_dir``; History with the run
+        and an auto-clipped mean selected for one release; that release as its document is typeset."""
+        if page in ("release", "release-document"):
+            from svtgui.app import recipes
+
+            dataset_id = self._dataset_id()
+            column = next((c.name for c in self.win.ds.schema.columns if c.name == "age"), None)
+            if dataset_id is None or column is None:
+                raise RuntimeError("the release pictures need a run on the census sample first")
+            recipes.auto_mean(self.win.ds, column, 1.0).run(self.runs.ledger)
+            self.runs.refresh_budget()
+        if page == "release-document":
+            from PySide6.QtWidgets import QTextBrowser
+
+            from svtgui.app.reports.release import release_data, release_html
+
+            ledger = self.runs.ledger
+            ids = [r.id for r in ledger.runs(self._dataset_id())]
+            view = QTextBrowser()
+            view.setWindowTitle("Release document")
+            view.setHtml(release_html(release_data(ledger, ids)))
+            return view
+        if page in ("history", "release"):
             panel = self.show_history()
+            if page == "release":
+                panel.runs_view.selectAll()
             _finish(panel.rows_loader)  # a screenshot shows the rows, not the busy bar
             return panel
         run_id = self.export_candidate()

@@ -189,3 +189,19 @@ def test_file_export_reproducible_script_of_the_window_run(qtbot, window, act, t
     window.sessions.export_script(refused, [crashed])
     assert not window.sessions.notice.ok and "cannot be replayed" in window.sessions.notice.text()
     assert not refused.exists()
+
+
+def test_the_release_pictures_of_the_guide(qtbot, window, act, tmp_path):
+    """svtgui --screenshot --page release|release-document: after a run, an auto-clipped mean joins it;
+    History selects both, and the release document holds both runs' statistics."""
+    act.load(qtbot, window)
+    window.queries.set_queries(window.queries.queries[:30])
+    act.set_param(window, "epsilon", "0.25")
+    act.run_to_end(qtbot, window)
+    qtbot.mouseClick(window.run_page.stop_button, LEFT)
+    qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
+    panel = window.sessions.screenshot_widget("release", tmp_path)
+    assert len(panel.selected_runs()) == 2 and panel.build_release.isEnabled()
+    document = window.sessions.screenshot_widget("release-document", tmp_path).toPlainText()
+    assert document.startswith("Release — ") and "mean of age clipped to" in document
+    assert "Total privacy cost: ε = 2.25" in document  # 0.25 + 1 + 1: the run and two recipes

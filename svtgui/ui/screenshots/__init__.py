@@ -29,7 +29,9 @@ from svtgui.ui.screenshots.run_through import run_through
 SIZE = (1280, 820)
 DECLARED_TOTAL = "10"  # the sample's total ε in pictures that run (the ledger is a throw-away one)
 RELEASING_PAGES = ("run", "history", "export", "recipes")  # pages whose picture needs a release
-SESSION_PAGES = ("history", "export")  # after a run: View → History, the File → Export release notice
+# after a run: View → History, the File → Export release notice, History with the run and an
+# auto-clipped mean selected for one release, and that release's document
+SESSION_PAGES = ("history", "export", "release", "release-document")
 TOOL_PAGES = ("recipes", "compare")  # Queries → Recipes… (after an auto-clipped mean); Compare mechanisms…
 
 
@@ -119,7 +121,7 @@ def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: st
         import tempfile
 
         widget = win.sessions.screenshot_widget(page, Path(tempfile.mkdtemp(prefix="svtgui-release-")))
-        return _save(widget, out, resize=page == "history")
+        return _save(widget, out, resize=page != "export")
     win.show_page(page or ("run" if run else "main"))
     wait_until(lambda: False, 0.3)  # let the debounced preview and layouts settle
     win.mechanism.flush()  # the preview and its exact curve (a closed form: drawn at once)
