@@ -171,12 +171,7 @@ def test_build_release_over_the_selected_runs(qtbot, window, act, tmp_path, monk
 def test_file_export_reproducible_script_of_the_window_run(qtbot, window, act, tmp_path, monkeypatch):
     """File → Export reproducible script writes the replay of the run just made; a run the ledger kept
     no plan for (made outside SVT Studio's run paths) is refused with the reason, nothing written."""
-    act.load(qtbot, window)
-    window.queries.set_queries(window.queries.queries[:30])
-    act.set_param(window, "epsilon", "0.25")
-    act.run_to_end(qtbot, window)
-    qtbot.mouseClick(window.run_page.stop_button, LEFT)
-    qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
+    _run_thirty_queries(qtbot, window, act)
     assert window.sessions.act_export_script.isEnabled()
     out = tmp_path / "replay.py"
     answer_dialog(monkeypatch, "getSaveFileName", out)
@@ -194,14 +189,19 @@ def test_file_export_reproducible_script_of_the_window_run(qtbot, window, act, t
 def test_the_release_pictures_of_the_guide(qtbot, window, act, tmp_path):
     """svtgui --screenshot --page release|release-document: after a run, an auto-clipped mean joins it;
     History selects both, and the release document holds both runs' statistics."""
+    _run_thirty_queries(qtbot, window, act)
+    panel = window.sessions.screenshot_widget("release", tmp_path)
+    assert len(panel.selected_runs()) == 2 and panel.build_release.isEnabled()
+    document = window.sessions.screenshot_widget("release-document", tmp_path).toPlainText()
+    assert document.startswith("Release — ") and "mean of age clipped to" in document
+    assert "Total privacy cost: ε = 2.25" in document  # 0.25 + 1 + 1: the run and two recipes
+
+
+def _run_thirty_queries(qtbot, window, act) -> None:
+    """A window run of the sample's first 30 queries at ε = 0.25, ended."""
     act.load(qtbot, window)
     window.queries.set_queries(window.queries.queries[:30])
     act.set_param(window, "epsilon", "0.25")
     act.run_to_end(qtbot, window)
     qtbot.mouseClick(window.run_page.stop_button, LEFT)
     qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
-    panel = window.sessions.screenshot_widget("release", tmp_path)
-    assert len(panel.selected_runs()) == 2 and panel.build_release.isEnabled()
-    document = window.sessions.screenshot_widget("release-document", tmp_path).toPlainText()
-    assert document.startswith("Release — ") and "mean of age clipped to" in document
-    assert "Total privacy cost: ε = 2.25" in document  # 0.25 + 1 + 1: the run and two recipes
