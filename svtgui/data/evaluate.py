@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from svtgui.data.cells import category_matches, category_text, storage_of
 from svtgui.data.dataset import Dataset
 from svtgui.data.exact_sums import SortedColumn
 from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
@@ -220,10 +221,13 @@ class _Counts:
         cols = tuple(sorted(cells))
         values = []
         for c in cols:
-            v = coerce_value(self.frame[c], self.ds.schema.column(c).kind, cells[c], c)
-            if v is _NO_MATCH:
+            series = self.frame[c]
+            if series.dtype == object:  # raw objects (a frame built in code): cell by cell, by mask
+                return int(self.mask(Junction("and", tuple(Condition(k, "=", cells[k]) for k in cols))).sum())
+            matches = match_values(storage_of(series), self.ds.schema.column(c).kind, (cells[c],), c)
+            if not matches:
                 return 0
-            values.append(v)
+            values.append(matches[0])
         if cols not in self.groups:
             sizes = self.frame.groupby(list(cols), observed=True, dropna=True).size()
             self.groups[cols] = {(k if isinstance(k, tuple) else (k,)): int(v) for k, v in sizes.items()}
@@ -256,8 +260,9 @@ class _NoMatch:
 _NO_MATCH = _NoMatch()
 
 
-def coerce_value(series: pd.Series, kind: ColumnKind, value: Any, column: str) -> Any:
-    """The query's value in the column's own type (so 13 matches the category "13")."""
+def coerce_value(kind: ColumnKind, value: Any, column: str) -> Any:
+    """The query's value in the column's own type: a number for a numeric column (``"13"`` is 13; a
+    text that is not a number is ``_NO_MATCH``), true/false for a boolean one, a timestamp for dates."""
     if kind == ColumnKind.NUMERIC:
         if isinstance(value, bool):
             return _NO_MATCH
@@ -277,11 +282,16 @@ def coerce_value(series: pd.Series, kind: ColumnKind, value: Any, column: str) -
             return pd.Timestamp(value)
         except (ValueError, TypeError):
             raise QueryError(f"column {column!r} holds dates; {value!r} is not a date") from None
-    return (
-        str(value)
-        if not isinstance(series.dtype, pd.CategoricalDtype) or not isinstance(value, str)
-        else value
-    )
+    return value
+
+
+def match_values(storage: str, kind: ColumnKind, raw: Sequence[Any], column: str) -> list[Any]:
+    """The stored values that ``=`` / ``in`` with ``raw`` match, for a column of the declared ``kind``
+    stored as ``storage`` (:func:`svtgui.data.cells.storage_of`). A categorical column matches by
+    category text (:mod:`svtgui.data.cells`), whatever its storage; the SQL path uses this too."""
+    if kind == ColumnKind.CATEGORICAL:
+        return category_matches(storage, raw)
+    return [v for v in (coerce_value(kind, x, column) for x in raw) if v is not _NO_MATCH]
 
 
 def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.ndarray:
@@ -292,11 +302,13 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
         return ~valid
     if op in ("=", "!=", "in"):
         raw = cond.value if op == "in" else (cond.value,)
-        values = [v for v in (coerce_value(series, kind, x, cond.column) for x in raw) if v is not _NO_MATCH]
+        values = match_values(storage_of(series), kind, raw, cond.column)
+        if series.dtype == object and kind == ColumnKind.CATEGORICAL:  # raw objects: by their text
+            series = series.map(category_text, na_action="ignore")
         hit = series.isin(values).to_numpy(dtype=bool) & valid if values else np.zeros(len(series), bool)
         return valid & ~hit if op == "!=" else hit
     bounds = cond.value if op == "between" else (cond.value,)
-    coerced = [coerce_value(series, kind, b, cond.column) for b in bounds]
+    coerced = [coerce_value(kind, b, cond.column) for b in bounds]
     if kind == ColumnKind.DATETIME:  # compare as int64 nanoseconds; missing cells are masked below
         x = pd.to_datetime(series).astype("datetime64[ns]").to_numpy().astype(np.int64)
         coerced = [pd.Timestamp(c).as_unit("ns").value for c in coerced]

@@ -17,6 +17,7 @@ import codecs
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import pandas as pd
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
+from svtgui.data.cells import clean_frame, missing_markers
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, LoadCancelled
 from svtgui.data.file_state import file_state, unchanged_since
@@ -112,9 +114,10 @@ def load_dataset(
         raise DatasetError("the file is nested too deeply to be read", path=path) from None
     except OSError as e:
         raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
-    schema = _schema_for(path, loaded.frame, options)
+    frame = clean_frame(loaded.frame, missing_markers(options.missing, options.standard_missing))
+    schema = _schema_for(path, frame, options)
     textio.report(progress, 1.0)
-    return Dataset(path.stem, path, loaded.frame, schema, loaded.format,
+    return Dataset(path.stem, path, frame, schema, loaded.format,
                    legacy_file_sha256=loaded.fingerprint, file_state=unchanged_since(state, path))
 
 
@@ -202,24 +205,40 @@ def _delimiter(path: Path, options: LoadOptions, text: str) -> str:
     return textio.detect_delimiter(text, path)
 
 
-def check_delimited(path: Path, options: LoadOptions, progress: ProgressState | None = None) -> str:
+UTF8 = ("utf-8", "utf-8-sig", "ascii")
+"""Encodings (codecs names) DuckDB and Spark read as they are; text in any other is given to them
+as a UTF-8 copy."""
+
+
+def check_delimited(path: Path, options: LoadOptions,
+                    progress: ProgressState | None = None) -> tuple[str, str]:
     """For an engine that parses delimited text itself (DuckDB, Spark): the same checks the memory
-    loader makes — binary and non-UTF-8 text refused (they read UTF-8 only, and would misread the
-    rest), every record's field count (a ragged row: DuckDB's sniffer falls back to one column, or
-    drops rows), header names as written — in one linear streaming pass. Returns the delimiter to
-    give the engine (its own guess is what goes wrong)."""
+    loader makes — binary text refused, the encoding found as the loader finds it, every record's
+    field count (a ragged row: DuckDB's sniffer falls back to one column, or drops rows), header
+    names as written — in one linear streaming pass. Returns the delimiter to give the engine (its
+    own guess is what goes wrong) and the encoding (:data:`UTF8` or a copy is needed)."""
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
-    if codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig", "ascii"):
-        raise DatasetError(f"the file is {encoding} text; DuckDB and Spark read UTF-8 only: save it as "
-                           "UTF-8, or load it with --engine memory", path=path)
     delimiter = _delimiter(path, options, sample.decode(encoding, errors="replace"))
+    try:
+        _check_records(path, progress, encoding, delimiter)
+    except DatasetError as e:  # as the loader does: UTF-8 guessed from the sample, a legacy byte later
+        if options.encoding is not None or encoding != "utf-8" or "cannot be decoded" not in e.message:
+            raise
+        encoding = "cp1252"
+        _check_records(path, progress, encoding, delimiter)
+    if options.header:
+        header = _raw_header(path, encoding, delimiter)
+        if not header:
+            raise DatasetError("the file has no columns (it is empty or blank)", path=path)
+        _check_header(header, path)
+    return delimiter, codecs.lookup(encoding).name
+
+
+def _check_records(path: Path, progress: ProgressState | None, encoding: str, delimiter: str) -> None:
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.5)) as raw:
         while raw.read(1 << 20):
             pass
-    if options.header:
-        _check_header(_raw_header(path, encoding, delimiter), path)
-    return delimiter
 
 
 def _parse_delimited(
@@ -274,7 +293,7 @@ def _raw_header(path: Path, encoding: str, delimiter: str) -> list[str]:
     rows = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=None), delimiter=delimiter,
                       skipinitialspace=True)
     try:
-        first = next(rows, [])
+        first = next((row for row in rows if row), [])  # pandas skips blank lines before the header
     except csv.Error:  # a header the csv module cannot tokenise: pandas reports the file itself
         return []
     return [name.strip() for name in first]
@@ -308,48 +327,78 @@ def _parser_error(path: Path, message: str) -> DatasetError:
 # -- JSON Lines -------------------------------------------------------------------------------------
 
 
+class JsonLines:
+    """The records of a JSON-lines file, each checked as the memory loader checks it (valid JSON, an
+    object, flat fields with names), in one streaming pass; ``fingerprint`` is set once iterated.
+    DuckDB and Spark are given a file only after it passed :func:`check_jsonl` (their readers
+    count a corrupt line as a row, or fail on deep nesting with a stack trace)."""
+
+    def __init__(self, path: Path, options: LoadOptions, progress: ProgressState | None) -> None:
+        self.path, self.options, self.progress = path, options, progress
+        self.fingerprint = ""
+        self.encoding = _encoding(path, options, textio.read_sample(path))
+
+    def __iter__(self) -> Iterator[dict]:
+        path, encoding = self.path, self.encoding
+        with textio.open_stream(path, self.progress, encoding=encoding, span=(0.0, 0.95)) as raw:
+            text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
+            for lineno, line in textio.text_lines(text, path):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise DatasetError(
+                        f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
+                    ) from None
+                except RecursionError:
+                    raise DatasetError("JSON nested too deeply", path=path, line=lineno) from None
+                except ValueError as e:  # e.g. an integer too long to convert
+                    raise DatasetError(f"not usable JSON: {e}", path=path, line=lineno) from None
+                if not isinstance(rec, dict):
+                    raise DatasetError(
+                        f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
+                    )
+                yield _flat_record(rec, path, lineno)
+            self.fingerprint = raw.fingerprint
+
+
+def _no_records(path: Path, any_record: bool) -> DatasetError:
+    if not any_record:
+        return DatasetError("the file holds no JSON records", path=path)
+    return DatasetError("the records have no fields (every line is {}): nothing to query", path=path)
+
+
+def check_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None = None) -> str:
+    """For an engine that parses JSON lines itself: the memory loader's refusals, in one pass.
+    Returns the file's encoding (codecs name)."""
+    any_record = any_field = False
+    lines = JsonLines(path, options, progress)
+    for rec in lines:
+        any_record = True
+        any_field = any_field or bool(rec)
+    if not any_field:
+        raise _no_records(path, any_record)
+    return codecs.lookup(lines.encoding).name
+
+
 def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
-    sample = textio.read_sample(path)
-    encoding = _encoding(path, options, sample)
     chunks: list[Chunk] = []
     lengths: list[int] = []  # records per chunk (a chunk of {} records has no column to tell)
     records: list[dict] = []
-    with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.95)) as raw:
-        text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
-        for lineno, line in textio.text_lines(text, path):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DatasetError(
-                    f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
-                ) from None
-            except RecursionError:
-                raise DatasetError("JSON nested too deeply", path=path, line=lineno) from None
-            except ValueError as e:  # e.g. an integer too long to convert
-                raise DatasetError(f"not usable JSON: {e}", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DatasetError(
-                    f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
-                )
-            records.append(_flat_record(rec, path, lineno))
-            if len(records) >= options.chunk_rows:
-                chunks.append(split_chunk(pd.DataFrame.from_records(records)))
-                lengths.append(len(records))
-                records = []
-        fingerprint = raw.fingerprint
+    lines = JsonLines(path, options, progress)
+    for rec in lines:
+        records.append(rec)
+        if len(records) >= options.chunk_rows:
+            chunks.append(split_chunk(pd.DataFrame.from_records(records)))
+            lengths.append(len(records))
+            records = []
     if records:
         chunks.append(split_chunk(pd.DataFrame.from_records(records)))
         lengths.append(len(records))
-    if not chunks:
-        raise DatasetError("the file holds no JSON records", path=path)
     if not any(chunk for chunk in chunks):
-        raise DatasetError("the records have no fields (every line is {}): nothing to query", path=path)
-    frame = combine_chunks(_same_fields(chunks, lengths))
-    if options.missing:
-        frame = tidy_frame(frame.replace(list(options.missing), pd.NA), categorical=True)
-    return _Loaded(frame, fingerprint, "jsonl")
+        raise _no_records(path, bool(chunks))
+    return _Loaded(combine_chunks(_same_fields(chunks, lengths)), lines.fingerprint, "jsonl")
 
 
 def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:
@@ -450,10 +499,30 @@ def _check_basket(line: str, path: Path, lineno: int) -> None:
 # -- Parquet and Excel (their parsers open the file themselves; hash first, then parse) -------------
 
 
+def check_parquet(path: Path) -> None:
+    """What every engine refuses in a Parquet file before reading a row, from its footer alone: an
+    unreadable footer (a truncated or foreign file), a repeated column name (DuckDB renames it
+    ``x_1``), a column type with no query meaning, no rows. The same messages on every engine."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        with textio.open_regular(path) as f:
+            meta = pq.ParquetFile(f)
+            schema, rows = meta.schema_arrow, meta.metadata.num_rows
+    except (pa.ArrowException, OSError, ValueError) as e:  # ValueError: e.g. undecodable metadata
+        raise DatasetError(f"not a readable Parquet file ({_one_line(e)})", path=path) from None
+    _check_header(schema.names, path, line=None)
+    _check_parquet_types(schema, path)
+    if rows == 0:
+        raise DatasetError("the file holds no rows", path=path)
+
+
 def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    check_parquet(path)
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
     try:
         pf = pq.ParquetFile(path)
@@ -463,21 +532,21 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
             textio.report(progress, 0.3 + 0.6 * (i + 1) / max(pf.num_row_groups, 1))
         table = pa.concat_tables(tables) if tables else pf.schema_arrow.empty_table()
     except (pa.ArrowException, OSError, ValueError) as e:  # ValueError: e.g. undecodable metadata
-        raise DatasetError(f"not a readable Parquet file ({e})", path=path) from None
+        raise DatasetError(f"not a readable Parquet file ({_one_line(e)})", path=path) from None
     # pyarrow reads a damaged page without checking it (text that is not UTF-8, offsets out of
     # range), which would fail later, mid-conversion, with a bare ArrowException
     for name, column in zip(table.column_names, table.columns, strict=True):
         try:
             column.validate(full=True)
         except pa.ArrowException as e:
-            raise DatasetError(f"damaged values in the Parquet file ({str(e).split(': ')[-1]})",
+            raise DatasetError(f"damaged values in the Parquet file ({_one_line(str(e).split(': ')[-1])})",
                                path=path, column=name) from None
-    _check_header(table.column_names, path, line=None)
-    table = _plain_columns(table, path)
+    table = _decimals_as_floats(table)
     try:
         frame = table.to_pandas()
     except pa.ArrowException as e:  # e.g. a date outside what pandas can hold
-        raise DatasetError(f"the Parquet file's values cannot be converted ({e})", path=path) from None
+        raise DatasetError(f"the Parquet file's values cannot be converted ({_one_line(e)})",
+                           path=path) from None
     if frame.empty:
         raise DatasetError("the file holds no rows", path=path)
     frame = frame.apply(
@@ -490,13 +559,15 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
     return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
 
 
-def _plain_columns(table, path: Path):  # noqa: ANN001, ANN202 - pyarrow types, imported lazily
+def _one_line(e: object) -> str:
+    """A library's message (pyarrow's hold line breaks) on one line."""
+    return " ".join(str(e).split())
+
+
+def _check_parquet_types(schema, path: Path) -> None:  # noqa: ANN001 - pyarrow types, imported lazily
     """Columns SVT Studio can query: numbers, booleans, texts, dates, categories, and lists of
-    numbers or texts (item sets). Decimals become float64 (said in docs/data.md); structs, maps,
-    binary data and nested lists are refused, naming the column, rather than turned into tuples of
-    keys or sets of byte values."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    numbers or texts (item sets). Structs, maps, binary data and nested lists are refused, naming
+    the column, rather than turned into tuples of keys or sets of byte values."""
     import pyarrow.types as t
 
     def scalar(typ) -> bool:  # noqa: ANN001
@@ -505,11 +576,9 @@ def _plain_columns(table, path: Path):  # noqa: ANN001, ANN202 - pyarrow types, 
         return (t.is_integer(typ) or t.is_floating(typ) or t.is_boolean(typ) or t.is_string(typ)
                 or t.is_large_string(typ) or t.is_temporal(typ) or t.is_null(typ) or t.is_decimal(typ))
 
-    for i, f in enumerate(table.schema):
+    for f in schema:
         typ = f.type
-        if t.is_decimal(typ):
-            table = table.set_column(i, f.name, pc.cast(table.column(i), pa.float64()))
-        elif t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
+        if t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
             if not scalar(typ.value_type) or t.is_decimal(typ.value_type):
                 raise DatasetError(
                     f"a list column of {typ.value_type}; a list column must hold numbers or texts "
@@ -523,6 +592,17 @@ def _plain_columns(table, path: Path):  # noqa: ANN001, ANN202 - pyarrow types, 
                 f"the column holds {kind}, which has no meaning for a query; drop it or flatten it "
                 "into plain columns before loading", path=path, column=f.name,
             )
+
+
+def _decimals_as_floats(table):  # noqa: ANN001, ANN202 - pyarrow types, imported lazily
+    """Decimal columns as float64 (said in docs/data.md): exact decimals become the nearest double."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as t
+
+    for i, f in enumerate(table.schema):
+        if t.is_decimal(f.type):
+            table = table.set_column(i, f.name, pc.cast(table.column(i), pa.float64()))
     return table
 
 

@@ -343,12 +343,24 @@ def test_duckdb_text_gets_the_memory_loaders_checks(known, tmp_path, text, said,
              "t.csv", said)
 
 
-def test_duckdb_refuses_text_that_is_not_utf8(known, tmp_path, capsys):
+def test_duckdb_reads_text_that_is_not_utf8_as_the_memory_engine_does(known, tmp_path, capsys):
+    """It was misread as columns 'x\x00,\x00c…', then refused; now DuckDB reads a private UTF-8 copy
+    (issue 22 §2: the memory engine's verdict on every engine)."""
     pytest.importorskip("duckdb")
+    from svtgui.data.engines import open_dataset
+    from svtgui.data.evaluate import evaluate
+    from svtgui.data.predicates import Condition
+    from svtgui.data.queries import Count
+
     data = tmp_path / "wide.csv"
-    data.write_bytes("x,colour\n1,red\n".encode("utf-16-le"))  # was misread as columns 'x\x00,\x00c…'
-    _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
-             "wide.csv", "UTF-8")
+    data.write_bytes("x,colour\n1,red\n2,blue\n".encode("utf-16"))
+    duck, memory = open_dataset(data, engine="duckdb"), open_dataset(data, engine="memory")
+    batch = [Count(Condition("colour", "=", "red")), Count(Condition("x", ">", 1))]
+    assert list(evaluate(duck, batch)) == list(evaluate(memory, batch)) == [1.0, 1.0]
+    copy = duck.table.copy
+    assert copy is not None and copy.exists() and oct(copy.parent.stat().st_mode & 0o777) == "0o700"
+    duck.table.close()
+    assert not copy.exists()  # removed on close
 
 
 # -- a derived ε or probability too small: the option the curator typed is named -----------------------

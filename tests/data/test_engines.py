@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svtgui.data.engines import EngineError, EngineRefused, choose_engine, open_dataset
+from svtgui.data.engines import EngineRefused, choose_engine, open_dataset
 from svtgui.data.engines.base import HISTOGRAM_LIMIT
 from svtgui.data.errors import DatasetError
 from svtgui.data.evaluate import evaluate
@@ -184,8 +184,11 @@ def test_missing_file_is_one_clear_error(tmp_path: Path) -> None:
 def test_unreadable_parquet_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"PAR1 this is not parquet")
-    with pytest.raises(EngineError, match="bad.parquet.*DuckDB cannot read"):
+    with pytest.raises(DatasetError, match="bad.parquet: not a readable Parquet file") as duck:
         open_dataset(bad, engine="duckdb")
+    with pytest.raises(DatasetError) as memory:
+        open_dataset(bad, engine="memory")
+    assert str(duck.value) == str(memory.value)  # the loader's one line (issue 22 §2)
 
 
 def test_unsupported_column_type_names_the_column(tmp_path: Path) -> None:
@@ -194,7 +197,7 @@ def test_unsupported_column_type_names_the_column(tmp_path: Path) -> None:
 
     path = tmp_path / "nested.parquet"
     pq.write_table(pa.table({"ok": [1, 2], "nested": [{"k": 1}, {"k": 2}]}), path)
-    with pytest.raises(EngineError, match="column 'nested'.*STRUCT.*not supported"):
+    with pytest.raises(DatasetError, match="column 'nested': the column holds a struct"):
         open_dataset(path, engine="duckdb")
 
 

@@ -66,7 +66,7 @@ def test_unreadable_data_exits_2_and_charges_nothing(census, tmp_path: Path, cap
     pq.write_table(pa.table({"age": [1, 2], "where": [{"k": 1}, {"k": 2}]}), nested)
     ledger = tmp_path / "l.db"
     for data, message in ((tmp_path / "gone.parquet", "no such file"),
-                          (nested, "column 'where': column type STRUCT")):
+                          (nested, "column 'where': the column holds a struct")):
         assert _run(data, queries, ledger, "--engine", "duckdb") == 2
         assert message in capsys.readouterr().err
     assert _runs(ledger) == []

@@ -24,16 +24,6 @@ from tests.data.engines_support import assert_same, frames, queries, universe_ce
 SPECS = ["c", "a@0,5,10,20"]
 
 
-@pytest.fixture(scope="session")
-def spark():
-    from svtgui.data.engines.spark_engine import SparkTable
-
-    session = SparkTable("local[2]", "", "parquet", conf={"spark.sql.shuffle.partitions": "2"}).session()
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    yield session
-    session.stop()
-
-
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(frame=frames(), batch=st.lists(queries(), min_size=1, max_size=20), tiny=st.booleans())
 def test_three_engines_answer_random_batches_alike(spark, tmp_path_factory, frame, batch, tiny) -> None:

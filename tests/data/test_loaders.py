@@ -13,6 +13,7 @@ import pytest
 
 from svtgui.data import DatasetError, LoadCancelled, LoadOptions, load_dataset
 from svtgui.data.schema import ColumnKind
+from tests.data.bad_files import REFUSED
 
 
 def write(path: Path, data: str | bytes, encoding: str = "utf-8") -> Path:
@@ -283,25 +284,7 @@ def test_bad_sidecar_names_the_schema_file(tmp_path):
 # -- bad input ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name, content, message, line",
-    [
-        ("empty.csv", b"", "empty", None),
-        ("blank.csv", b"\n\n\n", "no columns", None),
-        ("header.csv", b"a,b\n", "no data rows", 2),
-        ("binary.csv", bytes(range(256)) * 40, "binary", None),
-        ("short.csv", b"a,b,c\n1,2,3\n4,5\n6,7,8\n", "ragged row: 2 fields", 3),
-        ("long.csv", b"a,b,c\n1,2,3\n4,5,6,7\n", "ragged row: 4 fields", 3),
-        ("noname.csv", b"a,,c\n1,2,3\n", "empty column name", 1),
-        ("dupe.csv", b"a,b,a\n1,2,3\n", "repeats", 1),
-        ("bad.jsonl", b'{"a": 1}\n{oops}\n', "not valid JSON", 2),
-        ("list.jsonl", b"[1, 2]\n", "JSON object", 1),
-        ("blank.dat", b"\n \n", "no baskets", None),
-        ("junk.parquet", b"PAR1 this is not parquet", "Parquet", None),
-        ("junk.xlsx", b"not a zip file at all", "Excel", None),
-        ("data.xyz", b"a\n1\n", "unknown file type", None),
-    ],
-)
+@pytest.mark.parametrize("name, content, message, line", REFUSED, ids=[r[0] for r in REFUSED])
 def test_bad_files_raise_one_clear_error(tmp_path, name, content, message, line):
     path = write(tmp_path / name, content)
     with pytest.raises(DatasetError, match=message) as e:

@@ -53,6 +53,7 @@ class Dialect:
     has_all: str  # {c}, {items}: the list column holds every item of the literal list
     round_even: str  # {x}: x rounded to an integer, ties to even (exact_sums' rint)
     exact_int: str  # the type an exact integer sum is taken in
+    strip: str  # {x}: the text without surrounding blanks (cells.BLANKS: spaces and tabs)
 
     def ident(self, name: str) -> str:
         q = self.quote_char
@@ -81,10 +82,18 @@ class Dialect:
 
 
 DUCKDB = Dialect("duckdb", '"', False, "unnest(list_distinct({c}))", "list_has_all({c}, {items})",
-                 "round_even({x}, 0)", "HUGEINT")
+                 "round_even({x}, 0)", "HUGEINT", "trim({x}, ' \t')")
 SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_except({items}, {c})) = 0",
                 # doubles of 2^52 and more are integers already (and Spark's bround goes through decimal text)
-                "CASE WHEN abs({x}) >= 4503599627370496 THEN {x} ELSE bround({x}, 0) END", "DECIMAL(38, 0)")
+                "CASE WHEN abs({x}) >= 4503599627370496 THEN {x} ELSE bround({x}, 0) END", "DECIMAL(38, 0)",
+                "trim(BOTH ' \t' FROM {x})")
+
+
+def text_cell(dialect: Dialect, column: str, markers: frozenset[str]) -> str:
+    """A text column's cells by ``svtgui.data.cells``' rule, in SQL: stripped of blanks, markers NULL."""
+    stripped = dialect.strip.format(x=dialect.ident(column))
+    marks = ", ".join(dialect.literal(m) for m in sorted(markers))
+    return f"CASE WHEN {stripped} IN ({marks}) THEN NULL ELSE {stripped} END"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from svtgui.core.progress import ProgressState
+from svtgui.data.cells import missing_markers
+from svtgui.data.engines import scratch
 from svtgui.data.engines.base import (
     DUCKDB,
     FINGERPRINT_BATCH_ROWS,
@@ -27,6 +29,7 @@ from svtgui.data.engines.base import (
     dictionary_text,
     lists_as_tuples,
     sums_in_threads,
+    text_cell,
 )
 from svtgui.data.fingerprint import ColumnSums
 
@@ -46,6 +49,8 @@ def kind_of(type_name: str) -> str | None:
         # INTEGER[], 2.x as "NULL"[]. Either way it is an item column with no items yet.
         element = t[:-2].strip('"')
         return "itemset" if element in _ITEM_ELEMENTS else None
+    if t == '"NULL"' or t == "NULL":  # a field that is null on every line: missing numbers, as in memory
+        return "numeric"
     if t == "BOOLEAN":
         return "boolean"
     if t.split("(")[0] in _NUMERIC:
@@ -65,12 +70,14 @@ class DuckDBTable(TableEngine):
     relation = RELATION
 
     def __init__(self, path: str | Path, fmt: str, *, delimiter: str | None = None,
-                 missing: tuple[str, ...] = (), threads: int | None = None,
-                 memory_limit: str | None = None) -> None:
+                 markers: frozenset[str] | None = None, threads: int | None = None,
+                 memory_limit: str | None = None, copy: Path | None = None) -> None:
         self.path = Path(path)
+        self.copy = copy  # a private UTF-8 copy of ``path`` to read instead (engines.scratch), or None
+        self.owner = os.getpid()  # only the process that made the copy removes it
         self.fmt = fmt
         self.delimiter = delimiter
-        self.missing = missing
+        self.markers = missing_markers(("?",)) if markers is None else markers
         self.threads = threads or os.cpu_count() or 1
         self.memory_limit = memory_limit
         self._con: Any = None
@@ -86,7 +93,7 @@ class DuckDBTable(TableEngine):
 
     # -- connection -------------------------------------------------------------------------
     def _reader(self) -> str:
-        p = DUCKDB.literal(str(self.path))
+        p = DUCKDB.literal(str(self.copy or self.path))
         if self.fmt == "parquet":
             return f"read_parquet({p})"
         if self.fmt == "jsonl":
@@ -95,8 +102,8 @@ class DuckDBTable(TableEngine):
         delim = self.delimiter or ("\t" if self.fmt == "tsv" else None)
         if delim:
             opts.append(f"delim = {DUCKDB.literal(delim)}")
-        nulls = ["", *self.missing]
-        opts.append(f"nullstr = [{', '.join(DUCKDB.literal(m) for m in nulls)}]")
+        # the markers as written (the view strips them too): a numeric column holding "NA" stays numeric
+        opts.append(f"nullstr = [{', '.join(DUCKDB.literal(m) for m in sorted(self.markers))}]")
         return f"read_csv({p}, {', '.join(opts)})"
 
     def _connection(self) -> Any:
@@ -125,11 +132,16 @@ class DuckDBTable(TableEngine):
                 q = DUCKDB.ident(name)
                 if is_float:
                     select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
+                elif kind == "numeric" and base.strip('"') == "NULL":
+                    select.append(f"CAST(NULL AS DOUBLE) AS {q}")
+                    is_float = True
                 elif kind == "numeric" and base not in _EXACT_NUMERIC:
                     select.append(f"CAST({q} AS DOUBLE) AS {q}")
                     is_float = True
                 elif base == "DATE":
                     select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
+                elif base == "VARCHAR":
+                    select.append(f"{text_cell(DUCKDB, name, self.markers)} AS {q}")
                 else:
                     select.append(q)
                 columns.append(ColumnType(name, type_name, kind, is_float))
@@ -137,10 +149,13 @@ class DuckDBTable(TableEngine):
             self._con, self._columns = con, columns
         return self._con
 
-    def close(self) -> None:
+    def close(self, *, keep_copy: bool = False) -> None:
+        """Close the connection and remove the private copy (``keep_copy``: another table reads it)."""
         if self._con is not None:
             self._con.close()
             self._con = None
+        if not keep_copy:
+            scratch.remove(self.copy, self.owner)
 
     # -- the seam ---------------------------------------------------------------------------
     def columns(self) -> list[ColumnType]:
@@ -191,6 +206,10 @@ class DuckDBTable(TableEngine):
             return step()
         except duckdb.InterruptException:
             raise EngineError("the query was interrupted", path=self.path) from None
+        except (duckdb.InvalidInputException, duckdb.IOException) as e:
+            if self.fmt == "parquet":  # a damaged page, found when it is first read: the loader's words
+                raise EngineError(f"not a readable Parquet file ({_first_line(e)})", path=self.path) from None
+            raise EngineError(f"DuckDB failed: {_first_line(e)}", path=self.path) from None
         except duckdb.Error as e:
             raise EngineError(f"DuckDB failed: {_first_line(e)}", path=self.path) from None
 

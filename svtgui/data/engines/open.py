@@ -13,11 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from svtgui.core.progress import ProgressState
+from svtgui.data.cells import missing_markers
 from svtgui.data.dataset import Dataset
+from svtgui.data.engines import scratch
 from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine
 from svtgui.data.engines.dataset import TableDataset
 from svtgui.data.file_state import file_state
-from svtgui.data.loaders import _SUFFIXES, LoadOptions, _check_path, check_delimited, declared_schema
+from svtgui.data.loaders import (
+    _SUFFIXES,
+    UTF8,
+    LoadOptions,
+    _check_path,
+    check_delimited,
+    check_jsonl,
+    check_parquet,
+    declared_schema,
+)
 from svtgui.data.schema import Column, Schema
 
 LARGE_FILE_BYTES = 1 << 30
@@ -86,6 +97,21 @@ def choose_engine(source: str | Path, requested: str | None = None, options: Loa
     return EngineChoice("memory", f"file is {_size_text(size)}: loaded into memory")
 
 
+def _check_file(path: Path, fmt: str, options: LoadOptions,
+                progress: ProgressState | None) -> tuple[str | None, Path | None]:
+    """The memory loader's refusals for a file another engine will read (same messages). Returns,
+    for delimited text, the delimiter to give that engine (its own guess is what goes wrong), and
+    for text in an encoding other than UTF-8 a private UTF-8 copy for it to read instead."""
+    delimiter, encoding = None, "utf-8"
+    if fmt in ("csv", "tsv"):
+        delimiter, encoding = check_delimited(path, options, progress)
+    elif fmt == "parquet":
+        check_parquet(path)
+    elif fmt == "jsonl":
+        encoding = check_jsonl(path, options, progress)
+    return delimiter, None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
+
+
 def open_dataset(source: str | Path, options: LoadOptions | None = None,
                  progress: ProgressState | None = None, *, engine: str | None = None,
                  spark_master: str | None = None, spark_conf: dict[str, str] | None = None,
@@ -116,25 +142,39 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
         if fmt not in TABLE_FORMATS:
             raise EngineRefused(f"{fmt} files are read by the memory engine only, not by {choice.engine}",
                                 path=path)
-    delimiter = options.delimiter
-    if path is not None and fmt in ("csv", "tsv"):
-        delimiter = check_delimited(path, options, progress)
     state = file_state(path)  # before the engine reads anything
+    delimiter, copy = options.delimiter, None
+    markers = missing_markers(options.missing, options.standard_missing)
+    if path is not None:  # the memory loader's refusals first: every engine gives the same verdict
+        checked, copy = _check_file(path, fmt, options, progress)
+        delimiter = checked or delimiter
     table: TableEngine
     if choice.engine == "duckdb":
         from svtgui.data.engines.duckdb_engine import DuckDBTable
 
         assert path is not None
-        table = DuckDBTable(path, fmt, delimiter=delimiter, missing=options.missing)
+        table = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, copy=copy)
     else:
         from svtgui.data.engines.spark_engine import SparkTable
 
+        text_types = None
+        if path is not None and fmt in ("csv", "tsv", "jsonl"):
+            # Spark reads text with the columns and types DuckDB's sniffer gives the same file (its
+            # own inference orders JSON fields by name and reads an all-null field as text), so
+            # both engines (and their fingerprints) see the same values
+            from svtgui.data.engines.duckdb_engine import DuckDBTable
+
+            sniffer = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, threads=1, copy=copy)
+            try:
+                text_types = [(c.name, c.type_name) for c in sniffer.columns()]
+            finally:
+                sniffer.close(keep_copy=True)
         table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
-                           conf=spark_conf or {}, delimiter=delimiter, missing=options.missing,
-                           timeout=spark_timeout)
+                           conf=spark_conf or {}, delimiter=delimiter, markers=markers,
+                           timeout=spark_timeout, text_types=text_types, copy=copy)
     columns = table.columns()
     if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
-        raise EngineError("the file has no data rows", path=path)
+        raise EngineError("the file has a header but no data rows", path=path, line=2)  # the loader's words
     inferred = Schema(tuple(Column(c.name, c.kind) for c in columns))
     schema = declared_schema(path, inferred, options, table.row_count()) if path is not None else inferred
     return TableDataset(name, path, schema, fmt, table, choice.reason, file_state=state)

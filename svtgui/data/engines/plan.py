@@ -174,7 +174,8 @@ class Planner:
                 out[k] = int(hist[_N].to_numpy()[_mask(hist, where, schema)].sum())
         if pending:
             d = self.table.dialect
-            counted = self._aggregates([predicate_sql(wheres[k], schema, d) for k in pending])
+            storage = {c.name: c.kind for c in self.table.columns()}
+            counted = self._aggregates([predicate_sql(wheres[k], schema, d, storage) for k in pending])
             out[pending] = np.asarray(counted, dtype=np.float64)
         return out
 

@@ -19,24 +19,37 @@ import threading
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
-from svtgui.data.engines.base import SPARK, ColumnType, EngineError, TableEngine, lists_as_tuples
+from svtgui.data.cells import missing_markers
+from svtgui.data.engines import scratch
+from svtgui.data.engines.base import SPARK, ColumnType, EngineError, TableEngine, lists_as_tuples, text_cell
 from svtgui.data.fingerprint import ColumnSums
 
 DEFAULT_TIMEOUT = 600.0
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _ITEMS = ("array<string>", "array<int>", "array<bigint>", "array<smallint>", "array<tinyint>")
+SPARK_LOG = "SVTGUI_SPARK_LOG"
+"""Environment variable: a file to which the driver JVM's own output (log4j, Java stacks) is appended.
+Unset, that output goes nowhere: the curator sees SVT Studio's one-line messages only."""
+_CAST = {"BOOLEAN": "boolean", "TINYINT": "bigint", "SMALLINT": "bigint", "INTEGER": "bigint",
+         "BIGINT": "bigint", "DATE": "timestamp", "VARCHAR": "string"}
+"""DuckDB's sniffed type of a delimited column → the Spark type its text is cast to (others: double;
+timestamps: timestamp)."""
 
 
 def kind_of(type_name: str) -> str | None:
     t = type_name.lower()
     if t in _ITEMS:
         return "itemset"
+    if t in ("void", "null"):  # a field that is null on every line: missing numbers, as in memory
+        return "numeric"
     if t == "boolean":
         return "boolean"
     if t.split("(")[0] in _NUMERIC:
@@ -65,14 +78,18 @@ class SparkTable(TableEngine):
     dialect = SPARK
 
     def __init__(self, master: str, source: str, fmt: str, *, conf: dict[str, str] | None = None,
-                 delimiter: str | None = None, missing: tuple[str, ...] = (),
-                 timeout: float | None = None) -> None:
+                 delimiter: str | None = None, markers: frozenset[str] | None = None,
+                 timeout: float | None = None, text_types: list[tuple[str, str]] | None = None,
+                 copy: Path | None = None) -> None:
         self.master = master
         self.source = source
         self.fmt = fmt
         self.conf = dict(conf or {})
         self.delimiter = delimiter
-        self.missing = missing
+        self.markers = missing_markers(("?",)) if markers is None else markers
+        self.text_types = text_types  # delimited text: (column, DuckDB type) to cast each text column to
+        self.copy = copy  # a private UTF-8 copy of ``source`` to read instead (engines.scratch), or None
+        self.owner = os.getpid()
         self.timeout = timeout or DEFAULT_TIMEOUT
         self.relation = f"svt_{uuid.uuid4().hex[:12]}"
         self._df: Any = None
@@ -113,8 +130,9 @@ class SparkTable(TableEngine):
                 errors.append(e)
 
         starter = threading.Thread(target=start, name="svtgui-spark-start", daemon=True)
-        starter.start()
-        starter.join(self.timeout)
+        with _jvm_output_hidden(not self.master.startswith("sc://")):
+            starter.start()
+            starter.join(self.timeout)
         if errors or not result:
             why = _first_line(errors[0]) if errors else f"no answer within {self.timeout:g} s"
             raise EngineError(f"Spark did not start on {self.master} (is the master reachable, and Java "
@@ -126,21 +144,33 @@ class SparkTable(TableEngine):
         if self._df is None:
             spark = self.session()
 
+            source = str(self.copy or self.source)
+
             def read() -> Any:
                 if self.fmt == "table":
                     return spark.table(self.source[len("table:"):].strip())
                 if self.fmt == "parquet":
-                    return spark.read.parquet(self.source)
+                    return spark.read.parquet(source)
                 if self.fmt == "jsonl":
-                    return spark.read.json(self.source)
-                reader = spark.read.option("header", "true").option("inferSchema", "true")
+                    reader = spark.read
+                    if self.text_types is not None:
+                        reader = reader.schema(", ".join(f"{SPARK.ident(n)} {_json_type(t)}"
+                                                         for n, t in self.text_types))
+                    return reader.json(source)
+                # RFC 4180, as the other engines read it: a quoted field may hold line breaks
+                # (multiLine), and a quote inside one is doubled (escape), not backslashed
+                reader = spark.read.option("header", "true").option("multiLine", "true") \
+                    .option("quote", '"').option("escape", '"')
+                if self.text_types is not None:  # every cell as text; cast in the view below
+                    reader = reader.schema(", ".join(f"{SPARK.ident(n)} string" for n, _ in self.text_types))
+                else:
+                    reader = reader.option("inferSchema", "true")
                 sep = self.delimiter or ("\t" if self.fmt == "tsv" else ",")
-                reader = reader.option("sep", sep)
-                if self.missing:
-                    reader = reader.option("nullValue", self.missing[0])
-                return reader.csv(self.source)
+                return reader.option("sep", sep).csv(source)
 
             df = self._guarded(read, "reading the source")
+            if self.text_types is not None and self.fmt != "jsonl":
+                df = df.selectExpr(*(_cast_text(name, duck, self.markers) for name, duck in self.text_types))
             columns, select = [], []
             for field in df.schema.fields:
                 type_name = field.dataType.simpleString()
@@ -152,11 +182,13 @@ class SparkTable(TableEngine):
                 is_float = type_name in ("float", "double")
                 if is_float:
                     select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
-                elif type_name.startswith("decimal"):
+                elif type_name.startswith("decimal") or kind == "numeric" and type_name in ("void", "null"):
                     select.append(f"CAST({q} AS DOUBLE) AS {q}")
                     is_float = True
                 elif type_name == "date":
                     select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
+                elif kind == "categorical":
+                    select.append(f"{text_cell(SPARK, field.name, self.markers)} AS {q}")
                 else:
                     select.append(q)
                 columns.append(ColumnType(field.name, type_name, kind, is_float))
@@ -190,6 +222,9 @@ class SparkTable(TableEngine):
                               "is the master reachable and does it have free executors?")
         if errors:
             e = errors[0]
+            damage = _parquet_damage(e) if self.fmt == "parquet" else None
+            if damage:  # a damaged page, found when it is first read: the loader's words
+                raise EngineError(f"not a readable Parquet file ({damage})", path=self.source) from None
             raise EngineError(f"Spark failed ({what}) on {self.master}: {_first_line(e)}") from None
         return result[0]
 
@@ -252,6 +287,59 @@ class SparkTable(TableEngine):
 
     def close(self) -> None:
         self._df = None
+        scratch.remove(self.copy, self.owner)
+
+
+def _cast_text(name: str, duck_type: str, markers: frozenset[str]) -> str:
+    """A delimited column read as text, as the value DuckDB reads: markers missing, blanks stripped,
+    the text cast to the type DuckDB's sniffer chose (cells.py's rule; the view strips texts again)."""
+    base = duck_type.upper().split("(")[0]
+    target = _CAST.get(base, "timestamp" if base.startswith("TIMESTAMP") else "double")
+    q = SPARK.ident(name)
+    cell = text_cell(SPARK, name, markers)
+    return f"{cell} AS {q}" if target == "string" else f"CAST({cell} AS {target}) AS {q}"
+
+
+def _json_type(duck_type: str) -> str:
+    """The Spark type a JSON field is read as, from DuckDB's sniffed type (lists: arrays)."""
+    t = duck_type.upper()
+    if t.endswith("[]"):
+        return "array<string>" if t[:-2] == "VARCHAR" else "array<bigint>"
+    base = t.split("(")[0].strip('"')
+    if base == "NULL":
+        return "double"
+    return _CAST.get(base, "timestamp" if base.startswith("TIMESTAMP") else "double")
+
+
+@contextmanager
+def _jvm_output_hidden(active: bool) -> Iterator[None]:
+    """While the driver JVM starts (it inherits this process's stderr and stdout for good), point
+    both at ``$SVTGUI_SPARK_LOG`` or nowhere: log4j's warnings and Java stack traces must never
+    reach the curator unasked. Restored as soon as the session exists."""
+    if not active:
+        yield
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    target = os.open(os.environ.get(SPARK_LOG) or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, target):
+            os.close(fd)
+
+
+def _parquet_damage(e: BaseException) -> str | None:
+    """The line of a Spark failure that says a Parquet page could not be read, if it says so."""
+    for line in str(e).splitlines():
+        if "Exception" in line and any(w in line.lower() for w in ("parquet", "decompress", "corrupt")):
+            return line.strip()[:400]
+    return None
 
 
 def _first_line(e: BaseException) -> str:

@@ -1,0 +1,114 @@
+"""The test suite's corpus of bad (and tricky-but-valid) data files, shared by the loader tests and the
+cross-engine verdict test: every engine must accept each file with the same rows, or refuse it with
+the memory loader's one line (issue 22 §2).
+
+Gathered from ``test_loaders`` (bad files), ``tests/cli/test_bad_inputs`` (DuckDB's lenient text),
+``test_guarded_reader`` (ragged rows among quotes), issue 22's engine cases, and seeded byte-level
+mutations of the fuzzer's seeds (``fuzzing.mutate_bytes``), so what the fuzzer explores for the
+memory loader is also held against the other engines.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.data.fuzzing import mutate_bytes
+
+# (file name, content, what the memory loader's message says, the line it names)
+REFUSED: list[tuple[str, bytes, str, int | None]] = [
+    ("empty.csv", b"", "empty", None),
+    ("blank.csv", b"\n\n\n", "no columns", None),
+    ("header.csv", b"a,b\n", "no data rows", 2),
+    ("binary.csv", bytes(range(256)) * 40, "binary", None),
+    ("short.csv", b"a,b,c\n1,2,3\n4,5\n6,7,8\n", "ragged row: 2 fields", 3),
+    ("long.csv", b"a,b,c\n1,2,3\n4,5,6,7\n", "ragged row: 4 fields", 3),
+    ("noname.csv", b"a,,c\n1,2,3\n", "empty column name", 1),
+    ("dupe.csv", b"a,b,a\n1,2,3\n", "repeats", 1),
+    ("bad.jsonl", b'{"a": 1}\n{oops}\n', "not valid JSON", 2),
+    ("list.jsonl", b"[1, 2]\n", "JSON object", 1),
+    ("blank.dat", b"\n \n", "no baskets", None),
+    ("junk.parquet", b"PAR1 this is not parquet", "Parquet", None),
+    ("junk.xlsx", b"not a zip file at all", "Excel", None),
+    ("data.xyz", b"a\n1\n", "unknown file type", None),
+]
+
+CSV_SEED = b'age,sex,"note, quoted"\n34,F,"a ""b"""\n51,M,\n\n29,F,x\n'
+JSONL_SEED = b'{"age": 34, "sex": "F", "items": [1, 2]}\n{"age": 51, "sex": null, "items": [3]}\n'
+
+
+def _parquet(**columns: object) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(pa.table(columns), out)
+    return out.getvalue()
+
+
+def _repeated_name() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays([pa.array([1, 2]), pa.array([3, 4])], names=["x", "x"]), out)
+    return out.getvalue()
+
+
+def _mutations(seed: bytes, count: int, salt: int) -> list[bytes]:
+    """``count`` seeded byte-level mutations of ``seed`` (the fuzzer's edits, fixed choices)."""
+    return [mutate_bytes(seed, ((salt + 7919 * i) % 65536, (31 * i + salt) % 65536, (17 * i) % 256, i % 10))
+            for i in range(count)]
+
+
+def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
+    """Files for the three engines (formats DuckDB and Spark read: CSV, TSV, JSON lines, Parquet)."""
+    parquet_seed = _parquet(age=[1, 2, 3], sex=["F", "M", "F"], items=[[1], [2, 3], []])
+    files: list[tuple[str, Callable[[], bytes]]] = [
+        (name, lambda content=content: content) for name, content, _, _ in REFUSED
+        if name.endswith((".csv", ".jsonl", ".parquet"))]
+    files += [
+        # issue 22 §2
+        ("quoted-newline.csv", lambda: b'a,b\n1,"two\nlines"\n2,x\n3,y\n'),  # 3 records, not 4
+        ("corrupt-line.jsonl", lambda: b'{"a": 1}\n{oops}\n{"a": 2}\n'),
+        ("empty-objects.jsonl", lambda: b"{}\n{}\n"),
+        ("deep.jsonl", lambda: b'{"a": ' + b"[" * 3000 + b"1" + b"]" * 3000 + b"}\n"),
+        ("nested.jsonl", lambda: b'{"a": {"k": 1}}\n'),
+        ("repeated-name.parquet", _repeated_name),
+        ("truncated.parquet", lambda: parquet_seed[:-30]),
+        ("struct.parquet", lambda: _parquet(ok=[1, 2], nested=[{"k": 1}, {"k": 2}])),
+        ("no-rows.parquet", _empty_parquet),
+        # tests/cli/test_bad_inputs: DuckDB's lenient reading of text
+        ("one-short.csv", lambda: b"x,colour\n1,red\n2\n"),
+        ("quoted-short.csv", lambda: b'x,colour\n1,"red, dark"\n2\n'),
+        ("one-long.csv", lambda: b"x,colour\n1,red\n2,blue,3\n"),
+        ("x-twice.csv", lambda: b"x,x\n1,2\n"),
+        ("utf16.csv", lambda: "x,colour\n1,red\n".encode("utf-16-le")),
+        # test_guarded_reader: ragged rows among quotes
+        ("after-quoted-newline.csv", lambda: b'a,b\n1,"two\nlines"\n2,3\n4\n'),
+        ("doubled-quotes.csv", lambda: b'a,b\n"x ""q"", y",1\n2\n'),
+        ("quoted-fields.csv", lambda: b'a,b\n"x, y",1\n"two\nlines",2\n, 3\n'),
+        # valid seeds of the fuzzer, and what it does to them
+        ("seed.csv", lambda: CSV_SEED),
+        ("seed.tsv", lambda: CSV_SEED.replace(b",", b"\t")),
+        ("seed.jsonl", lambda: JSONL_SEED),
+        ("seed.parquet", lambda: parquet_seed),
+        ("markers-and-blanks.csv", lambda: b"a,b,c\n x ,NA,1\ny, ?,2\nNA ,null,3\nz,n/a , 4\n"),
+    ]
+    seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
+    for suffix, seed, salt in seeds:
+        files += [(f"mutant-{i}{suffix}", lambda m=m: m) for i, m in enumerate(_mutations(seed, 12, salt))]
+    return files
+
+
+def _empty_parquet() -> bytes:
+    import pyarrow as pa
+
+    return _parquet(a=pa.array([], pa.int64()))
+
+
+def write(folder: Path, name: str, content: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(content)
+    return path
