@@ -226,7 +226,7 @@ def report(progress: ProgressState | None, fraction: float) -> None:
     progress.set_progress(fraction, "reading")
 
 
-_FIELD_START, _UNQUOTED, _QUOTED, _QUOTE_IN_QUOTED = range(4)  # the CSV parser's states
+_FIELD_START, _UNQUOTED, _QUOTED, _QUOTE_IN_QUOTED, _AFTER_QUOTED = range(5)  # the CSV parser's states
 
 
 class FieldCounter:
@@ -240,7 +240,9 @@ class FieldCounter:
     unquoted field, which the parser keeps as a literal character: ``5'3"``) makes parity
     meaningless; from that chunk on the counter follows the parser's own states byte by byte on
     the lines that hold a quote (:meth:`_feed_sequential`; quote-free lines are still counted
-    with ``bytes.count``).
+    with ``bytes.count``). Text after a quoted field's closing quote (``"a "b``, a quote that was
+    not doubled) is refused: pandas appends it to the field, DuckDB refuses the file and Spark
+    reads yet another value, so no engine could be trusted to read it as the curator meant.
     """
 
     def __init__(self, path: Path, delimiter: str) -> None:
@@ -258,6 +260,9 @@ class FieldCounter:
         self.state: int | None = None  # the parser's state once counting byte by byte (None: not yet)
 
     def feed(self, data: bytes, final: bool = False) -> None:
+        if self.state is None and self.last == 34 and not self.in_quote and data[:1] not in (
+                b"", b'"', b"\n", b"\r", b" ", bytes([self.byte])):
+            self.state = _QUOTE_IN_QUOTED  # a closing quote ended the last read; text follows it
         if self.state is not None:
             return self._feed_sequential(data, final)
         arr = np.frombuffer(data, dtype=np.uint8)
@@ -396,13 +401,18 @@ class FieldCounter:
             elif state == _QUOTED:
                 if b == 34:
                     state = _QUOTE_IN_QUOTED
-            elif b == 34:  # "" inside a quoted field: one literal quote
+            elif state == _QUOTE_IN_QUOTED and b == 34:  # "" inside a quoted field: one literal quote
                 state = _QUOTED
             elif b == delimiter:
                 fields += 1
                 state = _FIELD_START
-            else:  # text after the closing quote continues the field, unquoted
-                state = _UNQUOTED
+            elif b == 32:  # blanks after the closing quote: stripped (cells.py)
+                state = _AFTER_QUOTED
+            else:
+                raise DatasetError(
+                    "a quoted field has text after its closing quote (a quote inside a quoted field is "
+                    'written twice: "")', path=self.path, line=self.physical + 1,
+                )
         self.pending_fields += fields
         self.state = state
 
@@ -447,7 +457,15 @@ class FieldCounter:
                 return True
         closing = qpos[(at == 1) & (qpos + 1 < len(arr))]
         after = arr[closing + 1]
-        return bool(np.any(~np.isin(after, (34, self.byte, 10, 13, 32))))
+        if np.any(~np.isin(after, (34, self.byte, 10, 13, 32))):
+            return True
+        for q in closing[after == 32]:  # blanks after a closing quote, then text?
+            j = q + 1
+            while j < len(arr) and arr[j] == 32:
+                j += 1
+            if j < len(arr) and arr[j] not in (self.byte, 10, 13):
+                return True
+        return False
 
 
 class StreamingReader(io.RawIOBase):

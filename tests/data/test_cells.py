@@ -61,8 +61,8 @@ def _answers(path: Path, batch: list[Count]) -> dict[str, list[float]]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(cells, min_size=1, max_size=12),
-       queries=st.lists(st.tuples(st.sampled_from(["=", "!=", "in"]), st.lists(values, min_size=1, max_size=3)),
-                        min_size=1, max_size=6))
+       queries=st.lists(st.tuples(st.sampled_from(["=", "!=", "in"]),
+                                  st.lists(values, min_size=1, max_size=3)), min_size=1, max_size=6))
 def test_text_cells_mean_the_same_on_every_engine_and_path(tmp_path_factory, texts, queries) -> None:
     folder = tmp_path_factory.mktemp("cells")
     path = _csv(folder, texts, declared=True)  # categorical even when every cell is a number
@@ -95,7 +95,8 @@ def test_markers_are_missing_in_every_format(tmp_path: Path) -> None:
     batch = [Count(Condition("c", "is_missing")), Count(Condition("c", "=", "b"))]
     for name in ("m.parquet", "m.jsonl"):
         for engine in ("memory", "duckdb"):
-            assert list(evaluate(open_dataset(tmp_path / name, engine=engine), batch)) == [3.0, 1.0], (name, engine)
+            ds = open_dataset(tmp_path / name, engine=engine)
+            assert list(evaluate(ds, batch)) == [3.0, 1.0], (name, engine)
 
 
 def test_working_copies_live_in_a_private_folder_removed_when_stale(tmp_path: Path) -> None:

@@ -21,8 +21,7 @@ from svtgui.data.queries import Count
 from tests.data.bad_files import engine_corpus, write
 
 CORPUS = engine_corpus()
-DIVERGE = {"mutant-10.csv": "a quoted field with text after its closing quote: pandas reads it leniently, "
-                            "DuckDB's sniffer gives up; not yet refused by the shared check"}
+DIVERGE: dict[str, str] = {}
 """Known differences, not fixed yet (listed in docs/scale.md): the test asserts they still differ, so
 a fix shows up as a failure here that asks for the entry to be removed."""
 

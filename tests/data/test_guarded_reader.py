@@ -150,6 +150,26 @@ def test_ragged_rows_are_found_in_files_with_quotes(tmp_path, text, line):
     assert info.value.line == line
 
 
+@pytest.mark.parametrize("text, line", [
+    ('a,b\n"x"y,1\n', 2),
+    ('a,b\n1,"two\nlines" more\n', 3),
+    ('a,b\n"x"  "y",1\n', 2),
+])
+def test_text_after_a_closing_quote_is_refused_with_its_line(tmp_path, text, line):
+    """pandas appended it to the field, DuckDB refused the file, Spark read a third value (issue 22 §2)."""
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    with pytest.raises(DatasetError, match="text after its closing quote") as info:
+        load_dataset(path)
+    assert info.value.line == line
+
+
+def test_blanks_after_a_closing_quote_are_stripped(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text('a,b\n"x" ,1\n"y",2\n')
+    assert list(load_dataset(path).frame["a"]) == ["x", "y"]
+
+
 def test_quoted_fields_with_delimiters_and_newlines_load(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text('a,b\n"x, y",1\n"two\nlines",2\n, 3\n')
@@ -208,6 +228,10 @@ def test_the_field_counter_agrees_with_a_csv_parser(text, cuts):
             counter.feed(piece)
         counter.feed(b"", final=True)
     except DatasetError as exc:
+        if "after its closing quote" in str(exc):  # a strict parser refuses it too
+            with pytest.raises(csv.Error, match="expected after"):
+                list(csv.reader(io.StringIO(text, newline=None), skipinitialspace=True, strict=True))
+            return
         bad = next(c for c in counts if c != counts[0])
         assert f"ragged row: {bad} fields where the header has {counts[0]}" in str(exc)
     else:
