@@ -53,9 +53,9 @@ def test_a_batch_costs_a_few_scans_not_one_per_query(tmp_path: Path) -> None:
             [Count(Condition("sex", "=", s)) for s in ("Male", "Female")] + \
             [ClippedSum("capital_gain", 0, b) for b in range(0, 100_000, 1000)]
     evaluate(ds, batch)
-    # distinct-count estimates of age and capital_gain, their two histograms, one aggregate scan for
-    # the two counts on sex (a histogram would cost two scans for them)
-    assert ds.planner.scans <= 5 < len(batch)
+    # the histograms of age and capital_gain (no distinct-count estimate before them: issue 25 §2),
+    # one aggregate scan for the two counts on sex (a histogram would cost two scans for them)
+    assert ds.planner.scans == 3 < len(batch)
     before = ds.planner.scans
     evaluate(ds, [RangeCount("age", 30, 40)])  # an adaptive query on a seen column: cached
     assert ds.planner.scans == before
@@ -64,6 +64,40 @@ def test_a_batch_costs_a_few_scans_not_one_per_query(tmp_path: Path) -> None:
     evaluate(ds, [Count(Condition("age", "<", 30))])  # asked again: the histogram is built
     evaluate(ds, [Count(Condition("age", "<", 40))])  # and answers from then on
     assert ds.planner.scans == before + 2
+
+
+def test_plans_spend_no_pass_on_estimates_and_fall_back_on_overflow(tmp_path: Path, monkeypatch) -> None:
+    """Issue 25 §2: no approx_count_distinct pre-scan; a histogram larger than the limit is found
+    by its own bounded GROUP BY (one pass, remembered), and aggregates answer instead."""
+    ds = open_dataset(write(census(4000), tmp_path), engine="duckdb")
+    seen: list[str] = []
+    real = ds.table.sql
+    monkeypatch.setattr(ds.table, "sql", lambda text: seen.append(text) or real(text))
+    ds.planner.limit = 50  # age has 74 distinct values: too many; sex has 2
+    batch = [RangeCount("age", lo, lo + 5) for lo in range(17, 80)] + \
+            [Count(Condition("sex", "=", s)) for s in ("Male", "Female", "x", "Male", "y", "z")]
+    expected = evaluate(open_dataset(tmp_path / "data.parquet", engine="memory"), batch)
+    assert list(evaluate(ds, batch)) == list(expected)
+    assert not any("approx_count_distinct" in s for s in seen)
+    assert sum("GROUP BY" in s for s in seen) == 2  # age (overflowed, then aggregates), sex
+    assert any("LIMIT 51" in s for s in seen)
+    before = len(seen)
+    assert list(evaluate(ds, batch[:60])) == list(expected[:60])
+    assert not any("GROUP BY" in s for s in seen[before:])  # the overflow is remembered
+
+
+def test_a_declared_integer_range_sets_duckdbs_perfect_hash_threshold(tmp_path: Path) -> None:
+    path = write(census(2000), tmp_path, "people.parquet")
+    (tmp_path / "people.schema.json").write_text(
+        '{"format": "svtgui-schema", "version": 1, "columns": [{"name": "capital_gain", "kind": "numeric", '
+        '"lower": 0, "upper": 199999}]}', encoding="utf-8")
+    ds = open_dataset(path, engine="duckdb")
+    setting = "SELECT current_setting('perfect_ht_threshold') AS v"
+    assert int(ds.table.sql(setting)["v"][0]) == 12  # DuckDB's default
+    evaluate(ds, [ClippedSum("capital_gain", 0, b) for b in (10, 100, 1000)])
+    assert int(ds.table.sql(setting)["v"][0]) == 18  # 200,001 values and NULL
+    evaluate(ds, [RangeCount("age", 20, 30)] * 5)  # no declared range: DuckDB's default again
+    assert int(ds.table.sql(setting)["v"][0]) == 12
 
 
 def test_content_fingerprint_is_the_memory_engines(tmp_path: Path) -> None:

@@ -143,6 +143,11 @@ class TableEngine(ABC):
     def close(self) -> None:
         """Release connections (the engine reconnects if used again)."""
 
+    def group_hint(self, bits: int | None) -> None:
+        """The next GROUP BY's columns have declared integer ranges worth ``bits`` bits in all (None:
+        not all declared). Engines that can group through a perfect hash table use it."""
+        del bits  # Spark has no such setting: nothing to do
+
     @property
     def location(self) -> str:
         """Where the data is, for messages (a path, a table name, a master URL)."""

@@ -34,6 +34,7 @@ from svtgui.data.engines.base import (
 from svtgui.data.fingerprint import ColumnSums
 
 RELATION = "dataset"
+DEFAULT_PERFECT_HT, MAX_PERFECT_HT = 12, 22  # bits: DuckDB's default, and the most a declaration sets
 _T = TypeVar("_T")
 _ITEM_ELEMENTS = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "NULL")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -81,11 +82,12 @@ class DuckDBTable(TableEngine):
         self.threads = threads or os.cpu_count() or 1
         self.memory_limit = memory_limit
         self._con: Any = None
+        self._perfect_ht = DEFAULT_PERFECT_HT
         self._columns: list[ColumnType] | None = None
         self._rows: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_con": None}
+        return {**self.__dict__, "_con": None, "_perfect_ht": DEFAULT_PERFECT_HT}
 
     @property
     def location(self) -> str:
@@ -149,11 +151,21 @@ class DuckDBTable(TableEngine):
             self._con, self._columns = con, columns
         return self._con
 
+    def group_hint(self, bits: int | None) -> None:
+        """DuckDB groups integers through a perfect hash table when their range (from the file's
+        statistics) fits ``perfect_ht_threshold`` bits, 12 by default: a declared range of 200,000
+        values needs 18 (3x faster). Capped so the table stays small (2^22 slots)."""
+        wanted = DEFAULT_PERFECT_HT if bits is None else min(max(bits, DEFAULT_PERFECT_HT), MAX_PERFECT_HT)
+        if wanted != self._perfect_ht:
+            self._run(f"SET perfect_ht_threshold = {wanted}", lambda r: r)
+            self._perfect_ht = wanted
+
     def close(self, *, keep_copy: bool = False) -> None:
         """Close the connection and remove the private copy (``keep_copy``: another table reads it)."""
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._perfect_ht = DEFAULT_PERFECT_HT
         if not keep_copy:
             scratch.remove(self.copy, self.owner)
 

@@ -10,11 +10,18 @@ The plans, chosen per batch (``docs/scale.md`` has the table):
   engine's own ``condition_mask`` and the counts of the matching rows are added.
 * **item histogram** (supports of single items): one ``GROUP BY item`` of the distinct items of
   each basket. Itemsets of two or more items use aggregates per scan.
-* **aggregates per scan** (when a histogram would exceed ``HISTOGRAM_LIMIT`` rows by the engine's
-  distinct-count estimate, and the first time a batch of at most ``FEW_QUERIES`` counts or range
-  counts reads columns no cached histogram covers — an adaptive query costs one scan, not two; the
-  next small batch on those columns builds the histogram):
-  up to ``AGGREGATES_PER_SCAN`` queries become one ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …``.
+* **aggregates per scan** (when a histogram would exceed ``HISTOGRAM_LIMIT`` rows, and the first
+  time a batch of at most ``FEW_QUERIES`` counts or range counts reads columns no cached histogram
+  covers — an adaptive query costs one scan, not two; the next small batch on those columns builds
+  the histogram): up to ``AGGREGATES_PER_SCAN`` queries become one
+  ``SELECT SUM(CASE WHEN … THEN 1 ELSE 0 END), …``.
+
+No pass is spent on estimating a histogram's size (two ``approx_count_distinct`` passes cost 22 % of
+a batch): the histogram's own ``GROUP BY`` is *bounded* — it returns at most ``limit + 1`` groups,
+and one group more than the limit means "too large", answered by aggregates instead (the column
+set is remembered and never grouped again). Declarations cannot bound it (data may lie outside
+declared bounds or categories), but the declared integer range of a numeric column tells DuckDB to
+group it through a perfect hash table (``TableEngine.group_hint``: 3x faster on 200,000 values).
 
 Histograms are cached on the dataset, so the next batch of a run (and an adaptive query) costs no
 scan when the columns were seen before; a cached histogram over more columns answers conditions on
@@ -38,7 +45,7 @@ from svtgui.data.evaluate import _public_n, _validate, condition_mask
 from svtgui.data.exact_sums import SortedColumn, clip_diff_grid, clip_diff_value, sum_grid, to_float
 from svtgui.data.predicates import Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
-from svtgui.data.schema import Schema
+from svtgui.data.schema import ColumnKind, Schema
 
 _N = "__svt_n"
 FEW_QUERIES = 4
@@ -54,7 +61,7 @@ class Planner:
     def __init__(self, table: TableEngine, limit: int = HISTOGRAM_LIMIT) -> None:
         self.table = table
         self.limit = limit
-        self.distinct: dict[str, int] = {}
+        self.too_large: set[frozenset[str]] = set()  # column sets whose bounded GROUP BY overflowed
         self.numeric: dict[str, SortedColumn | None] = {}
         self.grouped: dict[frozenset[str], pd.DataFrame] = {}
         self.items: dict[str, pd.DataFrame | None] = {}
@@ -87,22 +94,20 @@ class Planner:
                 out[idx] = self._supports(column, batch, schema)
         return out
 
-    # -- distinct counts (one scan for every new column) -------------------------------------
-    def _estimate(self, columns: set[str]) -> None:
-        todo = sorted(c for c in columns if c not in self.distinct)
-        if not todo:
-            return
-        d = self.table.dialect
-        row = self._sql("SELECT " + ", ".join(f"approx_count_distinct({d.ident(c)}) AS c{k}"
-                                             for k, c in enumerate(todo))
-                        + f" FROM {self.table.relation}")
-        for k, c in enumerate(todo):
-            self.distinct[c] = int(row.iloc[0, k])
-
-    def _fits(self, columns: frozenset[str]) -> bool:
-        self._estimate(set(columns))
-        size = math.prod(self.distinct.get(c, self.limit) + 1 for c in columns)
-        return size <= self.limit
+    # -- histogram sizes, from the declarations or a bounded GROUP BY (never a pre-scan) -------
+    def _histogram(self, columns: frozenset[str], schema: Schema, select: str, group: str,
+                   where: str = "", source: str | None = None) -> pd.DataFrame | None:
+        """``SELECT {select}, count(*) FROM {source} {where} GROUP BY {group}``, bounded to
+        ``limit + 1`` groups: None when it has more than ``limit`` (remembered: never tried again)."""
+        if columns in self.too_large:
+            return None
+        self.table.group_hint(_hash_bits(columns, schema))
+        hist = self._sql(f"SELECT {select}, count(*) AS {_N} FROM {source or self.table.relation}{where} "
+                         f"GROUP BY {group} LIMIT {self.limit + 1}")
+        if len(hist) > self.limit:
+            self.too_large.add(columns)
+            return None
+        return hist
 
     def _first(self, columns: frozenset[str]) -> bool:
         """True the first time a small batch reads ``columns`` (answer it by one aggregate scan);
@@ -116,17 +121,16 @@ class Planner:
         return self.table.sql(text)
 
     # -- range counts, clipped sums, clip differences ----------------------------------------
-    def weighted(self, column: str) -> SortedColumn | None:
+    def weighted(self, column: str, schema: Schema) -> SortedColumn | None:
         """The column's weighted histogram (sorted distinct values, rows per value) as the memory
         engine's exact evaluator (``exact_sums.SortedColumn``), or None when it would be too large."""
         if column not in self.numeric:
-            self._estimate({column})
-            if not self._fits(frozenset([column])):
+            c = self.table.dialect.ident(column)
+            hist = self._histogram(frozenset([column]), schema, f"CAST({c} AS DOUBLE) AS v", c,
+                                   f" WHERE {c} IS NOT NULL")
+            if hist is None:
                 self.numeric[column] = None
             else:
-                c, rel = self.table.dialect.ident(column), self.table.relation
-                hist = self._sql(f"SELECT CAST({c} AS DOUBLE) AS v, count(*) AS {_N} FROM {rel} "
-                                 f"WHERE {c} IS NOT NULL GROUP BY {c}")
                 values = hist["v"].to_numpy(np.float64)
                 order = np.argsort(values, kind="stable")
                 self.numeric[column] = SortedColumn(values[order], hist[_N].to_numpy(np.int64)[order])
@@ -135,7 +139,7 @@ class Planner:
     def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
         small = (cls is RangeCount and len(batch) <= FEW_QUERIES and column not in self.numeric
                  and self._first(frozenset([column])))
-        w = None if small else self.weighted(column)  # a few counts, first time: one scan beats two
+        w = None if small else self.weighted(column, schema)  # a few counts, first time: one scan beats two
         if w is None:
             raw = self._aggregates([_numeric_sql(q, schema, self.table) for q in batch])
             return np.array([_finish(q, schema, v) for q, v in zip(batch, raw, strict=True)])
@@ -167,7 +171,7 @@ class Planner:
                 out[k] = self.table.row_count()
                 continue
             cols = frozenset(where.columns())
-            hist = self._grouped(cols, need, few=cols in fresh)
+            hist = self._grouped(cols, need, schema, few=cols in fresh)
             if hist is None:
                 pending.append(k)
             else:
@@ -179,7 +183,7 @@ class Planner:
             out[pending] = np.asarray(counted, dtype=np.float64)
         return out
 
-    def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str],
+    def _grouped(self, columns: frozenset[str], batch_columns: frozenset[str], schema: Schema,
                  few: bool = False) -> pd.DataFrame | None:
         """A cached histogram over a superset of ``columns``; else a new one (the batch's, if it fits),
         unless the batch is ``few`` queries: one aggregate scan answers them faster than a histogram."""
@@ -188,20 +192,20 @@ class Planner:
                 return hist
         if few:
             return None
-        for cols in (batch_columns, columns):
-            if columns <= cols and self._fits(cols):
-                d = self.table.dialect
-                names = ", ".join(d.ident(c) for c in sorted(cols))
-                self.grouped[cols] = self._sql(f"SELECT {names}, count(*) AS {_N} "
-                                               f"FROM {self.table.relation} GROUP BY {names}")
-                return self.grouped[cols]
+        for cols in dict.fromkeys((batch_columns, columns)):
+            if columns <= cols:
+                names = ", ".join(self.table.dialect.ident(c) for c in sorted(cols))
+                hist = self._histogram(cols, schema, names, names)
+                if hist is not None:
+                    self.grouped[cols] = hist
+                    return hist
         return None
 
     # -- item supports ---------------------------------------------------------------------------
     def _supports(self, column: str, batch: list[ItemSupport], schema: Schema) -> np.ndarray:
         d = self.table.dialect
         element = _element_kind(self.table, column)
-        hist = self._item_histogram(column) if any(len(q.items) == 1 for q in batch) else None
+        hist = self._item_histogram(column, schema) if any(len(q.items) == 1 for q in batch) else None
         out = np.zeros(len(batch))
         pending: list[int] = []
         exprs: list[str] = []
@@ -218,17 +222,14 @@ class Planner:
             out[pending] = np.asarray(self._aggregates(exprs), dtype=np.float64)
         return out
 
-    def _item_histogram(self, column: str) -> dict[Any, int] | None:
+    def _item_histogram(self, column: str, schema: Schema) -> dict[Any, int] | None:
         if column not in self.items:
             d, rel = self.table.dialect, self.table.relation
-            est = self._sql(f"SELECT approx_count_distinct(item) AS n FROM "
-                            f"(SELECT {d.distinct_items.format(c=d.ident(column))} AS item FROM {rel}) s")
-            if int(est.iloc[0, 0]) + 1 > self.limit:
-                self.items[column] = None
-            else:
-                hist = self._sql(f"SELECT item, count(*) AS {_N} FROM (SELECT "
-                                 f"{d.distinct_items.format(c=d.ident(column))} AS item FROM {rel}) s "
-                                 f"WHERE item IS NOT NULL GROUP BY item")
+            self.items[column] = None
+            items = f"(SELECT {d.distinct_items.format(c=d.ident(column))} AS item FROM {rel}) s"
+            hist = self._histogram(frozenset([column]), schema, "item", "item", " WHERE item IS NOT NULL",
+                                   source=items)
+            if hist is not None:
                 self.items[column] = dict(zip(hist["item"].tolist(), hist[_N].tolist(), strict=True))
         return self.items[column]
 
@@ -282,6 +283,21 @@ class Planner:
         if len(rows) > limit:
             raise QueryError(f"column {column!r} has more than {limit} distinct values; declare its levels")
         return rows["v"].tolist()
+
+
+def _hash_bits(columns: frozenset[str], schema: Schema) -> int | None:
+    """Bits of the perfect hash table that groups ``columns`` by their declared integer ranges (one
+    more value each for NULL), or None when a column has no declared range (text, undeclared)."""
+    bits = 0
+    for name in columns:
+        if name not in schema:
+            return None
+        col = schema.column(name)
+        if col.kind != ColumnKind.NUMERIC or col.lower is None or col.upper is None:
+            return None
+        span = math.floor(col.upper) - math.ceil(col.lower) + 2
+        bits += max(1, math.ceil(math.log2(max(span, 2))))
+    return bits
 
 
 def _floats(batch: list[Any], name: str) -> np.ndarray:
