@@ -316,7 +316,7 @@ class MainWindow(QMainWindow):
 
     # -- opening data ---------------------------------------------------------------------------------
     def open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", "", DATA_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", self.settings.last_folder, DATA_FILTER)
         if path:
             self.open_path(path)
 

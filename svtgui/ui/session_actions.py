@@ -122,7 +122,7 @@ class SessionActions(QObject):
         )
         self.act_export_script = w.add_action(
             "Export reproducible &script…",
-            "",
+            "Ctrl+Alt+E",
             "Write a Python script that replays the current run on a data file with fresh secure noise "
             "(running it spends budget)",
             lambda: self.export_script(),

@@ -217,3 +217,18 @@ def test_screenshot_command_writes_a_png(tmp_path, qapp, page):
     # Not a blank image: antialiased text alone gives dozens of shades (a blank window has 1–5).
     colours = {img.pixel(x, y) for x in range(0, img.width(), 3) for y in range(0, img.height(), 3)}
     assert len(colours) > 20
+
+
+def test_file_open_starts_in_the_folder_of_the_last_file(qtbot, window, tmp_path, monkeypatch):
+    """Not the folder the program was started from (issue 24 §5); a folder since removed is skipped."""
+    from PySide6.QtWidgets import QFileDialog
+
+    data, gone = tmp_path / "data", tmp_path / "gone"
+    data.mkdir()
+    window.settings.add_recent_file(data / "adult.csv")
+    window.settings.add_recent_file(gone / "old.csv")  # the newest, but its folder no longer exists
+    seen = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda parent, title, start, filters: (seen.append(start), ("", ""))[1]))
+    window.open_file()
+    assert seen == [str(data)]

@@ -66,6 +66,17 @@ class Settings:
         self._s.setValue("files/recent", files[:MAX_RECENT])
         return files[:MAX_RECENT]
 
+    @property
+    def last_folder(self) -> str:
+        """Where File → Open starts: the folder of the file opened last that still exists ("" when
+        none: the dialog's own default). Curators keep their data in one place, rarely the folder
+        the program was started from."""
+        for f in self.recent_files:
+            folder = Path(f).parent
+            if folder.is_dir():
+                return str(folder)
+        return ""
+
     def remove_recent_file(self, path: str | Path) -> None:
         p = _absolute(path)
         self._s.setValue("files/recent", [f for f in self.recent_files if f != p])
