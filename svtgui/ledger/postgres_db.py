@@ -184,6 +184,10 @@ class PostgresDb:
                 copy.write_row(row)
 
     # ------------------------------------------------------------------ runs' owners
+    def may_raise(self) -> bool:
+        """Whether the login holds the custodian role (the server refuses anyone else's raise)."""
+        return bool(self.read(f"SELECT pg_has_role(session_user, '{ddl.CUSTODIAN}', 'MEMBER')")[0][0])
+
     def hold_run(self, run_id: int) -> None:
         """Hold the run for this session: the lock goes with the session when the client dies."""
         self.read("SELECT pg_advisory_lock(?, ?)", (self._lock_key, int(run_id)))

@@ -196,6 +196,10 @@ class SqliteDb:
         alive: only its own machine can tell)."""
         return owner_host == socket.gethostname() and not _alive(owner_pid)
 
+    def may_raise(self) -> bool:
+        """A file ledger has one curator, who may raise (each raise is logged)."""
+        return True
+
     def hold_run(self, run_id: int) -> None:
         """Nothing to hold: a file ledger knows a run's owner by host and process id."""
 

@@ -119,6 +119,11 @@ class Ledger:
         """Where the ledger is, as messages name it (a server URL without its password)."""
         return self._db.location
 
+    def may_raise(self) -> bool:
+        """Whether this login may raise a dataset's total (a server ledger's custodian; any file owner)."""
+        with self._lock:
+            return self._db.may_raise()
+
     @property
     def server(self) -> bool:
         """Whether this ledger lives on a database server (shared by a team) rather than in a file."""

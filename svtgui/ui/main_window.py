@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui import __version__
+from svtgui.app import ledger_choice
 from svtgui.app.dataset_identity import recall_declared, remember_declared
 from svtgui.app.outputs import Inputs
 from svtgui.app.runs.model import RUNNABLE, STATE, STATUS, RunModel
@@ -50,6 +51,7 @@ from svtgui.ui.setup.spark_open import EngineActions
 from svtgui.ui.setup.start_page import SAMPLES, StartPage
 from svtgui.ui.tools.help_window import HelpWindow
 from svtgui.ui.tools.linear_answer import ReleaseAnswerDialog
+from svtgui.ui.tools.preferences import PreferencesDialog
 
 log = logging.getLogger("svtgui.ui")
 PAGES = ("dataset", "schema", "mechanism", "queries", "run")
@@ -78,6 +80,8 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__()
         self.settings = settings or Settings()
+        # Preferences → Ledger, unless $SVTGUI_LEDGER was given for this session
+        ledger_choice.apply_saved(self.settings.ledger_location)
         self.setWindowTitle("SVT Studio")
         named(self, "SVT Studio main window")
         self.setAcceptDrops(True)
@@ -245,6 +249,10 @@ class MainWindow(QMainWindow):
             "Answer count queries from a SparseProject release file (no dataset needed)",
             lambda: self.answer_from_release(),
             t,
+        )
+        self.act_preferences = self.add_action(
+            "&Preferences…", "Ctrl+,", "Where the ledger is: this computer, or a team's server",
+            lambda: self.show_preferences(), t,
         )
         h = mb.addMenu("&Help")
         tb.addSeparator()
@@ -493,6 +501,18 @@ class MainWindow(QMainWindow):
         self._teaching.show()
         self._teaching.raise_()
         return self._teaching
+
+    def show_preferences(self) -> PreferencesDialog:
+        """Tools ▸ Preferences…: the ledger's place; OK reopens the window's ledger there."""
+        current = str(self.run_model.budget.ledger_path)
+        dlg = PreferencesDialog(self.settings, current, self._ledger_moved, self)
+        dlg.show()
+        return dlg
+
+    def _ledger_moved(self, location: str) -> None:
+        self.run_model.budget.close()
+        self.run_model.refresh_budget()
+        self.status_label.setText(f"Ledger: {self.run_model.budget.ledger_path}.")
 
     def answer_from_release(self, path: str | None = None) -> ReleaseAnswerDialog:
         """Tools ▸ Answer from a release file: non-modal, needs no dataset, never touches the ledger."""

@@ -51,6 +51,16 @@ class Settings:
     def window_state(self, value: QByteArray) -> None:
         self._s.setValue("window/state", value)
 
+    # -- ledger -------------------------------------------------------------------------------
+    @property
+    def ledger_location(self) -> str:
+        """Preferences → Ledger: a file path or a postgresql:// URL ("" = this computer's default file)."""
+        return str(self._s.value("ledger/location", "") or "")
+
+    @ledger_location.setter
+    def ledger_location(self, value: str) -> None:
+        self._s.setValue("ledger/location", value)
+
     # -- recent files -------------------------------------------------------------------------
     @property
     def recent_files(self) -> list[str]:
