@@ -35,6 +35,10 @@ The checks
   (``svtgui-cli ledger set-relation``).
 * :func:`seeded_only_on_public_data` — seeded (test) noise only on the bundled samples and toy data
   built in memory (:mod:`svtgui.app.public_data`): a known seed makes the noise removable.
+* :func:`domains_declared_or_allowed` — a release that depends on a domain read off the data (a
+  list of the values or items that occur, schema levels read from the data, a universe over observed
+  levels; :mod:`svtgui.app.domains`) only with the curator's override; the domains are then stored
+  with the charge, and every report says the release is NOT differentially private.
 * :func:`demos_only_on_public_data` — inside a demo (:func:`svtgui.app.demo.throwaway_ledger`, which
   sets :data:`DEMO_ENV`) only public rows run: a throwaway ledger charges nothing that lasts.
 """
@@ -46,7 +50,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from svtgui.app.dataset_identity import declared, identify
+from svtgui.app import domains
+from svtgui.app.dataset_identity import identify
 from svtgui.app.public_data import is_public
 from svtgui.ledger import DatasetRecord, Ledger, RunRecord
 
@@ -120,6 +125,12 @@ def seeded_only_on_public_data(request: Request, _registration: DatasetRecord | 
             f"{request.name!r} is neither, and a known seed makes its noise removable (nothing was charged)")
 
 
+def domains_declared_or_allowed(request: Request, _registration: DatasetRecord | None) -> str | None:
+    """Domains read off the data are not public: released over only with the curator's override."""
+    refusal = domains.gate_problem(request.extra)
+    return None if refusal is None else f"{refusal} (nothing was charged)"
+
+
 def demos_only_on_public_data(request: Request, _registration: DatasetRecord | None) -> str | None:
     """A demo's throwaway ledger spends nothing that lasts: only public rows may run in it."""
     if not os.environ.get(DEMO_ENV) or is_public(request.dataset):
@@ -129,7 +140,8 @@ def demos_only_on_public_data(request: Request, _registration: DatasetRecord | N
 
 
 #: Every check, in order; the first refusal wins. Append new checks here.
-CHECKS: list[Check] = [same_relation, seeded_only_on_public_data, demos_only_on_public_data]
+CHECKS: list[Check] = [same_relation, seeded_only_on_public_data, domains_declared_or_allowed,
+                       demos_only_on_public_data]
 
 
 def screen(ledger: Ledger, request: Request) -> DatasetRecord | None:
@@ -156,4 +168,6 @@ def charge(ledger: Ledger, request: Request) -> RunRecord:
         raise Refused(f"dataset {request.name!r} is not in the ledger yet: register it with a total budget")
     return ledger.start_run(registration.dataset_id, request.mechanism_id, request.params, request.epsilon,
                             request.delta, secure=request.secure, noise_description=request.noise_description,
-                            queries_planned=request.queries_planned, declared=declared(request.schema))
+                            queries_planned=request.queries_planned,
+                            declared=domains.ledger_declarations(request.schema,
+                                                                 request.extra.get(domains.LEDGER_KEY, ())))

@@ -5,7 +5,7 @@ what exactly would it be?* — and get the same answer from :func:`build`: a :cl
 
 * ``problems``: every reason the run may not start, each tied to the field at fault
   (``Problem.field`` is a parameter name such as ``"epsilon"``, or ``"dataset"``, ``"queries"``,
-  ``"budget"``, ``"mechanism"``, ``"universe"``, ``"release_out"``, ``"report"``), taken from
+  ``"budget"``, ``"mechanism"``, ``"universe"``, ``"release_out"``, ``"report"``, ``"domains"``), taken from
   ``ParamError.param`` where the core raised one, never guessed from the message's text;
 * the parameters a mechanism is built with, the derived ones included: Δ (from the query
   definitions and the declared bounds, never from the data), ``integer`` and ``monotonic``
@@ -31,6 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from svtgui.app import domains as domain_check
 from svtgui.app import linear_setup as linear
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.core import mechanisms
@@ -204,6 +205,10 @@ class Plan:
     fits: bool | None = None  # None when the budget is unknown (no ledger, or not declared yet)
     linear: linear.LinearPlan | None = None
     cutoff: int | None = None  # the run halts after this many ⊤ (AboveThreshold: 1); None without one
+    # The domains read off the data this release depends on (:mod:`svtgui.app.domains`): refused
+    # (field "domains") unless the curator allowed them; an allowed run is NOT differentially private.
+    domains_from_data: tuple[str, ...] = ()
+    domains_allowed: bool = False  # the curator's override, carried to the gate with the notes
 
     @property
     def ok(self) -> bool:
@@ -241,7 +246,8 @@ class Plan:
 def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
           monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
           outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False,
-          inputs: Inputs | None = None) -> Plan:
+          inputs: Inputs | None = None,
+          domains: domain_check.Domains = domain_check.DECLARED) -> Plan:
     """Validate a run as a whole without charging anything.
 
     ``params`` are what the user chose (ε, δ, T, c, …, and PMW/SparseProject's ``universe`` and
@@ -253,6 +259,9 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     against ``inputs`` (:mod:`svtgui.app.outputs`: every file the command read, the ledger) and the
     dataset's own file and schema sidecar: a report written over one of them would destroy it.
     ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
+    ``domains`` are the domains read off the data that the query list brings and the curator's
+    override: a release depending on any (those, the schema's levels read from the data, a universe's
+    observed levels) is refused without the override (field ``domains``).
     """
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -291,6 +300,13 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
                     params.update(linear.set_by_run(dataset, mechanism_id))
         for key in run_params:
             params.pop(key, None)
+    notes = domain_check.release_notes(schema, queries, domains.from_data,
+                                       linear_plan.universe if linear_plan is not None else None)
+    refused = domain_check.problem(notes, domains.allowed)
+    if refused is not None and dataset is not None:
+        problems.append(Problem(domain_check.FIELD, refused))
+    elif notes:
+        warnings.append(domain_check.warning(notes))
     names = {p.name for p in info.params}
     for key in sorted(set(params) - names):
         problems.append(Problem("mechanism", f"{mechanism_id} has no parameter {key!r}; "
@@ -334,7 +350,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
             release = Path(out).suffix.lower() == linear.RELEASE_SUFFIX
             problems.append(Problem("release_out" if release else "report", str(exc)))
     return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
-                linear_plan, cutoff)
+                linear_plan, cutoff, notes, domains.allowed)
 
 
 def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,

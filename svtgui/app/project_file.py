@@ -11,6 +11,11 @@ On opening, the dataset is checked *through the ledger*: its rows must be the on
 knows by the saved id (:mod:`svtgui.app.dataset_identity`), so copying or editing a session file
 cannot change a budget.
 
+The query list's provenance is kept with it: ``domains_from_data`` names each domain the list was
+built from that was read off the data (as in a query file; the schema's own ``levels_from_data``
+rides in the schema), so a reopened session refuses, or marks NOT differentially private, exactly
+what the saved one did. A file without the field declared its domains.
+
 Versions: 1 had no ``linear`` section; 2 adds it; 3 replaces ``dataset.fingerprint`` (the file's
 plain SHA-256) by ``dataset.dataset_id`` (the ledger's random id). An older file is read through
 :data:`MIGRATIONS` (one step per version), so old sessions keep opening; a newer file than this
@@ -36,7 +41,8 @@ LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in key
 SESSION_FORMAT = "svtgui-session"
 SESSION_VERSION = 3
 SUFFIX = ".svtsession"
-_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear"}
+_FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear",
+           "domains_from_data"}
 _NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
 
 
@@ -94,10 +100,12 @@ class Session:
     dataset_name: str = ""
     # PMW / SparseProject run parameters: "universe" (column specs), "release_out" (SparseProject)
     linear: dict[str, Any] = field(default_factory=dict)
+    # The domains read off the data that the query list was built from (svtgui.data.provenance)
+    domains_from_data: tuple[str, ...] = ()
 
     @classmethod
     def from_state(cls, dataset: Any, queries: list[Any], mechanism_id: str, params: dict[str, Any],
-                   monotonic: bool = False) -> Session:
+                   monotonic: bool = False, domains_from_data: tuple[str, ...] = ()) -> Session:
         """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters).
 
         ``params`` may hold the linear run parameters (as the runner takes them); they are kept in
@@ -113,7 +121,7 @@ class Session:
             linear["release_out"] = str(Path(linear["release_out"]).expanduser().resolve())
         session = cls(str(Path(dataset.path).resolve()) if dataset.path else "", dataset.dataset_id,
                       dataset.schema.to_json(), mechanism_id, params, [q.to_json() for q in queries],
-                      bool(monotonic), dataset.name, linear)
+                      bool(monotonic), dataset.name, linear, tuple(domains_from_data))
         session.check()
         return session
 
@@ -123,7 +131,7 @@ class Session:
         because they do not parse now (a session never holds an invalid value)."""
         params, problems = workspace.parameters()
         session = cls.from_state(workspace.dataset, workspace.queries, workspace.mechanism_id, params,
-                                 workspace.monotonic_requested())
+                                 workspace.monotonic_requested(), workspace.queries_from_data)
         return session, sorted(problems)
 
     def apply_to(self, workspace: Any) -> None:
@@ -141,7 +149,7 @@ class Session:
 
     def check(self, where: str = "session") -> None:
         """Validate every field (mechanism, parameters, schema, queries) without touching any data."""
-        from svtgui.data.queries import queries_from_json
+        from svtgui.data.queries import domains_from_data, queries_from_json
         from svtgui.data.schema import Schema
 
         if self.dataset_id is not None and not (isinstance(self.dataset_id, str)
@@ -171,6 +179,11 @@ class Session:
             queries_from_json(self.queries)
         except ValueError as exc:
             raise SessionError(f"{where}: field 'queries': {exc}") from None
+        try:
+            notes = self.domains_from_data  # a tuple when built here, the JSON value when read
+            self.domains_from_data = domains_from_data(list(notes) if isinstance(notes, tuple) else notes)
+        except ValueError as exc:
+            raise SessionError(f"{where}: {exc}") from None
 
     def _check_linear(self, where: str) -> None:
         """The linear section: only for PMW/SparseProject, only their keys, well-formed values (the
@@ -201,6 +214,8 @@ class Session:
                "monotonic": self.monotonic, "queries": self.queries}
         if self.linear:
             doc["linear"] = dict(self.linear)
+        if self.domains_from_data:
+            doc["domains_from_data"] = list(self.domains_from_data)
         return doc
 
     def query_objects(self) -> list[Any]:
@@ -314,7 +329,7 @@ def load(path: str | os.PathLike[str]) -> Session:
                                f"got {type(value).__name__}")
     session = Session(ds["path"], ds.get("dataset_id"), ds["schema"], mech["id"], mech.get("params", {}),
                       doc.get("queries", []), doc.get("monotonic", False), ds.get("name", ""),
-                      doc.get("linear", {}))
+                      doc.get("linear", {}), doc.get("domains_from_data", ()))
     try:
         session.check(str(p))
     except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as exc:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svtgui.app import gate
+from svtgui.app.domains import DECLARED, Domains, gate_extra, problem, release_notes
 from svtgui.app.run_plans import PLAN_FACT, recipe_plan
 from svtgui.core.laplace import laplace_scale
 from svtgui.core.noise import Lattice
@@ -117,6 +118,13 @@ class RecipePlan:
     dataset: Any = None
     #: The keyword arguments that make the same plan again (kept in the ledger: :mod:`.run_plans`).
     arguments: dict[str, Any] = field(default_factory=dict)
+    #: Domains read off the data that the recipe's inputs bring (a query list's, the items that occur)
+    #: and the curator's override: without it such a recipe is refused (:mod:`svtgui.app.domains`).
+    domains: Domains = DECLARED
+
+    def domains_from_data(self) -> tuple[str, ...]:
+        """Every domain read off the data this recipe depends on (its own and the schema's)."""
+        return release_notes(self.schema, self.queries, self.domains.from_data)
 
     @property
     def schema(self) -> Any:
@@ -126,13 +134,17 @@ class RecipePlan:
         """What the gate checks and charges for this recipe (``epsilon``: what it charges, else its ε)."""
         eps = self.epsilon if epsilon is None else epsilon
         return gate.Request(self.dataset, self.recipe.id, self.params, repr(float(eps)), "0",
-                            secure=self.source.secure, noise_description=self.source.description)
+                            secure=self.source.secure, noise_description=self.source.description,
+                            extra=gate_extra(self.domains_from_data(), self.domains.allowed))
 
     def check(self) -> None:
         """Run the recipe's own checks and every query's schema check, without charging or reading the
-        data (raises what they raise)."""
+        data (raises what they raise); a domain read off the data is refused unless allowed."""
         from svtgui.app.plan import describe_query, validate_query
 
+        refused = problem(self.domains_from_data(), self.domains.allowed)
+        if refused is not None:
+            raise ValueError(refused)
         for i, q in enumerate(self.queries):
             try:
                 validate_query(q, self.schema)
@@ -246,8 +258,9 @@ def mean_interval(noisy_sum: float, noisy_count: float, a_sum: float, a_count: f
 
 
 def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, threshold: float, cutoff: int, *,
-                  screen_share: float = 0.5, rng: Any = None) -> RecipePlan:
-    """Range screening: ⊤ rows carry the fresh Laplace answers; facts list them with their α."""
+                  screen_share: float = 0.5, rng: Any = None, domains: Domains = DECLARED) -> RecipePlan:
+    """Range screening: ⊤ rows carry the fresh Laplace answers; facts list them with their α.
+    ``domains``: the query list's domains read from the data, and the override."""
     queries = list(queries)
     source = rng if rng is not None else _secure()
 
@@ -273,7 +286,7 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
                                                 screen_share=screen_share, rng=source, budget=charger),
         to_ledger, queries, ds,
         {"queries": [q.to_json() for q in queries], "threshold": threshold, "cutoff": cutoff,
-         "screen_share": screen_share})
+         "screen_share": screen_share}, domains)
 
 
 # -- frequent items ----------------------------------------------------------------------------------
@@ -281,12 +294,13 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
 
 def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: float, *,
                    method: str = "em_top_c", threshold: float | None = None, column: str = "items",
-                   rng: Any = None) -> RecipePlan:
+                   rng: Any = None, domains: Domains = DECLARED) -> RecipePlan:
     """Frequent items: one ⊤ row per chosen item, in the order chosen.
 
     ``items`` is the PUBLIC item domain (e.g. every product id of a catalogue): the list of items
     that occur in the data is itself private (an item bought once names its buyer's basket), so it
-    is never the default here; callers that offer it must say it is not public.
+    is never the default here; a caller that offers it passes its note in ``domains``
+    (:func:`svtgui.data.provenance.items_note`), and the recipe is then refused unless allowed.
     """
     items = list(items)
     source = rng if rng is not None else _secure()
@@ -308,7 +322,8 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
         {"method": method, "cutoff": cutoff, "threshold": threshold, "column": column,
          "domain_size": len(items)},
         source, compute, to_ledger, probe, ds,
-        {"items": items, "cutoff": cutoff, "method": method, "threshold": threshold, "column": column})
+        {"items": items, "cutoff": cutoff, "method": method, "threshold": threshold, "column": column},
+        domains)
 
 
 def _plain(item: Any) -> Any:

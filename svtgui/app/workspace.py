@@ -13,6 +13,11 @@ what the curator typed (text for a number field), so a half-typed value survives
 catalogue's ``Param`` says how to read it, and a value that does not parse is a problem of that
 field.
 
+The queue carries its provenance (:mod:`svtgui.app.domains`): the domains read off the data that
+its queries were built from (a list generated from the items that occur, an imported list whose
+file says so), kept while the queue holds queries, and the curator's override that allows a
+release over them (NOT differentially private). The plan refuses such a release without it.
+
 The :class:`~svtgui.app.plan.Plan` of the current set-up is built once per change (lazily, on
 first use after a change). The queue is one evented list (:class:`~svtgui.app.query_queue.QueryQueue`)
 edited in place; its facts are kept as it is edited (an append checks the new queries alone), so
@@ -27,6 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from svtgui.app import threshold_default
+from svtgui.app.domains import Domains
 from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
 from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget
@@ -40,7 +46,7 @@ from svtgui.data.schema import Schema
 
 # What changed, as told to listeners.
 DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
-TOTALS, BUDGET = "totals", "budget"
+TOTALS, BUDGET, DOMAINS = "totals", "budget", "domains"
 Listener = Callable[[frozenset[str]], None]
 NO_TOTALS = ("", "0")  # nothing declared: ε to be typed, δ = 0 unless the curator types one
 
@@ -125,6 +131,8 @@ class Workspace:
         self._queries = QueryQueue()
         self._queries.subscribe(self._queue_edited)
         self._quiet = False  # set_dataset tells one event for the dataset and its queue
+        self._queries_from_data: tuple[str, ...] = ()  # domains read off the data the queue was built from
+        self._allow_from_data = False  # the curator's override: release over them, NOT private
         self._mechanism_id = mechanisms.info(mechanism_id).id
         self._entries: dict[str, Any] = dict(entries or {})
         self._totals = NO_TOTALS  # declared total ε, δ of a dataset new to the ledger (as typed)
@@ -149,6 +157,16 @@ class Workspace:
     def queries(self) -> QueryQueue:
         """The queue, edited in place (``queries.append(...)``, ``remove``, ``move``, ``reset``)."""
         return self._queries
+
+    @property
+    def queries_from_data(self) -> tuple[str, ...]:
+        """The domains read off the data that the queue's queries were built from (empty: declared)."""
+        return self._queries_from_data
+
+    @property
+    def allow_from_data(self) -> bool:
+        """Whether the curator allowed a release over domains read from the data (NOT private)."""
+        return self._allow_from_data
 
     @property
     def mechanism_id(self) -> str:
@@ -234,7 +252,7 @@ class Workspace:
                 declared = Problem(exc.param, str(exc))
         plan = build(self._dataset, self._queries, self._mechanism_id, params,
                      monotonic=self.monotonic_requested(), facts=self.facts, budget=budget, adaptive=True,
-                     inputs=self.input_files())
+                     inputs=self.input_files(), domains=self.domains())
         problems = [Problem(k, v) for k, v in typed.items()]  # a field that does not parse says so itself
         hidden = (*typed, "mechanism") if typed else ()  # (the mechanism then misses that parameter)
         problems += [p for p in plan.problems if p.field not in hidden]
@@ -247,19 +265,29 @@ class Workspace:
         """Call ``listener(what_changed)`` after every change (plain callbacks, any thread-free code)."""
         self._listeners.append(listener)
 
-    def set_dataset(self, dataset: Dataset, queries: Iterable[Query] | None = None) -> None:
-        """A newly opened dataset (and the queue that goes with it: none unless given). Totals
-        declared for the previous dataset are not kept: nothing is assumed for this one."""
+    def domains(self) -> Domains:
+        """The queue's domains read from the data and the override, as the plan and a run take them."""
+        return Domains(self._queries_from_data, self._allow_from_data)
+
+    def set_dataset(self, dataset: Dataset, queries: Iterable[Query] | None = None,
+                    from_data: Iterable[str] = ()) -> None:
+        """A newly opened dataset (and the queue that goes with it: none unless given, with the domains
+        read from the data it was built from). Totals declared for the previous dataset are not kept:
+        nothing is assumed for this one; nor is an override given for other rows."""
+        before = self.domains()
         self._dataset = dataset
         self._quiet = True
         try:
             self._queries.reset(queries or [])
         finally:
             self._quiet = False
+        self._queries_from_data = tuple(from_data) if self._queries else ()
+        self._allow_from_data = False
         self._budget = None
         self._totals = NO_TOTALS
+        domains = (DOMAINS,) if self.domains() != before else ()
         t = self._propose_threshold(keep_typed=False)  # a T typed for another dataset is not kept
-        self._changed(DATASET, QUERIES, *t)
+        self._changed(DATASET, QUERIES, *domains, *t)
 
     def set_schema(self, schema: Schema) -> None:
         """The curator declared other bounds, kinds or neighbours: the same rows, a new schema."""
@@ -268,13 +296,40 @@ class Workspace:
             t = self._propose_threshold(keep_typed=True)  # a public n may now be declared
             self._changed(DATASET, *t)
 
-    def set_queries(self, queries: Iterable[Query]) -> None:
-        """Replace the queue (a sample's, a session's, an import): ``queries.reset``."""
+    def set_queries(self, queries: Iterable[Query], from_data: Iterable[str] | None = None) -> None:
+        """Replace the queue (a sample's, a session's, an import, Undo): ``queries.reset``.
+        ``from_data``: the domains read from the data it was built from (an imported list's, an undone
+        Clear's); None keeps the current ones."""
+        before = self._queries_from_data
+        if from_data is not None:
+            self._queries_from_data = tuple(from_data)
         self._queries.reset(queries)
+        if self._queries_from_data != before:
+            self._changed(DOMAINS)
 
     def _queue_edited(self, _change: QueueChange) -> None:
+        """The queue was edited in place (the notes stay while it holds queries: an edit may keep any
+        query built from a domain read off the data, so nothing is forgotten until it is empty)."""
+        emptied = not self._queries and self._queries_from_data
+        if emptied:
+            self._queries_from_data = ()
         if not self._quiet:
-            self._changed(QUERIES, *self._propose_threshold(keep_typed=True))
+            domains = (DOMAINS,) if emptied else ()
+            self._changed(QUERIES, *domains, *self._propose_threshold(keep_typed=True))
+
+    def add_from_data(self, notes: Iterable[str]) -> None:
+        """Queries just added to the queue were built from these domains read off the data."""
+        merged = tuple(dict.fromkeys((*self._queries_from_data, *notes)))
+        if merged != self._queries_from_data and self._queries:
+            self._queries_from_data = merged
+            self._changed(DOMAINS)
+
+    def set_allow_from_data(self, allowed: bool) -> None:
+        """The curator's override (after a confirmation in the window): a release over domains read from
+        the data may run, and is recorded and reported as NOT differentially private."""
+        if bool(allowed) != self._allow_from_data:
+            self._allow_from_data = bool(allowed)
+            self._changed(DOMAINS)
 
     def _propose_threshold(self, *, keep_typed: bool) -> tuple[str, ...]:
         """T from public facts of this dataset and queue (:mod:`svtgui.app.threshold_default`), or

@@ -36,6 +36,10 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
     who.add_argument("--same-dataset-as", metavar="ID",
                      help="these rows (a changed file) are the known dataset ID (ds-…, see `svtgui-cli "
                           "ledger`): charge its budget")
+    p.add_argument("--allow-data-derived-domains", action="store_true", default=None,
+                   help="run even though the release depends on a domain read off the data (observed values "
+                        "or items, schema levels read from the data): it is then recorded and reported as "
+                        "NOT differentially private. Without it such a release is refused")
     p.add_argument("--test-seed", type=seed_option, metavar="N",
                    help="TESTS ONLY: seeded, reproducible noise; the release is NOT differentially private "
                         "(the ledger and reports say so, and never record N)")

@@ -97,6 +97,14 @@ class Condition:
             )
         for v in _values(self):
             _check_value(self.column, col.kind, v)
+        if col.kind == ColumnKind.CATEGORICAL and col.categories is not None and self.op in ("=", "!=", "in"):
+            # a typo ('female' for 'Female') would count nothing and still spend budget
+            given = tuple(self.value) if self.op == "in" else (self.value,)
+            outside = [v for v in given if str(v) not in col.categories]
+            if outside:
+                shown = ", ".join(col.categories[:20]) + (", …" if len(col.categories) > 20 else "")
+                raise QueryError(f"value {outside[0]!r} is not a declared level of column {self.column!r} "
+                                 f"(levels: {shown}); a value outside them matches nothing")
 
     def describe(self) -> str:
         if self.op == "is_missing":

@@ -39,6 +39,9 @@ from svtgui.data.schema import ColumnKind, Neighbouring, Schema, SchemaError
 
 QUERIES_FORMAT = "svtgui-queries"
 QUERIES_VERSION = 1
+# A list that depends on a domain read off the data is written as version 2 with the field
+# "domains_from_data": a build that predates the field refuses the file instead of dropping it.
+QUERIES_VERSION_FROM_DATA = 2
 CLOSED = ("left", "right", "both", "neither")
 
 
@@ -438,24 +441,54 @@ def query_from_json(obj: Any) -> Query:
         raise QueryError(f"{kind}: a field has the wrong type ({e})") from None
 
 
-def queries_to_json(queries: Iterable[Query]) -> dict[str, Any]:
-    """A query list as a JSON-able document (``{"format": ..., "queries": [...]}``)."""
-    return {"format": QUERIES_FORMAT, "version": QUERIES_VERSION, "queries": [q.to_json() for q in queries]}
+@dataclass(frozen=True)
+class QueryList:
+    """A query list and its provenance: ``from_data`` names each domain it was built from that was read
+    off the private data ("the values of column 'country'"); empty when every domain was declared.
+
+    Why it travels with the list: such a list reveals which values occur, so a release that uses it
+    is refused unless the curator overrides, and is then NOT differentially private
+    (:mod:`svtgui.app.domains`). A file, a session or a queue that forgot this would forget the warning.
+    """
+
+    queries: list[Query]
+    from_data: tuple[str, ...] = ()
 
 
-def queries_from_json(doc: Any) -> list[Query]:
-    """Parse a document from :func:`queries_to_json` (or a bare list, or JSON text).
+def queries_to_json(queries: Iterable[Query], from_data: Sequence[str] = ()) -> dict[str, Any]:
+    """A query list as a JSON-able document (``{"format": ..., "queries": [...]}``), with the domains
+    read off the data when there are any (then as version 2, which older builds refuse)."""
+    doc: dict[str, Any] = {"format": QUERIES_FORMAT, "version": QUERIES_VERSION}
+    if from_data:
+        doc.update(version=QUERIES_VERSION_FROM_DATA, domains_from_data=list(from_data))
+    return {**doc, "queries": [q.to_json() for q in queries]}
 
-    Errors name the query's position: ``query 3: range: field 'low' is missing``.
+
+def domains_from_data(value: Any, where: str = "domains_from_data") -> tuple[str, ...]:
+    """The field ``domains_from_data`` (of a query file or a session) checked: a list of texts."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise QueryError(f"field {where!r} must be a list of texts naming the domains read from the data, "
+                         f"got {value!r}")
+    return tuple(dict.fromkeys(value))
+
+
+def query_list_from_json(doc: Any) -> QueryList:
+    """Parse a document from :func:`queries_to_json` (or a bare list, or JSON text), provenance included.
+
+    Errors name the query's position: ``query 3: range: field 'low' is missing``. A file without
+    ``domains_from_data`` (every version-1 file) declared its domains.
     """
     if isinstance(doc, str | bytes):
         doc = _parse_text(doc)
+    from_data: tuple[str, ...] = ()
     if isinstance(doc, dict):
         if doc.get("format", QUERIES_FORMAT) != QUERIES_FORMAT:
             raise QueryError(f"not a query file (format {doc.get('format')!r})")
         version = doc.get("version", QUERIES_VERSION)
-        if type(version) is not int or version != QUERIES_VERSION:  # true == 1 in Python, not in JSON
-            raise QueryError(f"unsupported query file version {doc.get('version')!r}")
+        if type(version) is not int or version not in (QUERIES_VERSION, QUERIES_VERSION_FROM_DATA):
+            raise QueryError(f"unsupported query file version {doc.get('version')!r}")  # true is not 1
+        if "domains_from_data" in doc:
+            from_data = domains_from_data(doc["domains_from_data"])
         doc = doc.get("queries")
     if not isinstance(doc, list):
         raise QueryError("field 'queries' must be a list of query objects")
@@ -465,7 +498,13 @@ def queries_from_json(doc: Any) -> list[Query]:
             out.append(query_from_json(obj))
         except QueryError as e:
             raise QueryError(f"query {i}: {e}") from None
-    return out
+    return QueryList(out, from_data)
+
+
+def queries_from_json(doc: Any) -> list[Query]:
+    """The queries of a JSON list or of a session's ``queries`` field (a bare list: its provenance
+    is kept beside it). A query *file* is read with :func:`query_list_from_json`."""
+    return query_list_from_json(doc).queries
 
 
 def dumps(queries: Iterable[Query]) -> str:
@@ -493,14 +532,15 @@ def _parse_text(text: str | bytes) -> Any:
     return textio.loads_json(text, QueryError)
 
 
-def read_queries(path: str | Path) -> list[Query]:
-    """A query file through the guarded reader; any problem is one ``QueryError`` naming the file."""
+def read_queries(path: str | Path) -> QueryList:
+    """A query file through the guarded reader, with its provenance; any problem is one
+    ``QueryError`` naming the file."""
     try:
         text = textio.read_text(path, what="query file")
     except DatasetError as e:
         raise QueryError(str(e)) from None
     try:
-        return queries_from_json(text)
+        return query_list_from_json(text)
     except QueryError as e:
         raise QueryError(f"{path}: {e}") from None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -58,6 +59,10 @@ class Column:
 
     ``categories`` is an optional curator-declared public domain for categorical columns (used by
     generators such as ``every_value`` so that query lists do not have to be read off the data).
+    ``levels_from_data`` is its provenance: True when the levels were read off the private data (the
+    window's "read the levels that occur") rather than declared from public knowledge. Such levels
+    are not public, and a release that depends on them is refused unless the curator overrides
+    (:mod:`svtgui.app.domains`). A file without the field declared its levels.
     """
 
     name: str
@@ -65,6 +70,7 @@ class Column:
     lower: float | None = None
     upper: float | None = None
     categories: tuple[str, ...] | None = None
+    levels_from_data: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -89,6 +95,11 @@ class Column:
                     raise SchemaError(f"column {self.name!r}: a category must be a text or a finite number, "
                                       f"got {c!r}")
             object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
+        if not isinstance(self.levels_from_data, bool):
+            raise SchemaError(f"column {self.name!r}: 'levels_from_data' must be true or false, "
+                              f"got {self.levels_from_data!r}")
+        if self.categories is None:  # no levels, nothing read from the data
+            object.__setattr__(self, "levels_from_data", False)
 
     @property
     def bounded(self) -> bool:
@@ -109,13 +120,15 @@ class Column:
             d["lower"], d["upper"] = self.lower, self.upper
         if self.categories is not None:
             d["categories"] = list(self.categories)
+        if self.levels_from_data:
+            d["levels_from_data"] = True
         return d
 
     @classmethod
     def from_json(cls, obj: Any) -> Column:
         if not isinstance(obj, dict):
             raise SchemaError(f"a column must be a JSON object, got {obj!r}")
-        unknown = set(obj) - {"name", "kind", "lower", "upper", "categories"}
+        unknown = set(obj) - {"name", "kind", "lower", "upper", "categories", "levels_from_data"}
         if unknown:
             raise SchemaError(f"column {obj.get('name')!r}: unknown field {sorted(unknown)[0]!r}")
         if "name" not in obj or "kind" not in obj:
@@ -129,6 +142,7 @@ class Column:
             obj.get("lower"),
             obj.get("upper"),
             tuple(cats) if cats is not None else None,
+            obj.get("levels_from_data", False),
         )
 
 
@@ -201,12 +215,19 @@ class Schema:
         col = self.column(name)
         numeric = _kind(kind, name) == ColumnKind.NUMERIC
         lower, upper = (col.lower, col.upper) if numeric else (None, None)
-        return self._with(Column(col.name, kind, lower, upper, col.categories))
+        return self._with(Column(col.name, kind, lower, upper, col.categories, col.levels_from_data))
 
-    def with_categories(self, name: str, categories: list[str] | tuple[str, ...] | None) -> Schema:
-        return self._with(
-            replace(self.column(name), categories=None if categories is None else tuple(categories))
-        )
+    def with_categories(self, name: str, categories: list[str] | tuple[str, ...] | None, *,
+                        from_data: bool = False) -> Schema:
+        """Declare a column's levels; ``from_data`` when they were read off the data (not public)."""
+        levels = None if categories is None else tuple(categories)
+        return self._with(replace(self.column(name), categories=levels,
+                                  levels_from_data=from_data and levels is not None))
+
+    def levels_from_data(self, columns: Iterable[str] | None = None) -> list[str]:
+        """The columns (of ``columns``, default all) whose declared levels were read off the data."""
+        wanted = None if columns is None else set(columns)
+        return [c.name for c in self.columns if c.levels_from_data and (wanted is None or c.name in wanted)]
 
     def with_neighbouring(self, neighbouring: Neighbouring | str, n: int | None = None) -> Schema:
         """Switch the relation; ``replace`` needs the public n."""

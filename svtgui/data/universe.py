@@ -16,8 +16,9 @@ categories or spec) gets an "(other)" level for values outside them, so no row i
 and n is the dataset's row count. Numeric values outside the edges fall into the first or last bin.
 
 What is public: the universe's description (columns, levels, edges) goes into releases. Levels
-read off the data are *not* public: :attr:`Universe.levels_from_data` names the axes where that
-happened, and the release layers print a warning asking the curator to declare them.
+read off the data — observed values, or schema levels marked ``levels_from_data`` — are *not*
+public: :attr:`Universe.levels_from_data` names the axes where that happened, and a release over
+them is refused unless the curator overrides (:mod:`svtgui.app.domains`).
 
 Cells are numbered row-major (first axis most significant), as ``numpy.ravel_multi_index``.
 """
@@ -171,8 +172,8 @@ def parse_axis(spec: str, ds: Dataset) -> Axis:
     if sep:
         raise QueryError(f"universe column {spec!r}: bins (':' or '@') need a numeric column; "
                          f"{name!r} is {col.kind.value}")
-    if col.categories:
-        return Axis(name, tuple(col.categories) + (OTHER, MISSING))
+    if col.categories:  # declared levels, unless the schema says they were read off the data
+        return Axis(name, tuple(col.categories) + (OTHER, MISSING), declared=not col.levels_from_data)
     values = ds.distinct_values(name) if ds.engine != "memory" else ds.frame[name].dropna().unique()
     observed = sorted({str(v) for v in values})
     return Axis(name, tuple(observed) + (MISSING,), declared=False)

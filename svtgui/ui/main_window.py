@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         # The set-up (dataset, queries, mechanism, parameters, totals): the panels bind to it.
         self.workspace = Workspace()
-        self._pending_queries: list[Any] | None = None
+        self._pending_queries: Any = None  # a sample's QueryList, queued once its rows are open
         self._pending_entries: dict[str, Any] = {}  # a sample's starting parameters, set after its load
         self._remember = False
         self._teaching: QWidget | None = None
@@ -337,9 +337,9 @@ class MainWindow(QMainWindow):
         queries = path.with_name(f"{name}.queries.json")
         self._pending_queries = None
         if queries.exists():
-            from svtgui.data.queries import queries_from_json
+            from svtgui.data.queries import read_queries
 
-            self._pending_queries = queries_from_json(queries.read_text(encoding="utf-8"))
+            self._pending_queries = read_queries(queries)
         self._pending_entries = SAMPLE_PARAMS.get(name, {})  # set once its rows are open (T is per dataset)
         self._load(path, remember=False)
 
@@ -366,19 +366,22 @@ class MainWindow(QMainWindow):
         return self.workspace.dataset
 
     def _loaded(self, ds) -> None:
-        queries, self._pending_queries = self._pending_queries, None
-        self.adopt_dataset(ds, queries, remember=self._remember)
+        listed, self._pending_queries = self._pending_queries, None
+        self.adopt_dataset(ds, listed.queries if listed else None, remember=self._remember,
+                           from_data=listed.from_data if listed else ())
         entries, self._pending_entries = self._pending_entries, {}
         self.workspace.set_entries(entries)
 
-    def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False) -> None:
-        """Show a loaded dataset everywhere (with its queue) — an ordinary open and a restored session."""
+    def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False,
+                      from_data: tuple[str, ...] = ()) -> None:
+        """Show a loaded dataset everywhere (with its queue, and the domains read from the data it was
+        built from) — an ordinary open and a restored session."""
         recalled = self._recall_declared(ds)
         if recalled is not None:
             ds = ds.with_schema(recalled)
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows, dataset=ds)
-        self.workspace.set_dataset(ds, queries or [])  # the panels follow its dataset event
+        self.workspace.set_dataset(ds, queries or [], from_data)  # the panels follow its dataset event
         if remember and ds.path is not None:
             self.settings.add_recent_file(ds.path)
             self.refresh_recent()
@@ -436,7 +439,7 @@ class MainWindow(QMainWindow):
             return None
         self.show_page("queries")
         dlg = GeneratorDialog(self.ds, self)
-        dlg.accepted.connect(lambda: self.queries.add(dlg.result))
+        dlg.accepted.connect(lambda: self.queries.add(dlg.result, dlg.from_data))
         dlg.open()
         return dlg
 

@@ -23,6 +23,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QPushButton
 from shiboken6 import Shiboken
 
+from svtgui.app.domains import recorded_in, reminder
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.project_file import SUFFIX, Session, SessionError, load, save
 from svtgui.app.replay import export_script
@@ -270,7 +271,11 @@ class SessionActions(QObject):
         self._export_ended()
         self.runs.refresh_budget()  # the gauge and the plan follow the ledger after every export
         parent = self.history if self.history is not None and self.history.isVisible() else self.win
-        self._tell(report_notice(parent, run_id, outcome))
+        try:  # at export: a release over domains read from the data is NOT differentially private
+            not_private = reminder(recorded_in(self.runs.ledger, run_id))
+        except (LedgerError, ValueError):
+            not_private = ""
+        self._tell(report_notice(parent, run_id, outcome, not_private))
         self.win.status_label.setText(
             f"Release of {runs_label(run_id)} exported to {path}." if self.notice.ok
             else f"Export failed: the release of {runs_label(run_id)} was not exported.")
@@ -410,7 +415,8 @@ class SessionActions(QObject):
             self._fail("Session not restored", str(exc))
             return
         win = self.win
-        win.adopt_dataset(ds, queries)  # the window's own hand-over: panels, schema editor, queue
+        # the window's own hand-over: panels, schema editor, queue (with its provenance)
+        win.adopt_dataset(ds, queries, from_data=session.domains_from_data)
         session.apply_to(win.workspace)  # the mechanism and its parameters; the form follows
         win.mechanism.flush()
         self.session_path = path

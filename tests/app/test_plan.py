@@ -133,7 +133,8 @@ def test_linear_problems_name_their_run_parameter(toy):
                                           "release_out": "/nonexistent-dir/r.npz"})
     assert fields(p) == ["release_out"]
     p = build(toy, [], "pmw", {"epsilon": 1.0, "threshold": 10.0, "universe": ["colour"]}, adaptive=True)
-    assert fields(p) == ["universe"]  # levels not declared: never read from the data
+    assert fields(p) == ["domains"]  # levels not declared: read from the data only with the override
+    assert "the values of column 'colour'" in p.problems[0].message
 
 
 # ---- through the CLI: exit 2, ledger unchanged, dataset not registered ---------------------------

@@ -48,7 +48,7 @@ def files(tmp_path_factory):
                            'mechanism = "sparse"\nepsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n')
     ds = load_dataset(f["data"])
     params = {"epsilon": 0.1, "threshold": 5.0, "cutoff": 1}
-    session = Session.from_state(ds, read_queries(f["queries"]), "sparse", params)
+    session = Session.from_state(ds, read_queries(f["queries"]).queries, "sparse", params)
     f["session"] = save(session, d / "study.svtsession")
     assert main(["run", "--data", str(f["data"]), "--queries", str(f["queries"]), "--mechanism", "sparse",
                  "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1", "--ledger", str(f["ledger"]),

@@ -70,12 +70,27 @@ def test_bad_input_is_one_line_and_charges_or_registers_nothing(extra, code, say
             assert led.runs() == [] and led.datasets() == []
 
 
-def test_items_from_data_warns_that_the_domain_is_not_public(tmp_path, capsys):
-    data = tmp_path / "b.dat"
+def test_items_from_data_are_refused_unless_allowed_and_then_not_private(tmp_path, capsys):
+    import json
+
+    data, ledger, report = tmp_path / "b.dat", tmp_path / "l.sqlite", tmp_path / "r.json"
     data.write_text("".join(f"{i % 7} {(i * 3) % 11}\n" for i in range(300)))
-    assert main(["recipe", "frequent-items", "--data", str(data), "--items-from-data", "--cutoff", "2",
-                 "--epsilon", "1", "--ledger", str(tmp_path / "l.sqlite"), "--budget-epsilon", "1"]) == 0
-    assert "NOT public" in capsys.readouterr().err
+    args = ["recipe", "frequent-items", "--data", str(data), "--items-from-data", "--cutoff", "2",
+            "--epsilon", "1", "--ledger", str(ledger), "--budget-epsilon", "1", "--report", str(report)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the items of column 'items'" in err and "nothing was charged" in err
+    with Ledger.open(ledger) as led:
+        assert led.datasets() == [] and led.runs() == []
+    assert not report.exists()
+    assert main([*args, "--allow-data-derived-domains"]) == 0
+    assert "NOT differentially private" in capsys.readouterr().err
+    with Ledger.open(ledger) as led:
+        (run,) = led.runs()
+        assert led.declarations(run.id)["domains_from_data"] == ["the items of column 'items'"]
+    guarantee = json.loads(report.read_text())["guarantee"]
+    assert guarantee["differentially_private"] is False
+    assert guarantee["sentence"].startswith("This release is NOT differentially private")
 
 
 def test_a_recipe_that_does_not_fit_the_named_dataset_binds_and_charges_nothing(tmp_path, capsys):

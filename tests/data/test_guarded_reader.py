@@ -130,7 +130,7 @@ def test_utf16_without_a_bom_is_read_not_called_binary(tmp_path, encoding):
     text = '{"format": "svtgui-queries", "version": 1, "queries": [{"kind": "count"}]}'
     path = tmp_path / "q.json"
     path.write_bytes(text.encode(encoding))
-    assert len(read_queries(path)) == 1
+    assert len(read_queries(path).queries) == 1
     data = tmp_path / "d.csv"
     data.write_bytes("age,sex\n34,F\n51,M\n".encode(encoding))
     assert load_dataset(data).frame.shape == (2, 2)

@@ -59,7 +59,7 @@ def test_a_queue_of_mixed_sensitivities_offers_to_split_it(qtbot, window, act, t
     out = tmp_path / "wide.queries.json"
     assert page.split_by_sensitivity(out)
     assert page.queries == counts and window.workspace.facts.sensitivity == 1
-    assert [q.describe() for q in read_queries(out)] == [wide.describe()]
+    assert [q.describe() for q in read_queries(out).queries] == [wide.describe()]
     assert not page.split.isVisibleTo(page) and "wide.queries.json" in page.summary.text()
     qtbot.mouseClick(page.undo_button, LEFT)
     assert page.queries == [*counts, wide]

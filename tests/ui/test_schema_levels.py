@@ -72,10 +72,18 @@ def test_levels_read_from_the_data_carry_a_warning_that_stays_on_the_row(qtbot, 
     assert sorted(parse_levels(dlg.text.toPlainText())) == ["blue", "green", "red"]
     dlg.buttons.accepted.emit()
     assert editor.table.item(_row(editor, "colour"), COL_STATUS).text() == LEVELS_FROM_DATA
-    again = editor.edit_levels("colour")  # typing public levels over them removes the warning
+    assert editor.schema.column("colour").levels_from_data  # the provenance is in the schema itself
+    reopened = editor.edit_levels("colour")  # opening the dialog and pressing OK keeps the mark
+    assert reopened.read_mark.isChecked() and reopened.warning.isVisible()
+    reopened.text.setPlainText("red\nblue\ngreen\nyellow")  # typing over them does not launder them
+    reopened.buttons.accepted.emit()
+    assert editor.schema.column("colour").levels_from_data
+    again = editor.edit_levels("colour")  # the curator's explicit word that the levels are public
     again.text.setPlainText("red\nblue\ngreen\nyellow")
+    again.read_mark.setChecked(False)
     again.buttons.accepted.emit()
     assert editor.table.item(_row(editor, "colour"), COL_STATUS).text() != LEVELS_FROM_DATA
+    assert not editor.schema.column("colour").levels_from_data
 
 
 def test_a_repeated_level_is_refused_in_the_dialog(editor):

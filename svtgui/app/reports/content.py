@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from svtgui import __version__
-from svtgui.app import recipes
+from svtgui.app import domains, recipes
 from svtgui.app.preview_text import threshold_statement
 from svtgui.app.reports.statistics import Statistic, run_statistics
 from svtgui.app.run_plans import PLAN_FACT
@@ -94,6 +94,8 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     # What was declared when this run was charged (its Δ came from it); runs charged before the
     # ledger kept that fall back to the declarations made when the dataset was registered.
     declared = ledger.declarations(run_id) or {"neighbouring": dataset.neighbouring, "bounds": dataset.bounds}
+    from_data = domains.recorded(declared)  # domains read off the data, allowed by the curator
+    private = run.secure and not from_data
     info = recipes.info(run.mechanism_id) or mechanisms.info(run.mechanism_id)
     b = ledger.budget(run.dataset_id)
     rows = ledger.responses(run_id)
@@ -117,9 +119,10 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                       "guarantee": info.guarantee, "interactive": info.interactive},
         "parameters": run.params,
         "guarantee": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta),
-                      "differentially_private": run.secure,
+                      "differentially_private": private,
                       "sentence": guarantee_sentence(run.epsilon, run.delta, declared["neighbouring"])
-                      if run.secure else SEEDED_SENTENCE},
+                      if private else SEEDED_SENTENCE if not run.secure else domains.sentence(from_data),
+                      **({"domains_from_data": list(from_data)} if from_data else {})},
         "accuracy": accuracy,
         "run": {"id": run.id, "status": run.status, "date": run.started_at[:10],
                 "queries_planned": run.queries_planned, "answered": len(rows), "above": above,

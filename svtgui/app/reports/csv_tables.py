@@ -18,7 +18,8 @@ def csv_guarantee(guarantee: dict[str, Any]) -> str:
     """The run's guarantee in a few words, repeated on every CSV row: a CSV carries no sentence above its
     rows, and rows copied out of it must still say whether they are private (a seeded run's are NOT)."""
     if not guarantee["differentially_private"]:
-        return "NOT differentially private (seeded test noise; never publish)"
+        why = "domains read from the data" if guarantee.get("domains_from_data") else "seeded test noise"
+        return f"NOT differentially private ({why}; never publish)"
     eps, delta = guarantee["epsilon"], guarantee["delta"]
     return f"{eps}-differentially private" if delta == "0" else f"({eps}, {delta})-differentially private"
 

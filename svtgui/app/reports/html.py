@@ -79,7 +79,7 @@ def render(data: dict[str, Any], chart: str | None) -> str:
     run = data["run"]
     title = f"Release report — {data['dataset']['name']} — run {run['id']}"
     parts = page_head(title)
-    if not data["noise"]["secure"]:
+    if not data["guarantee"]["differentially_private"]:
         parts.append(f'<p class="warning">{escape(data["guarantee"]["sentence"])}</p>')  # NOT DP, in full
     if run["status"] == "interrupted":
         parts.append('<p class="warning">This run was interrupted; the rows below are every response '

@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from svtgui import __version__
-from svtgui.app import recipes
+from svtgui.app import domains, recipes
 from svtgui.app.reports.content import (
     NEIGHBOURS,
     SEEDED_SENTENCE,
@@ -93,7 +93,8 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
     assert dataset is not None
     relation = _declared(ledger, runs[0])["neighbouring"]
     epsilon, delta = sum((r.epsilon for r in runs), Fraction(0)), sum((r.delta for r in runs), Fraction(0))
-    private = all(r.secure for r in runs)
+    from_data = domains.recorded_in(ledger, [r.id for r in runs])  # allowed by the curator: NOT private
+    private = all(r.secure for r in runs) and not from_data
     b = ledger.budget(dataset.dataset_id)
     today = release_date()
     return {
@@ -106,13 +107,16 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
         "guarantee": {"epsilon": fmt(epsilon), "delta": fmt(delta), "differentially_private": private,
                       "composition": f"basic composition of {len(runs)} runs: their ε and δ add up",
                       "sentence": (guarantee_sentence(epsilon, delta, relation) if private
-                                   else SEEDED_SENTENCE)},
+                                   else SEEDED_SENTENCE if not all(r.secure for r in runs)
+                                   else domains.sentence(from_data)),
+                      **({"domains_from_data": list(from_data)} if from_data else {})},
         "runs": [{"id": r.id, "date": r.started_at[:10], "method": _method(r),
                   "parameters": {k: v for k, v in r.params.items() if k not in OMITTED_PARAMETERS},
                   "epsilon": fmt(r.epsilon), "delta": fmt(r.delta),
                   "declarations": {"neighbouring": _declared(ledger, r)["neighbouring"],
                                    "declared_bounds": _declared(ledger, r)["bounds"]},
-                  "differentially_private": r.secure} for r in runs],
+                  "differentially_private": r.secure and not domains.recorded_in(ledger, r.id)}
+                 for r in runs],
         "budget": {"total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
                    "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from svtgui.app.domains import reminder
 from svtgui.app.events import Emitter, Listener
 from svtgui.app.numbers import amount
 from svtgui.app.runs.confirmation import KNOWN, NEW, SEPARATE, SHARED, Confirmation
@@ -56,7 +57,7 @@ RUN_TIP = "Check the spend, then start answering (F5)"
 LIVE_TIP = "Run is disabled: a run is in progress (Stop it first, Shift+F5)"
 FIELDS = {"dataset": "Dataset", "ledger": "Ledger", "queries": "Queries", "budget": "Budget",
           "mechanism": "Mechanism", "universe": "Mechanism, universe",
-          "release_out": "Mechanism, release file"}
+          "release_out": "Mechanism, release file", "domains": "Queries, domains"}
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,8 @@ class RunModel:
         confirmation = Confirmation(
             ws.dataset.name, plan.cost.epsilon, plan.cost.delta, spent_on, when, whose,
             remaining=budget.remaining(), declared=(epsilon.strip(), delta.strip() or "0"),
-            shared_with=choice.known.dataset_id if choice is not None else None)
+            shared_with=choice.known.dataset_id if choice is not None else None,
+            notes=tuple(filter(None, [reminder(plan.domains_from_data)])))  # allowed: NOT private
         self.launcher.prepare()  # the run process starts importing while the curator reads the confirmation
         return confirmation
 
@@ -297,7 +299,7 @@ class RunModel:
             return False
         queries = list(self.planned_queries())
         job = RunJob(str(self.ledger.path), self.workspace.dataset, plan.mechanism_id, params, self.seed,
-                     monotonic, pace=self.pace)
+                     monotonic, pace=self.pace, domains=self.workspace.domains())
         self._clear_run(queries, params, plan.cutoff)
         self.store.reserve(len(queries))
         self.worker = self.launcher.worker(job, queries)

@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from svtgui.app.domains import DECLARED, Domains
+
 TARGET_SECONDS = 0.25  # per batch: one commit (fsync) each; Pause takes effect within about this
 MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
 MAX_IN_FLIGHT = 4  # batches sent but not yet taken by the window: bounds memory on both sides
@@ -76,6 +78,7 @@ class RunJob:
     seed: int | None = None
     monotonic: bool = False
     pace: float | None = None  # queries per second for demonstrations; None: as fast as possible
+    domains: Domains = DECLARED  # the queue's domains read from the data, and the curator's override
 
 
 @dataclass
@@ -294,7 +297,7 @@ def child_main(ctrl: Connection, out: Connection) -> None:
     try:
         try:
             run = start_run(ledger, job.dataset, queries, job.mechanism_id, job.params,
-                            seed=job.seed, monotonic=job.monotonic)
+                            seed=job.seed, monotonic=job.monotonic, domains=job.domains)
         except (BudgetExceeded, ValueError, LedgerError) as exc:
             out.send(("refused", str(exc)))
             return

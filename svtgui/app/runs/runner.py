@@ -18,6 +18,7 @@ a :class:`Row` carries only what is released.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from svtgui.app import gate
+from svtgui.app.domains import DECLARED, Domains, gate_extra
 from svtgui.app.plan import Plan, build, describe_query, lattice_problem, public_rows, validate_query
 from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
@@ -60,7 +62,7 @@ def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
 
 
 def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
-             *, monotonic: bool = False, adaptive: bool = True) -> Plan:
+             *, monotonic: bool = False, adaptive: bool = True, domains: Domains = DECLARED) -> Plan:
     """Validate a run without charging anything: :func:`svtgui.app.plan.build`, raising its first
     problem as a :class:`~svtgui.app.plan.PlanError` (a ``ValueError`` whose ``param`` names the field).
 
@@ -72,8 +74,11 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
     * ``pmw`` and ``sparse_project`` also take the run parameters of :mod:`svtgui.app.runs.linear`
       (``universe``; ``release_out`` for SparseProject); their neighbouring notion is the schema's.
     * ``adaptive=False`` (the CLI) refuses an empty query list: there would be nothing to answer.
+    * ``domains``: the domains read off the data the query list brings, and the curator's override
+      (:mod:`svtgui.app.domains`; without it a release over such a domain is refused).
     """
-    plan = build(dataset, queries, mechanism_id, params, monotonic=monotonic, adaptive=adaptive)
+    plan = build(dataset, queries, mechanism_id, params, monotonic=monotonic, adaptive=adaptive,
+                 domains=domains)
     plan.raise_if_invalid()
     return plan
 
@@ -101,7 +106,8 @@ def release_grade(m: Mechanism) -> None:
 
 def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechanism_id: str,
               params: dict[str, Any], *, seed: int | None = None, monotonic: bool = False,
-              evaluate: Evaluator | None = None, plan: Plan | None = None) -> Run:
+              evaluate: Evaluator | None = None, plan: Plan | None = None,
+              domains: Domains = DECLARED) -> Run:
     """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
 
     ``dataset``'s rows must be registered in ``ledger`` (looked up by their private content
@@ -109,10 +115,12 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
     object carries). ``seed`` is for tests only: the noise is reproducible, *not secure* and *not
     differentially private*; the ledger records that, never the seed. ``evaluate`` defaults to
     ``svtgui.data.evaluate.evaluate``. ``plan`` is the caller's :func:`svtgui.app.plan.build` of
-    exactly these inputs (the CLI checks its output files and the budget in it).
+    exactly these inputs (the CLI checks its output files and the budget in it). ``domains`` as for
+    :func:`plan_run`; the domains read from the data an allowed run depends on are stored with its
+    charge, so its reports say it is NOT differentially private.
     """
     if plan is None:  # the caller's plan of exactly these inputs, else built here: once per run
-        plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic)
+        plan = plan_run(dataset, queries, mechanism_id, params, monotonic=monotonic, domains=domains)
     else:
         plan.raise_if_invalid()
     if seed is not None:
@@ -120,9 +128,10 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
     m = _create(plan.mechanism_id, plan.params, seed)
     # kept with the run so that its release can be replayed (svtgui.app.replay); public, never reported
     replay = mechanism_plan(mechanism_id, params, queries, monotonic)
+    request = _request(dataset, m, plan, m.params, len(queries))
     if plan.linear is not None:
-        return _start_linear(ledger, dataset, list(queries), m, plan.linear, replay)
-    record = gate.charge(ledger, _request(dataset, m, plan.mechanism_id, m.params, len(queries)))
+        return _start_linear(ledger, dataset, list(queries), m, plan.linear, replay, request)
+    record = gate.charge(ledger, request)
     ledger.record_fact(record.id, PLAN_FACT, replay)
     return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
 
@@ -133,19 +142,21 @@ def request_for(dataset: Any, queries: Sequence[QueryLike], plan: Plan, *,
     (:func:`svtgui.app.gate.screen`) before a new dataset is registered, so a refused run leaves the
     ledger as it was."""
     m = _create(plan.mechanism_id, plan.params, seed)
-    return _request(dataset, m, plan.mechanism_id, m.params, len(queries))
+    return _request(dataset, m, plan, m.params, len(queries))
 
 
-def _request(dataset: Any, m: Mechanism, mechanism_id: str, params: dict[str, Any],
+def _request(dataset: Any, m: Mechanism, plan: Plan, params: dict[str, Any],
              queries_planned: int | None) -> gate.Request:
-    """What the gate checks and charges for this run of ``m``: its whole guarantee and its noise."""
-    return gate.Request(dataset, mechanism_id, params, repr(m.guarantee.epsilon), repr(m.guarantee.delta),
-                        secure=m.secure, noise_description=m.noise_description,
-                        queries_planned=queries_planned)
+    """What the gate checks and charges for this run of ``m``: its whole guarantee and its noise, and
+    the domains read from the data it depends on with the curator's word on them (:mod:`.domains`)."""
+    return gate.Request(dataset, plan.mechanism_id, params, repr(m.guarantee.epsilon),
+                        repr(m.guarantee.delta), secure=m.secure, noise_description=m.noise_description,
+                        queries_planned=queries_planned,
+                        extra=gate_extra(plan.domains_from_data, plan.domains_allowed))
 
 
 def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
-                  plan: linear.LinearPlan, replay: dict[str, Any]) -> Run:
+                  plan: linear.LinearPlan, replay: dict[str, Any], request: gate.Request) -> Run:
     """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
 
     PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
@@ -154,8 +165,9 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     """
     histogram = plan.universe.histogram(dataset)  # private; handed to the mechanism only
     release = plan.release_out is not None
-    record = gate.charge(ledger, _request(dataset, m, m.info.id, {**m.params, **plan.ledger_params()},
-                                          None if release else len(queries)))
+    record = gate.charge(ledger, dataclasses.replace(request, mechanism_id=m.info.id,
+                                                     params={**m.params, **plan.ledger_params()},
+                                                     queries_planned=None if release else len(queries)))
     ledger.record_fact(record.id, PLAN_FACT, replay)
     try:
         if release:

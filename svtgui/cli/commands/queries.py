@@ -2,7 +2,9 @@
 
 The generators are those of :mod:`svtgui.data.generators`; they take public inputs only. Two
 options read a domain off the data for convenience (``--observed``), which reveals which values
-or items occur: the command says so on stderr.
+or items occur: the list file records it (``domains_from_data``, as do lists built from schema levels
+read from the data), the command says so on stderr, and a release that uses the list is refused
+unless the curator allows it (it is then NOT differentially private).
 """
 
 from __future__ import annotations
@@ -98,8 +100,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=show)
 
 
-def read_queries(path: str | Path) -> list[Any]:
-    """A query file, with any problem as a CLI error naming the file (and the query's position)."""
+def read_queries(path: str | Path) -> Any:
+    """A query file (a :class:`~svtgui.data.queries.QueryList`: the queries and the domains read from
+    the data they were built from), with any problem as a CLI error naming the file (and the query's
+    position)."""
     from svtgui.data.queries import read_queries as read
 
     try:
@@ -122,40 +126,48 @@ def load_data(path: str, schema: str | None, options: Any = None) -> Any:
         raise CliError(f"--data: {exc}") from None
 
 
-def _revealing(what: str) -> None:
-    print(f"svtgui-cli queries: note: the {what} were read off the data; a query list built from them "
-          "reveals which ones occur", file=sys.stderr)
+def _revealing(notes: list[str]) -> None:
+    from svtgui.app.domains import listing
+
+    if notes:
+        print(f"svtgui-cli queries: note: built from {listing(notes)}, read from the data: the list reveals "
+              "which ones occur and says so in its file; a release that uses it is refused unless allowed "
+              "(--allow-data-derived-domains), and is then NOT differentially private", file=sys.stderr)
 
 
-def _build(args: argparse.Namespace) -> list[Any]:
+def _build(args: argparse.Namespace) -> Any:
+    """The generated list (a ``QueryList``) with the domains read from the data it was built from."""
     from svtgui.data import generators as g
+    from svtgui.data import provenance
+    from svtgui.data.queries import QueryList
 
     name = args.generator
     if name == "range-sweep":
-        return g.range_sweep(args.column, args.start, args.stop, args.width, args.step)
+        return QueryList(g.range_sweep(args.column, args.start, args.stop, args.width, args.step))
     if name == "random-ranges":
-        return g.random_ranges(args.column, args.low, args.high, args.k, seed=args.seed,
-                               integer=not args.real, min_width=args.min_width)
+        return QueryList(g.random_ranges(args.column, args.low, args.high, args.k, seed=args.seed,
+                                         integer=not args.real, min_width=args.min_width))
     if name == "clip-bound-sweep":
-        return g.clip_bound_sweep(args.column, args.start, args.stop, args.step, geometric=args.geometric,
-                                  diff_step=args.diff_step, normalised=args.normalised)
+        return QueryList(g.clip_bound_sweep(args.column, args.start, args.stop, args.step,
+                                            geometric=args.geometric, diff_step=args.diff_step,
+                                            normalised=args.normalised))
     if name == "every-item":
         if args.observed:
-            _revealing("items")
-            return g.every_item(g.observed_items(load_data(args.observed, None), args.column), args.column)
-        return g.every_item([_item(i) for i in args.items], args.column)
+            items = g.observed_items(load_data(args.observed, None), args.column)
+            return QueryList(g.every_item(items, args.column), (provenance.items_note(args.column),))
+        return QueryList(g.every_item([_item(i) for i in args.items], args.column))
     ds = load_data(args.data, args.schema, args)
+    columns = [args.column] if name == "every-value" else list(args.columns)
+    if args.observed:  # every column's domain read off the data
+        notes = [provenance.values_note(c) for c in columns]
+    else:  # declared here or in the schema, whose levels may themselves have been read from the data
+        given = [args.column] if name == "every-value" and args.values else []
+        notes = provenance.schema_notes(ds.schema, [c for c in columns if c not in given])
     if name == "every-value":
-        values = args.values
-        if args.observed:
-            _revealing("values")
-            values = g.observed_values(ds, args.column)
-        return g.every_value(ds.schema, args.column, values)
-    values = None
-    if args.observed:
-        _revealing("values")
-        values = {c: g.observed_values(ds, c) for c in args.columns}
-    return g.marginals(ds.schema, args.columns, args.k, values)
+        values = g.observed_values(ds, args.column) if args.observed else args.values
+        return QueryList(g.every_value(ds.schema, args.column, values), tuple(notes))
+    observed = {c: g.observed_values(ds, c) for c in columns} if args.observed else None
+    return QueryList(g.marginals(ds.schema, columns, args.k, observed), tuple(notes))
 
 
 def _item(text: str) -> Any:
@@ -170,10 +182,12 @@ def generate(args: argparse.Namespace) -> int:
     from svtgui.data.queries import queries_to_json
 
     try:
-        queries = _build(args)
+        built = _build(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    text = json.dumps(queries_to_json(queries), indent=1, ensure_ascii=False) + "\n"
+    queries = built.queries
+    _revealing(list(built.from_data))
+    text = json.dumps(queries_to_json(queries, built.from_data), indent=1, ensure_ascii=False) + "\n"
     if args.out == "-":
         sys.stdout.write(text)
     else:
@@ -200,7 +214,14 @@ def _write_out(out: Path, text: str) -> None:
 
 
 def show(args: argparse.Namespace) -> int:
-    queries = read_queries(args.file)
+    query_list = read_queries(args.file)
+    queries = query_list.queries
+    if query_list.from_data:
+        from svtgui.app.domains import listing
+
+        print(f"svtgui-cli queries: note: this list was built from {listing(query_list.from_data)}, read "
+              "from the data; a release that uses it is refused unless allowed, and is then NOT "
+              "differentially private", file=sys.stderr)
     schema = load_data(args.data, args.schema, args).schema if args.data else None
     for i, q in enumerate(queries, start=1):
         extra = ""

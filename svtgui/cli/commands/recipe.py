@@ -15,10 +15,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.domains import warning as domain_warning
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
-from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options
+from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, warn
 from svtgui.cli.engine_options import add_engine_options
 from svtgui.cli.errors import EXIT_BUDGET, CliError
 from svtgui.cli.inputs import command_inputs
@@ -73,7 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the top-c items of a transactions dataset (EM, or Standard SVT for comparison)",
         description="Chooses c frequent items of a transactions file (FIMI .dat). The item domain must be "
                     "public: give it with --items-range or --items-file; --items-from-data uses the items "
-                    "that occur, which is NOT public (an item bought once names its basket).",
+                    "that occur, which is NOT public (an item bought once names its basket): it is refused "
+                    "unless --allow-data-derived-domains is given too, and the release is then NOT "
+                    "differentially private.",
         epilog="example: svtgui-cli recipe frequent-items --data retail.dat --items-range 0 16469 "
                "--cutoff 10 --epsilon 1")
     _common(items)
@@ -85,7 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="the public domain is the integers LO … HI")
     domain.add_argument("--items-file", metavar="FILE", help="the public domain, one item per line")
     domain.add_argument("--items-from-data", action="store_true",
-                        help="use the items that occur in the data (NOT public; for demonstrations)")
+                        help="use the items that occur in the data (NOT public; needs "
+                             "--allow-data-derived-domains, and the release is NOT differentially private)")
     items.set_defaults(handler=_frequent_items)
 
 
@@ -150,6 +154,8 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
         record = register_dataset(led, ds, vars(args))
         if args.test_seed is not None:
             print(f"svtgui-cli recipe: {TEST_SEED_WARNING}", file=sys.stderr)
+        notes = plan.domains_from_data()  # allowed: the release is NOT differentially private
+        warn("recipe", [domain_warning(notes)] if notes else [])
         try:
             done = plan.run(led)
         except BudgetExceeded as exc:
@@ -188,15 +194,25 @@ def _screen_ranges(args: argparse.Namespace) -> int:
 
     if args.queries and args.column:
         raise CliError("give either --queries or --column/--start/--stop/--width, not both")
+    from_data: tuple[str, ...] = ()
     if args.queries:
-        queries = read_queries(args.queries)
+        query_list = read_queries(args.queries)
+        queries, from_data = query_list.queries, query_list.from_data
     elif args.column and None not in (args.start, args.stop, args.width):
         queries = generators.range_sweep(args.column, args.start, args.stop, args.width, args.step)
     else:
         raise CliError("give the queries to screen: --queries FILE, or --column with --start, --stop and "
                        "--width")
     return _execute(args, lambda ds, rng: recipes.screen_ranges(
-        ds, queries, args.epsilon, args.threshold, args.cutoff, screen_share=args.screen_share, rng=rng))
+        ds, queries, args.epsilon, args.threshold, args.cutoff, screen_share=args.screen_share, rng=rng,
+        domains=_domains(args, from_data)))
+
+
+def _domains(args: argparse.Namespace, from_data: tuple[str, ...]) -> Any:
+    """The recipe's domains read from the data, and whether the curator allowed them."""
+    from svtgui.app.domains import Domains
+
+    return Domains(from_data, bool(args.allow_data_derived_domains))
 
 
 def _frequent_items(args: argparse.Namespace) -> int:
@@ -220,12 +236,14 @@ def _frequent_items(args: argparse.Namespace) -> int:
             return _items_file(args.items_file)
         from svtgui.data import generators
 
-        print("svtgui-cli recipe: warning: --items-from-data: the item domain was read off the data and is "
-              "NOT public; do not publish this release", file=sys.stderr)
         return generators.observed_items(ds, "items")
 
+    from svtgui.data.provenance import items_note
+
+    notes = (items_note("items"),) if args.items_from_data else ()
     return _execute(args, lambda ds, rng: recipes.frequent_items(
-        ds, domain(ds), args.cutoff, args.epsilon, method=args.method, threshold=args.threshold, rng=rng))
+        ds, domain(ds), args.cutoff, args.epsilon, method=args.method, threshold=args.threshold, rng=rng,
+        domains=_domains(args, notes)))
 
 
 def _items_file(path: str) -> list[Any]:

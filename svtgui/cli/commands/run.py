@@ -41,7 +41,8 @@ from svtgui.ledger import Ledger
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
 CONFIG_KEYS = ("data", "queries", "schema", "mechanism", "epsilon", "delta", "threshold", "cutoff", "ledger",
                "report", "test_seed", "budget_epsilon", "budget_delta", "new_dataset", "same_dataset_as",
-               "monotonic", "batch_size", "params", "universe", "release_out", *ENGINE_KEYS)
+               "monotonic", "batch_size", "params", "universe", "release_out", "allow_data_derived_domains",
+               *ENGINE_KEYS)
 PATH_KEYS = ("data", "queries", "schema", "ledger", "report", "release_out")
 
 
@@ -177,13 +178,15 @@ def _session(path: str) -> Any:
         raise CliError(str(exc)) from None
 
 
-def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Any, list[Any]]:
+def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Any, Any]:
     from svtgui.app.project_file import SessionError
     from svtgui.data import DatasetError
+    from svtgui.data.queries import QueryList
 
     session = s["session"]
     try:
-        return session.open_dataset(led, s.get("session_path")), session.query_objects()
+        return (session.open_dataset(led, s.get("session_path")),
+                QueryList(session.query_objects(), session.domains_from_data))
     except (SessionError, DatasetError) as exc:
         raise CliError(f"--session: {exc}") from None
 
@@ -197,12 +200,22 @@ def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_inputs(s: dict[str, Any]):
-    """The dataset and the query list, with any problem as a CLI error naming the file."""
-    queries = read_queries(s["queries"]) if s.get("queries") is not None else []
+    """The dataset and the query list (a ``QueryList``, with the domains it read from the data), with
+    any problem as a CLI error naming the file."""
+    from svtgui.data.queries import QueryList
+
+    queries = read_queries(s["queries"]) if s.get("queries") is not None else QueryList([])
     return load_data(s["data"], s.get("schema"), s), queries
 
 
-def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: list[Path],
+def _domains(s: dict[str, Any], query_list: Any) -> Any:
+    """The query list's domains read from the data, and whether the curator allowed them."""
+    from svtgui.app.domains import Domains
+
+    return Domains(query_list.from_data, bool(s.get("allow_data_derived_domains")))
+
+
+def _plan(led: Ledger, ds: Any, query_list: Any, s: dict[str, Any], reports: list[Path],
           inputs: Inputs) -> Plan:
     """The one validation (:mod:`svtgui.app.plan`) of the whole run — queries and their value types,
     parameters, every output file (never one of ``inputs``, the files the run reads; a temporary
@@ -212,11 +225,11 @@ def _plan(led: Ledger, ds: Any, queries: list[Any], s: dict[str, Any], reports: 
 
     budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
-    plan = build(ds, queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")), budget=budget,
-                 outputs=reports, inputs=inputs)
+    plan = build(ds, query_list.queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")),
+                 budget=budget, outputs=reports, inputs=inputs, domains=_domains(s, query_list))
     if plan.ok:
-        screen(led, request_for(ds, queries, plan, seed=s.get("test_seed")))
-        warn("run", plan.warnings)
+        screen(led, request_for(ds, query_list.queries, plan, seed=s.get("test_seed")))
+        warn("run", plan.warnings)  # an allowed release over domains read from the data says so here
         return plan
     first = plan.problems[0]
     option = {"report": "--report", "queries": "--queries", "release_out": "--release-out",
@@ -235,12 +248,13 @@ def run(args: argparse.Namespace) -> int:
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
     reports = [Path(r) for r in s.get("report") or []]
     check_report_paths(reports, "--report")
-    ds, queries = (None, []) if s.get("session") else load_inputs(s)
+    ds, query_list = (None, None) if s.get("session") else load_inputs(s)
     with open_ledger(s.get("ledger")) as led:
         if s.get("session"):  # the session's dataset is checked through the ledger
-            ds, queries = _session_inputs(s, led)
+            ds, query_list = _session_inputs(s, led)
+        queries = query_list.queries
         inputs = command_inputs({**vars(args), **s, "ledger": led.path})  # the config's, session's files too
-        plan = _plan(led, ds, queries, s, reports, inputs)  # the whole run, checked before the first charge
+        plan = _plan(led, ds, query_list, s, reports, inputs)  # the whole run, checked before any charge
         register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         try:
             run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),

@@ -71,6 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def build(args: argparse.Namespace) -> int:
     """The same ledger path as ``svtgui-cli run --mechanism sparse_project --release-out``."""
+    from svtgui.app.domains import Domains
     from svtgui.app.plan import build as build_plan
     from svtgui.app.runs.runner import request_for, start_run
     from svtgui.cli.commands.queries import load_data
@@ -104,7 +105,8 @@ def build(args: argparse.Namespace) -> int:
         # the whole run (parameters, universe, the release file's folder, the budget) is checked before
         # a new dataset is registered: a bad --out must leave the ledger as it was
         plan = build_plan(ds, [], "sparse_project", params, budget=applicable_budget(led, ds, vars(args)),
-                          adaptive=True, inputs=command_inputs({**vars(args), "ledger": led.path}))
+                          adaptive=True, inputs=command_inputs({**vars(args), "ledger": led.path}),
+                          domains=Domains(allowed=bool(args.allow_data_derived_domains)))
         if not plan.ok:
             first = plan.problems[0]
             option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")
@@ -142,7 +144,9 @@ def info(args: argparse.Namespace) -> int:
     print(f"file SHA-256 {release.sha256} (compare it with the one the curator published)")
     universe = release.header.get("metadata", {}).get("universe", {})
     for axis in universe.get("axes", []):
-        print(f"  {axis['column']}: {', '.join(axis['levels'])}")
+        read = "  [levels read from the data: this release is NOT differentially private]" \
+            if axis.get("levels_from_data") else ""
+        print(f"  {axis['column']}: {', '.join(axis['levels'])}{read}")
     return 0
 
 
@@ -161,7 +165,7 @@ def answer(args: argparse.Namespace) -> int:
         for text in args.query:
             queries.append(query_from_json(text))
         if args.queries:
-            queries.extend(read_queries(args.queries))
+            queries.extend(read_queries(args.queries).queries)  # answered from the release: no data read
     except ValueError as exc:
         raise CliError(f"--query/--queries: {exc}") from None
     if not queries:

@@ -131,9 +131,11 @@ def export_job(ledger_path: Path, run_id: int | tuple[int, ...], path: Path) -> 
     return functools.partial(export_in_child, ledger_path=ledger_path, run_id=run_id, path=path)
 
 
-def report_notice(parent: QWidget, run_id: int | tuple[int, ...], outcome: Path | BaseException) -> Notice:
+def report_notice(parent: QWidget, run_id: int | tuple[int, ...], outcome: Path | BaseException,
+                  not_private: str = "") -> Notice:
     """The (shown) notice saying how the export of ``run_id`` (a tuple: a release over several runs)
-    went: the written file, or why not."""
+    went: the written file, or why not; ``not_private`` reminds, after an export, that the release it
+    holds is NOT differentially private."""
     if isinstance(outcome, BaseException):
         expected = isinstance(outcome, OSError | ValueError | LedgerError)
         reason = reason_text(outcome) if expected else f"{type(outcome).__name__}: {outcome}"
@@ -153,5 +155,5 @@ def report_notice(parent: QWidget, run_id: int | tuple[int, ...], outcome: Path 
         ok=True,
         folder=written.parent,
         detail="It holds only what was released (⊤/⊥, released values) and the public parameters — "
-        "no true answer, no noise, no noisy threshold.",
+        "no true answer, no noise, no noisy threshold." + (f"\n\n{not_private}" if not_private else ""),
     ).show_now()

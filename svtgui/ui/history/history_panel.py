@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import recipes
+from svtgui.app.domains import recorded, warning
 from svtgui.app.numbers import amount, exact
 from svtgui.app.reports.content import (
     integrity_records,
@@ -157,20 +158,29 @@ class RunsModel(RecordTable):
     RIGHT = (0, 2, 3, 5)
     STATUS = 4
     STATISTICS = 6
+    NOISE = 9
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.counts: dict[int, tuple[int, int]] = {}
         self.statistics: dict[int, list[dict[str, Any]]] = {}
+        self.from_data: dict[int, tuple[str, ...]] = {}  # run → domains read from the data it used
 
     @property
     def runs(self) -> list[RunRecord]:
         return self.items
 
     def set_runs(self, runs: list[RunRecord], counts: dict[int, tuple[int, int]],
-                 statistics: dict[int, list[dict[str, Any]]] | None = None) -> None:
+                 statistics: dict[int, list[dict[str, Any]]] | None = None,
+                 from_data: dict[int, tuple[str, ...]] | None = None) -> None:
         self.counts, self.statistics = counts, statistics or {}
+        self.from_data = from_data or {}
         self.set_items(runs)
+
+    def noise(self, run: RunRecord) -> str:
+        """Noise and, for a run over domains read from the data, that it is NOT differentially private."""
+        text = "secure" if run.secure else "seeded (NOT secure)"
+        return f"{text} · NOT DP: domains read from the data" if self.from_data.get(run.id) else text
 
     def cell(self, run: RunRecord, col: int) -> str:
         n, tops = self.counts.get(run.id, (0, 0))
@@ -184,10 +194,14 @@ class RunsModel(RecordTable):
             headline(self.statistics.get(run.id, [])),
             when(run.started_at),
             when(run.ended_at),
-            "secure" if run.secure else "seeded (NOT secure)",
+            self.noise(run),
         )[col]
 
     def decoration(self, run: RunRecord, col: int, role: int) -> Any:
+        if col == self.NOISE and self.from_data.get(run.id):
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return warning(self.from_data[run.id])
+            return QBrush(WARNING_COLOR) if role == Qt.ItemDataRole.ForegroundRole else None
         if col == self.STATISTICS and role == Qt.ItemDataRole.ToolTipRole:  # every statistic, one a line
             return "\n".join(headline([st]) for st in self.statistics.get(run.id, [])[:20])
         if col != self.STATUS:
@@ -371,6 +385,7 @@ class HistoryPanel(QDialog):
             counts = {r.id: led.response_counts(r.id) for r in runs}
             # what each ended run released, with intervals (⊤ rows only: cheap even for long runs)
             table = {r.id: statistics(led, r.id) for r in runs if r.status != RUNNING}
+            from_data = {r.id: recorded(led.declarations(r.id)) for r in runs}
             b = led.budget(self.dataset_id) if record is not None else None
             accepted = integrity_records(led)
             raises = raise_records(led, self.dataset_id) if record is not None else []
@@ -397,7 +412,7 @@ class HistoryPanel(QDialog):
                 + (f" {raises_text(raises)}" if raises else "")
                 + (f" ⚠ {integrity_text(accepted)}" if accepted else "")
             )
-        self.runs_model.set_runs(runs, counts, table)
+        self.runs_model.set_runs(runs, counts, table, from_data)
         if runs:
             self.select_run(keep.id if keep is not None else runs[-1].id) or self.select_run(runs[-1].id)
         self._show_rows()

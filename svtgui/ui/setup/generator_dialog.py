@@ -3,8 +3,10 @@
 Each generator is a small form of public inputs whose defaults come from the column's declared
 bounds (never from the data). "Add to queue" reads the form on the GUI thread, then builds the
 list as a background task with a progress bar and Cancel (two million ranges take seconds);
-``ValueError`` naming the field otherwise. Domains read off the data ("values that occur") are
-labelled as revealing which values occur.
+``ValueError`` naming the field otherwise. Domains read off the data ("the items that occur",
+schema levels read from the data) are named in a reminder under the form as the curator picks
+them, and the list takes them along (``from_data``) into the queue: a release over it is refused
+unless the curator allows it, and is then NOT differentially private (:mod:`svtgui.app.domains`).
 """
 
 from __future__ import annotations
@@ -29,14 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from svtgui.app.domains import listing
 from svtgui.app.numbers import field_text
 from svtgui.app.recipes import default_sweep
 from svtgui.app.tasks import TaskCancelled
 from svtgui.core.progress import NO_PROGRESS, ProgressState
-from svtgui.data import generators
+from svtgui.data import generators, provenance
 from svtgui.data.schema import ColumnKind
 from svtgui.ui.common.background import Background
-from svtgui.ui.common.theme import named
+from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 
 Job = Callable[[ProgressState], list[Any]]  # the form's values bound in; runs off the GUI thread
@@ -59,6 +62,7 @@ class GeneratorDialog(QDialog):
         self.stack = QStackedWidget()
         self.fields: dict[str, QWidget] = {}
         self.builders: list[Callable[[], Job]] = []
+        self.sources: list[Callable[[], list[str]]] = []  # per generator: the domains it reads off the data
         self.background = Background("generate", self)
 
         def combo(name: str, names: list[str]) -> QComboBox:
@@ -165,6 +169,7 @@ class GeneratorDialog(QDialog):
                 ("Column", "ev_col", combo("Every value column", categorical)),
             ],
             lambda: _fixed(generators.every_value(schema, *declared(col("ev_col")))),
+            lambda: provenance.schema_notes(schema, [col("ev_col")]),
         )
         marg = named(QListWidget(), "Marginal columns")
         marg.addItems(categorical)
@@ -177,6 +182,7 @@ class GeneratorDialog(QDialog):
             ],
             lambda: _fixed(generators.marginals(schema, declared(*[i.text() for i in marg.selectedItems()]),
                                                 self._int("mg_k"))),
+            lambda: provenance.schema_notes(schema, [i.text() for i in marg.selectedItems()]),
         )
         observed = named(
             QCheckBox("use the items that occur in the data (reveals which items occur)"),
@@ -199,9 +205,13 @@ class GeneratorDialog(QDialog):
                 ],
                 col("ei_col"),
             )),
+            lambda: [provenance.items_note(col("ei_col"))] if observed.isChecked() else [],
         )
 
         self.error = ErrorLabel("Generator")
+        self.reminder = named(QLabel(), "Domains read from the data reminder")
+        self.reminder.setWordWrap(True)
+        self.reminder.setStyleSheet(f"color: {WARNING_COLOR.name()}; font-weight: bold;")
         self.count = named(QLabel(""), "Generated count")
         self.progress = named(QProgressBar(), "Generator progress", "Queries built so far")
         self.progress.hide()
@@ -218,6 +228,7 @@ class GeneratorDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(self.kind)
         lay.addWidget(self.stack)
+        lay.addWidget(self.reminder)
         lay.addWidget(self.error)
         lay.addWidget(self.progress)
         lay.addWidget(self.cancel_button)
@@ -228,6 +239,8 @@ class GeneratorDialog(QDialog):
         if itemsets and not numeric:
             self.kind.setCurrentIndex(self.kind.count() - 1)
         self.result: list = []
+        self.from_data: tuple[str, ...] = ()  # the domains read off the data the result was built from
+        self._remind()
 
     def _spin(self, name: str, value: int, minimum: int = 1) -> QSpinBox:
         s = named(QSpinBox(), name)
@@ -246,7 +259,9 @@ class GeneratorDialog(QDialog):
         assert isinstance(w, QLineEdit)
         return w.text().strip()
 
-    def _page(self, title: str, rows: list[tuple[str, str, QWidget]], build: Callable[[], list[Any]]) -> None:
+    def _page(self, title: str, rows: list[tuple[str, str, QWidget]], build: Callable[[], Job],
+              reads: Callable[[], list[str]] = list) -> None:
+        """One generator's form; ``reads`` names the domains it would read off the data as filled in."""
         page = QWidget()
         form = QFormLayout(page)
         for label, key, widget in rows:
@@ -255,6 +270,7 @@ class GeneratorDialog(QDialog):
         self.stack.addWidget(page)
         self.kind.addItem(title)
         self.builders.append(build)
+        self.sources.append(reads)
 
     def select(self, title_start: str) -> None:
         for i in range(self.kind.count()):
@@ -287,13 +303,29 @@ class GeneratorDialog(QDialog):
 
     def _clear_errors_on_edit(self) -> None:
         """An error belongs to the input that caused it: any edit or another generator clears it."""
-        clear = self.error.hide
-        self.kind.currentIndexChanged.connect(clear)
+        self.kind.currentIndexChanged.connect(self.error.hide)
+        self.kind.currentIndexChanged.connect(self._remind)
         for w in self.fields.values():
             for signal in ("textChanged", "currentIndexChanged", "valueChanged", "toggled",
                            "itemSelectionChanged"):
                 if hasattr(w, signal):
-                    getattr(w, signal).connect(clear)
+                    getattr(w, signal).connect(self.error.hide)
+                    getattr(w, signal).connect(self._remind)
+
+    def reads_from_data(self) -> tuple[str, ...]:
+        """The domains the current generator, as filled in, reads off the data."""
+        try:
+            return tuple(self.sources[self.kind.currentIndex()]())
+        except ValueError:  # no column of the kind yet: nothing is read
+            return ()
+
+    def _remind(self) -> None:
+        """At Generate: say which domains come from the data, before the list is made."""
+        notes = self.reads_from_data()
+        self.reminder.setText(f"⚠ This list is built from {listing(notes)}, read from the private data: NOT "
+                              "public. A release that uses it is refused unless you allow it on the Queries "
+                              "step, and is then NOT differentially private." if notes else "")
+        self.reminder.setVisible(bool(notes))
 
     def job(self) -> Job:
         """The current generator with the form's values bound in (``ValueError`` naming a field)."""
@@ -310,6 +342,7 @@ class GeneratorDialog(QDialog):
             self.error.show_error(str(exc))
             return
         self.error.hide()
+        self.from_data = self.reads_from_data()
         self._busy(True)
         self.background.start(_generate, self._generated, self._failed, job, progress=self._progressed,
                               cancelled=self._cancelled)

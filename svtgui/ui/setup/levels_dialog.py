@@ -3,7 +3,10 @@
 Why levels are declared: "every value of a column" and the PMW/SparseProject universes need the
 column's domain. A domain typed from public knowledge (the census codebook) is public; a domain
 read off the data is not — it reveals which values occur (a rare level names its one row) — so
-that choice says so in words and is marked in the schema editor.
+that choice says so in words and is marked in the schema (``Column.levels_from_data``), where it
+stays through edits, saving and reopening. Typing over such levels does not make them public: only
+the curator's explicit word does (unticking "read from the data" states that they come from public
+knowledge), so opening the dialog and pressing OK never loses the mark.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
@@ -43,12 +47,11 @@ class LevelsDialog(QDialog):
     """Edits one categorical column's declared levels; ``levels`` holds the accepted list."""
 
     def __init__(self, column: str, current: list[str] | None, read_from_data: Any,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, current_from_data: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Levels of {column}")
         self.column, self._read = column, read_from_data
         self.levels: list[str] | None = None
-        self.from_data = False
         intro = QLabel(f"Type or paste the possible values of <b>{column}</b>, one per line (or separated "
                        "by commas), from public knowledge of the domain — a codebook, a form's choices.")
         intro.setWordWrap(True)
@@ -57,10 +60,16 @@ class LevelsDialog(QDialog):
         self.read_button = named(QPushButton("Read the levels that occur in the data…"),
                                  "Read levels from data",
                                  "Fills the list from the data; such levels are not public (see the warning)")
+        self.read_mark = named(QCheckBox("These levels were read from the data (NOT public)"),
+                               "Levels read from the data",
+                               "Ticked when the levels come from the data; untick only if you declare them "
+                               "from public knowledge (a codebook)")
         self.warning = named(QLabel(FROM_DATA_WARNING), "Levels from data warning")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet(f"color: {WARNING_COLOR.name()}; font-weight: bold;")
-        self.warning.hide()
+        self.read_mark.toggled.connect(self.warning.setVisible)
+        self.read_mark.setChecked(current_from_data)
+        self.warning.setVisible(current_from_data)
         self.error = named(QLabel(), "Levels error")
         self.error.setStyleSheet(f"color: {WARNING_COLOR.name()};")
         self.error.hide()
@@ -71,14 +80,18 @@ class LevelsDialog(QDialog):
         self.read_button.clicked.connect(self._read_from_data)
         self.text.textChanged.connect(self.error.hide)
         lay = QVBoxLayout(self)
-        for w in (intro, self.text, self.read_button, self.warning, self.error, self.buttons):
+        for w in (intro, self.text, self.read_button, self.read_mark, self.warning, self.error, self.buttons):
             lay.addWidget(w)
         self.resize(460, 420)
 
+    @property
+    def from_data(self) -> bool:
+        """Whether the accepted levels count as read from the data (the curator's word, or the button)."""
+        return self.read_mark.isChecked()
+
     def _read_from_data(self) -> None:
         self.text.setPlainText("\n".join(str(v) for v in self._read()))
-        self.from_data = True
-        self.warning.show()
+        self.read_mark.setChecked(True)
 
     def _accept(self) -> None:
         try:

@@ -3,6 +3,11 @@
 Every field is a combo box or a plain number/text field, and the result is built with the data
 layer's query classes, which validate it. A preview line shows the query in words and its
 sensitivity; a problem is shown right under the builder and disables its buttons' effect.
+
+A condition on a categorical column with declared levels offers them as a pick list, and a value
+outside them is refused (by the condition's own schema check, the same in the plan and the CLI): a
+typo such as ``female`` for ``Female`` counted nothing and still spent budget. Levels read from the
+data are marked as such in the list.
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ class ConditionRow(QWidget):
         for op in OPS:
             self.op.addItem(OP_TEXT[op], op)
         self.value = named(QLineEdit(), "Condition value", "A number, a category, or a list a, b, … for 'in'")
+        self.levels = named(QComboBox(), "Declared levels", "Pick one of the column's declared levels")
+        self.levels.activated.connect(self._pick)
         self.remove = named(QPushButton("−"), "Remove condition", "Remove this condition")
         self.remove.setMaximumWidth(32)
         self.remove.clicked.connect(lambda: remove(self))
@@ -89,10 +96,34 @@ class ConditionRow(QWidget):
         lay.addWidget(self.column, 2)
         lay.addWidget(self.op, 1)
         lay.addWidget(self.value, 2)
+        lay.addWidget(self.levels, 1)
         lay.addWidget(self.remove)
         self.op.currentIndexChanged.connect(
             lambda: self.value.setEnabled(self.op.currentData() != "is_missing")
         )
+        self.column.currentIndexChanged.connect(self._offer_levels)
+        self._offer_levels()
+
+    def _offer_levels(self) -> None:
+        """The chosen column's declared levels as a pick list (hidden when it has none)."""
+        name = self.column.currentText()
+        col = self.schema.column(name) if name in self.schema else None
+        levels = col.categories if col is not None and col.kind == ColumnKind.CATEGORICAL else None
+        self.levels.clear()
+        if levels:
+            self.levels.addItem("levels read from the data (NOT public)…" if col.levels_from_data
+                                else "declared levels…")
+            self.levels.addItems(list(levels))
+        self.levels.setVisible(bool(levels))
+
+    def _pick(self, index: int) -> None:
+        """A level picked: the value ('in' adds it to the list)."""
+        if index <= 0:
+            return
+        level = self.levels.itemText(index)
+        current = self.value.text().strip()
+        self.value.setText(f"{current}, {level}" if self.op.currentData() == "in" and current else level)
+        self.levels.setCurrentIndex(0)
 
     def condition(self) -> Condition:
         name = self.column.currentText()

@@ -45,6 +45,7 @@ from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
 from svtgui.ui.common.theme import named
+from svtgui.ui.setup.domains_box import DomainsBox
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
 
@@ -149,6 +150,7 @@ class QueriesPage(QWidget):
         self.summary = named(QLabel("No queries yet."), "Queue summary")
         self.summary.setWordWrap(True)
         self.error = ErrorLabel("Queue")
+        self.domains = DomainsBox(workspace)
 
         def button(text: str, tip: str, shortcut: str, slot, own_shortcut: bool = True) -> QPushButton:
             """A tool button; ``own_shortcut=False`` when a window action already owns the key."""
@@ -176,7 +178,8 @@ class QueriesPage(QWidget):
         self.undo_button = button("Undo", "Bring back the queries removed or cleared last", "Ctrl+Z",
                                   self.undo)
         self.undo_button.setEnabled(False)
-        self._removed: list[list[Any]] = []  # queues as they were before each Remove / Clear
+        # queues as they were before each Remove / Clear, with the domains read from the data they hold
+        self._removed: list[tuple[list[Any], tuple[str, ...]]] = []
         self.split = named(QPushButton("Split by sensitivity…"), "Split by sensitivity",
                            "Keep the queries of the smallest Δ here and save the wider ones to a file for "
                            "a run of their own (each run's noise follows its widest query)")
@@ -203,6 +206,7 @@ class QueriesPage(QWidget):
         ql.addWidget(self.summary)
         ql.addWidget(self.split, alignment=Qt.AlignmentFlag.AlignLeft)
         ql.addWidget(self.error)
+        ql.addWidget(self.domains)
         split = QSplitter()
         split.addWidget(build_box)
         split.addWidget(queue_box)
@@ -222,8 +226,10 @@ class QueriesPage(QWidget):
         self.schema = schema
         self.builder.set_schema(schema)
 
-    def add(self, queries: list[Any]) -> None:
+    def add(self, queries: list[Any], from_data: tuple[str, ...] = ()) -> None:
+        """Append queries; ``from_data``: the domains read off the data they were built from."""
         self.queries.append(queries)
+        self.workspace.add_from_data(from_data)
         self.list.scrollToBottom()
 
     def set_queries(self, queries: list[Any]) -> None:
@@ -280,8 +286,8 @@ class QueriesPage(QWidget):
             path = chosen
         try:
             self.workspace.input_files().guard(path)
-            Path(path).write_text(json.dumps(queries_to_json(wide), indent=1, ensure_ascii=False),
-                                  encoding="utf-8")
+            doc = queries_to_json(wide, self.workspace.queries_from_data)
+            Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
         except OutputConflict as exc:
             self.error.show_error(f"{exc}; the queue is unchanged")
             return False
@@ -296,13 +302,15 @@ class QueriesPage(QWidget):
         return True
 
     def undo(self) -> None:
-        """Put the queue back as it was before the last Remove or Clear."""
+        """Put the queue back as it was before the last Remove or Clear (with its provenance)."""
         if self._removed:
-            self.queries.reset(self._removed.pop())
+            queries, from_data = self._removed.pop()
+            self.workspace.set_queries(queries, from_data)  # with the provenance it had
             self.undo_button.setEnabled(bool(self._removed))
 
     def _keep_for_undo(self) -> None:
-        self._removed = [*self._removed[-(UNDO_DEPTH - 1):], list(self.queries)]
+        kept = (list(self.queries), self.workspace.queries_from_data)
+        self._removed = [*self._removed[-(UNDO_DEPTH - 1):], kept]
         self.undo_button.setEnabled(True)
 
     def _undo_note(self, what: str, n: int) -> None:
@@ -316,7 +324,8 @@ class QueriesPage(QWidget):
 
     def import_json(self, path: str | Path) -> bool:
         try:
-            queries = read_queries(path)  # the guarded reader: a FIFO or a device is named, never read
+            listed = read_queries(path)  # the guarded reader: a FIFO or a device is named, never read
+            queries = listed.queries
             if self.schema is not None:
                 for i, q in enumerate(queries):
                     try:
@@ -327,14 +336,15 @@ class QueriesPage(QWidget):
             self.error.show_error(str(exc))
             return False
         self.error.show_error(None)
-        self.set_queries(queries)
+        self.workspace.set_queries(queries, listed.from_data)  # the file's provenance comes with it
         return True
 
     def export_json(self, path: str | Path) -> bool:
         try:
             self.workspace.input_files().guard(path)  # never over the data, the ledger or the session
             Path(path).write_text(
-                json.dumps(queries_to_json(self.queries), indent=1, ensure_ascii=False), encoding="utf-8"
+                json.dumps(queries_to_json(self.queries, self.workspace.queries_from_data), indent=1,
+                           ensure_ascii=False), encoding="utf-8"
             )
         except OutputConflict as exc:
             self.error.show_error(str(exc))

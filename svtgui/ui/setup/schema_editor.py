@@ -33,7 +33,7 @@ from svtgui.ui.setup.param_form import ErrorLabel, parse_number
 
 COL_NAME, COL_KIND, COL_LOWER, COL_UPPER, COL_LEVELS, COL_STATUS = range(6)
 LEVEL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
-LEVELS_FROM_DATA = "⚠ levels read from the data: not public"
+LEVELS_FROM_DATA = "⚠ levels read from the data: NOT public (a release using them is refused unless allowed)"
 NO_BOUNDS = "⚠ no declared bounds — sums and means over this column are refused"
 NO_LEVELS = "no declared levels — a query per value (Queries ▸ Generate) needs them"
 RELATIONS = (
@@ -52,7 +52,6 @@ class SchemaEditor(QWidget):
         self.schema: Schema | None = None
         self.n_rows = 0
         self.dataset = None  # for reading levels off the data, on the curator's explicit request
-        self.levels_from_data: set[str] = set()
         self.bound_errors: dict[str, str] = {}  # column → why its typed bounds are not declared
         self.warning = named(QLabel(), "Missing bounds warning")
         self.warning.setWordWrap(True)
@@ -108,7 +107,7 @@ class SchemaEditor(QWidget):
     def set_schema(self, schema: Schema, n_rows: int = 0, dataset=None) -> None:
         """Show ``schema``; ``dataset`` (optional) lets the curator read levels off its rows."""
         if dataset is not None and dataset is not self.dataset:
-            self.dataset, self.levels_from_data, self.bound_errors = dataset, set(), {}
+            self.dataset, self.bound_errors = dataset, {}
         self.schema, self.n_rows = schema, n_rows
         self._filling = True
         try:
@@ -162,7 +161,8 @@ class SchemaEditor(QWidget):
         assert self.schema is not None
         col = self.schema.column(name)
         read = (lambda: observed_values(self.dataset, name)) if self.dataset is not None else (lambda: [])
-        dlg = LevelsDialog(name, list(col.categories or ()), read, self)
+        dlg = LevelsDialog(name, list(col.categories or ()), read, self,
+                           current_from_data=col.levels_from_data)
         dlg.read_button.setEnabled(self.dataset is not None)
         dlg.accepted.connect(lambda: self._levels_accepted(name, dlg))
         dlg.open()
@@ -170,15 +170,15 @@ class SchemaEditor(QWidget):
 
     def _levels_accepted(self, name: str, dlg: LevelsDialog) -> None:
         assert self.schema is not None
-        (self.levels_from_data.add if dlg.from_data else self.levels_from_data.discard)(name)
-        self._commit(self.schema.with_categories(name, dlg.levels), refill=True)
+        # the provenance rides in the schema: saved with it, remembered by the ledger, checked by the plan
+        self._commit(self.schema.with_categories(name, dlg.levels, from_data=dlg.from_data), refill=True)
 
     def _set_status(self, row: int, col) -> None:
         problem = self.bound_errors.get(col.name)
         if problem is not None:
             item = QTableWidgetItem(f"⚠ {problem}")
             item.setForeground(WARNING_COLOR)
-        elif col.name in self.levels_from_data and col.categories:
+        elif col.levels_from_data:
             item = QTableWidgetItem(LEVELS_FROM_DATA)
             item.setForeground(WARNING_COLOR)
         elif col.kind == ColumnKind.NUMERIC and not col.bounded:
