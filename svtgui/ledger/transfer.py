@@ -110,6 +110,9 @@ def _copy(source: Any, c: Any, wanted: set[str], done: Copied) -> dict[tuple[str
             if row[1] not in wanted or done.rebind:
                 continue
             c.execute("INSERT INTO dataset_contents VALUES (?, ?, ?, ?, ?)", row)
+            c.executemany("INSERT INTO content_columns (content, position, column_fp, informative) "
+                          "VALUES (?, ?, ?, ?)", src("SELECT content, position, column_fp, informative FROM "
+                                                     "content_columns WHERE content = ?", (ref,)))
             new = ref
         elif kind == "run":
             new = _copy_run(source, c, int(ref), wanted, done)

@@ -17,7 +17,8 @@ def file_ledger(tmp_path):
     """A file ledger with two datasets, a raise, runs with responses and facts, and an ended status."""
     path = tmp_path / "mine.sqlite"
     with Ledger.open(path) as led:
-        adult = led.register_dataset(ADULT, "adult", 2, columns=["age"])[0].dataset_id
+        adult = led.register_dataset(ADULT, "adult", 2, columns=["age", "sex"],
+                                     column_prints=[("1" * 64, True), ("2" * 64, False)])[0].dataset_id
         census = led.register_dataset(CENSUS, "census", 1)[0].dataset_id
         for ds, eps in ((adult, "0.5"), (census, "0.25"), (adult, "1")):
             run = led.start_run(ds, "sparse", {"epsilon": eps}, eps, secure=True, noise_description="secure",
@@ -51,6 +52,9 @@ def test_a_file_ledger_moves_to_the_server_whole_verified_and_only_once(file_led
     with Ledger.open(path) as mine, Ledger.open(server_url) as team:
         assert _state(team) == _state(mine)
         assert team.dataset_for_content(ADULT).dataset_id == adult  # the rows find their budget there
+        columns = "SELECT content, position, column_fp, informative FROM content_columns ORDER BY 1, 2"
+        assert len(mine._read(columns)) == 2
+        assert team._read(columns) == mine._read(columns)  # and look-alikes are still recognised
         assert team.budget(adult).remaining_epsilon == Fraction(3, 2)
     assert main(["ledger", "migrate", "--ledger", str(path), "--to", server_url]) == 0
     assert "copied 0 dataset(s), 0 run(s)" in capsys.readouterr().out  # nothing twice

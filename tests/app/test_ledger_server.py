@@ -3,6 +3,7 @@ and the integrity checks on the server's own triggers. Skipped, with the reason,
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from urllib.parse import urlsplit, urlunsplit
 
@@ -13,6 +14,8 @@ from svtgui.app.reports.content import facts, report_data
 from svtgui.ledger import Ledger, LedgerError, LedgerTampered
 
 CONTENT = "b" * 64
+# Logins are cluster-wide: one pair per test process, so parallel test workers never share one.
+ANA, CY = (f"svtgui_test_{who}_{os.getpid()}" for who in ("ana", "cy"))
 
 
 def _as(url: str, login: str) -> str:
@@ -27,47 +30,47 @@ def team(server_url):
     with Ledger.open(server_url) as led:
         ds = led.register_dataset(CONTENT, "census", 1)[0].dataset_id
     with psycopg.connect(server_url, autocommit=True) as admin:
-        for login in ("svtgui_test_ana", "svtgui_test_cy"):
+        for login in (ANA, CY):
             admin.execute(f"DROP ROLE IF EXISTS {login}")
             admin.execute(f"CREATE ROLE {login} LOGIN")
-        admin.execute("GRANT svtgui_curator TO svtgui_test_ana")
-        admin.execute("GRANT svtgui_custodian TO svtgui_test_cy")
+        admin.execute(f"GRANT svtgui_curator TO {ANA}")
+        admin.execute(f"GRANT svtgui_custodian TO {CY}")
     yield server_url, ds
     with psycopg.connect(server_url, autocommit=True) as admin:
-        for login in ("svtgui_test_ana", "svtgui_test_cy"):
+        for login in (ANA, CY):
             admin.execute(f"DROP OWNED BY {login}")
             admin.execute(f"DROP ROLE {login}")
 
 
 def test_a_curator_runs_and_reads_but_only_a_custodian_raises_with_a_logged_reason(team):
     url, ds = team
-    with Ledger.open(_as(url, "svtgui_test_ana")) as ana:
+    with Ledger.open(_as(url, ANA)) as ana:
         run = ana.start_run(ds, "sparse", {}, "0.5", secure=True, noise_description="secure")
         ana.record(run.id, [(0, "q", True, 3.0, None)])
         ana.finish_run(run.id, "finished")
         with pytest.raises(LedgerError, match="needs the svtgui_custodian role"):
             ana.raise_total(ds, 2, note="I would like more")
         assert ana.dataset(ds).total_epsilon == 1 and len(ana.budget_events(ds)) == 1
-    with Ledger.open(_as(url, "svtgui_test_cy")) as cy:
+    with Ledger.open(_as(url, CY)) as cy:
         cy.raise_total(ds, 2, note="approved by the board on 3 May")
-    with Ledger.open(_as(url, "svtgui_test_ana")) as ana:  # both see one budget
+    with Ledger.open(_as(url, ANA)) as ana:  # both see one budget
         b = ana.budget(ds)
         assert (b.total_epsilon, b.spent_epsilon) == (2, Fraction(1, 2))
         raised = ana.budget_events(ds)[-1]
-        assert (raised.kind, raised.login, raised.note) == ("raise", "svtgui_test_cy",
+        assert (raised.kind, raised.login, raised.note) == ("raise", CY,
                                                            "approved by the board on 3 May")
         report = report_data(ana, run.id)  # a report says who raised, and why
         assert report["budget"]["raises"] == [{
-            "date": raised.at[:10], "by": "svtgui_test_cy", "from_epsilon": "1", "to_epsilon": "2",
+            "date": raised.at[:10], "by": CY, "from_epsilon": "1", "to_epsilon": "2",
             "from_delta": "0", "to_delta": "0", "reason": "approved by the board on 3 May"}]
-        assert "svtgui_test_cy raised the total from ε 1 to ε 2" in dict(facts(report))["Budget raises"]
+        assert f"{CY} raised the total from ε 1 to ε 2" in dict(facts(report))["Budget raises"]
 
 
 def test_the_server_refuses_a_curators_update_and_delete_whatever_the_triggers(team):
     url, ds = team
-    with Ledger.open(_as(url, "svtgui_test_ana")) as ana:
+    with Ledger.open(_as(url, ANA)) as ana:
         ana.start_run(ds, "sparse", {}, "0.5", secure=True, noise_description="secure")
-    with psycopg.connect(_as(url, "svtgui_test_ana"), autocommit=True) as c:
+    with psycopg.connect(_as(url, ANA), autocommit=True) as c:
         for sql in ("DELETE FROM runs", "UPDATE runs SET epsilon = '0'",
                     "UPDATE datasets SET total_epsilon = '9'", "DELETE FROM budget_events",
                     "ALTER TABLE runs DISABLE TRIGGER runs_no_delete",
@@ -78,11 +81,11 @@ def test_the_server_refuses_a_curators_update_and_delete_whatever_the_triggers(t
 
 def test_a_login_cannot_pass_itself_off_as_another(team):
     url, ds = team
-    with psycopg.connect(_as(url, "svtgui_test_ana"), autocommit=True) as c:
+    with psycopg.connect(_as(url, ANA), autocommit=True) as c:
         c.execute("INSERT INTO budget_events (dataset_id, kind, epsilon, delta, note, at, login) "
-                  "VALUES (%s, 'register', '1', '0', 'x', 'now', 'svtgui_test_cy')", (ds,))
+                  "VALUES (%s, 'register', '1', '0', 'x', 'now', %s)", (ds, CY))
         assert c.execute("SELECT login FROM budget_events ORDER BY id DESC LIMIT 1").fetchone()[0] == \
-            "svtgui_test_ana"
+            ANA
 
 
 def test_tampering_on_the_server_is_found_like_in_a_file(server_url):

@@ -16,20 +16,21 @@ from svtgui.ledger import Ledger
 from tests.app.test_ledger_server import _as
 
 EPS = "0.5"
+ANA, BO = (f"svtgui_test_{who}_{os.getpid()}" for who in ("ana", "bo"))
 
 
 @pytest.fixture
 def curators(server_url):
     with psycopg.connect(server_url, autocommit=True) as admin:
-        for login in ("svtgui_test_ana", "svtgui_test_bo"):
+        for login in (ANA, BO):
             admin.execute(f"DROP ROLE IF EXISTS {login}")
             admin.execute(f"CREATE ROLE {login} LOGIN")
     Ledger.open(server_url).close()  # the owner creates the schema (and the roles)
     with psycopg.connect(server_url, autocommit=True) as admin:
-        admin.execute("GRANT svtgui_curator TO svtgui_test_ana, svtgui_test_bo")
-    yield [_as(server_url, login) for login in ("svtgui_test_ana", "svtgui_test_bo")]
+        admin.execute(f"GRANT svtgui_curator TO {ANA}, {BO}")
+    yield [_as(server_url, login) for login in (ANA, BO)]
     with psycopg.connect(server_url, autocommit=True) as admin:
-        for login in ("svtgui_test_ana", "svtgui_test_bo"):
+        for login in (ANA, BO):
             admin.execute(f"DROP OWNED BY {login}")
             admin.execute(f"DROP ROLE {login}")
 
