@@ -11,11 +11,15 @@ Rows new to the ledger that resemble a known dataset are never silently given a 
 own: the curator says which it is — :func:`register` with ``different=True`` ("this is a different
 dataset", a fresh budget) or :func:`bind` ("these rows are dataset ds-…", sharing its budget). The
 GUI asks in a dialog; the CLI takes ``--new-dataset`` or ``--same-dataset-as ID``. Rows resemble a
-dataset (:func:`resemblance`) when they carry its name, or when enough of their columns hold exactly
+dataset (:func:`resemblance`) when they carry its name; when enough of their columns hold exactly
 the values of its columns under any header: all of them when the rows have one informative column,
 else at least two (one dropped, one added, one changed, one renamed, a row-number column added —
-each leaves the others as they were). A column whose cells are all one value (a constant, or all
-missing) is not informative and never counts: it says nothing about who the rows are.
+each leaves the others as they were; a column whose cells are all one value, a constant or all
+missing, is not informative and never counts: it says nothing about who the rows are); or when at
+least half of the smaller one's distinct rows are rows of the other (one row removed or added — a
+neighbouring dataset —, a sample, a few cells changed in many columns), estimated from the two
+row sketches (:func:`svtgui.data.fingerprint.shared_rows`; rows that mostly repeat each other, a
+few columns of few values, are not compared that way).
 
 The fingerprint is paid once per file: :func:`fingerprint_of` keeps it in the ledger under the
 file's identity and state (:mod:`svtgui.data.file_state`) and reuses it while they are unchanged.
@@ -34,10 +38,12 @@ from fractions import Fraction
 from typing import Any
 
 from svtgui.core.progress import ProgressState
-from svtgui.data.fingerprint import RowsFingerprint
-from svtgui.ledger import DatasetRecord, Ledger
+from svtgui.data.fingerprint import SHARED_ROWS, RowsFingerprint, shared_rows
+from svtgui.ledger import ContentIdentity, DatasetRecord, Ledger
 
 SHARED_COLUMNS = 2
+RESEMBLES = "the same name, columns holding the same values under any header, or most of the same rows"
+"""Why rows resemble a known dataset, as every front end says it."""
 """Informative columns with exactly a known dataset's values that make new rows resemble it (or all
 of the rows' informative columns, when they have fewer)."""
 
@@ -48,9 +54,9 @@ class DatasetDecisionNeeded(ValueError):
     def __init__(self, name: str, lookalikes: tuple[DatasetRecord, ...]) -> None:
         ids = ", ".join(d.dataset_id for d in lookalikes)
         super().__init__(
-            f"{name!r} is new to the ledger but resembles {ids} (the same name, or columns holding the same "
-            "values under any header): say whether it is a different dataset (its own new budget) or the "
-            f"same dataset as {lookalikes[0].dataset_id} (sharing its budget)")
+            f"{name!r} is new to the ledger but resembles {ids} ({RESEMBLES}): say whether it is a different "
+            f"dataset (its own new budget) or the same dataset as {lookalikes[0].dataset_id} (sharing its "
+            "budget)")
         self.name = name
         self.lookalikes = lookalikes
 
@@ -79,7 +85,8 @@ def fingerprint_of(ledger: Ledger, ds: Any, progress: ProgressState | None = Non
     if (known := ds.known_fingerprint(key)) is not None:
         return known
     state = ds.read_state()
-    if state is not None and (doc := ledger.cached_fingerprint(state.file_id, state.check)) is not None:
+    doc = ledger.cached_fingerprint(state.file_id, state.check) if state is not None else None
+    if doc is not None and "sketch" in doc["rows"]:  # (entries cached before the row sketch: computed again)
         fp = RowsFingerprint.from_json(doc["rows"])
         ds.adopt_fingerprint(key, fp, doc.get("legacy"))
         return fp
@@ -107,19 +114,25 @@ def _legacy_of(ledger: Ledger, ds: Any, fp: RowsFingerprint) -> str:
     return known
 
 
-def _prints(fp: RowsFingerprint) -> list[tuple[str, bool]]:
-    return [(c.digest, c.informative) for c in fp.columns]
+def _identity(fp: RowsFingerprint) -> ContentIdentity:
+    """What the ledger records about the rows for the look-alike search."""
+    return ContentIdentity(tuple((c.digest, c.informative) for c in fp.columns), fp.rows, fp.sketch)
 
 
 def resemblance(ledger: Ledger, name: str, fp: RowsFingerprint) -> tuple[DatasetRecord, ...]:
-    """Known datasets these (new) rows resemble, most shared columns first: the same name, or enough
-    informative columns holding the same values (see the module docstring)."""
+    """Known datasets these (new) rows resemble, the closest first: the same name, enough informative
+    columns holding the same values, or most of the same rows (see the module docstring)."""
     informative = {c.digest for c in fp.columns if c.informative}
     need = min(SHARED_COLUMNS, len(informative))
-    shared = ledger.sharing_columns(informative) if need else {}
-    alike = [d for d in ledger.datasets()
-             if d.name == name or (need and shared.get(d.dataset_id, 0) >= need)]
-    return tuple(sorted(alike, key=lambda d: -shared.get(d.dataset_id, 0)))
+    columns = ledger.sharing_columns(informative) if need else {}
+    rows: dict[str, float] = {}
+    for dataset_id, n, sketch in ledger.row_sketches():
+        share = shared_rows((fp.rows, fp.sketch), (n, sketch))
+        if share is not None and share >= SHARED_ROWS:
+            rows[dataset_id] = max(share, rows.get(dataset_id, 0.0))
+    alike = [d for d in ledger.datasets() if d.name == name or d.dataset_id in rows
+             or (need and columns.get(d.dataset_id, 0) >= need)]
+    return tuple(sorted(alike, key=lambda d: (-rows.get(d.dataset_id, 0.0), -columns.get(d.dataset_id, 0))))
 
 
 def identify(ledger: Ledger, ds: Any) -> Identity:
@@ -132,9 +145,9 @@ def identify(ledger: Ledger, ds: Any) -> Identity:
     fp = fingerprint_of(ledger, ds)
     record = ledger.dataset_for_content(fp.content)
     if record is None and ledger.unmatched_old_contents():
-        record = ledger.adopt_old_content(_legacy_of(ledger, ds, fp), fp.content, _prints(fp))
+        record = ledger.adopt_old_content(_legacy_of(ledger, ds, fp), fp.content, _identity(fp))
     if record is None and getattr(ds, "legacy_file_sha256", None) and ledger.legacy_pending():
-        record = ledger.adopt_legacy(ds.legacy_file_sha256, fp.content, _prints(fp))
+        record = ledger.adopt_legacy(ds.legacy_file_sha256, fp.content, _identity(fp))
     ds.dataset_id = record.dataset_id if record is not None else None
     if record is not None:
         return Identity(record)
@@ -166,7 +179,7 @@ def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
     record, _ = ledger.register_dataset(fp.content, ds.name, total_epsilon, total_delta,
                                         neighbouring=ds.schema.neighbouring.value,
                                         bounds=declared(ds.schema)["bounds"], columns=ds.columns,
-                                        column_prints=_prints(fp))
+                                        identity=_identity(fp))
     ds.dataset_id = record.dataset_id
     return record
 
@@ -185,7 +198,7 @@ def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
                          f"declared {ds.schema.neighbouring.value}; they cannot share a budget")
     fp = fingerprint_of(ledger, ds)
     record = ledger.bind_content(dataset_id, fp.content, note=f"{ds.name} bound by the curator",
-                                 column_prints=_prints(fp))
+                                 identity=_identity(fp))
     ds.dataset_id = record.dataset_id
     return record
 

@@ -124,13 +124,11 @@ def _budget_needed(led: Ledger, ds: Any) -> CliError:
 
 
 def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]) -> CliError:
-    """New rows that resemble a known dataset (its name, or its columns' values under any header):
-    the curator must say which they are."""
+    """New rows that resemble a known dataset: the curator must say which they are."""
     ids = ", ".join(d.dataset_id for d in lookalikes)
-    return CliError(f"{ds.name!r} is new to the ledger {led.path} but resembles dataset {ids} (the same "
-                    "name, or columns holding the same values under any header): pass "
-                    f"--same-dataset-as {lookalikes[0].dataset_id} if it is that "
-                    "dataset (a changed file: it shares that budget), or --new-dataset if it is a "
+    return CliError(f"{ds.name!r} is new to the ledger {led.path} but resembles dataset {ids} "
+                    f"({dataset_identity.RESEMBLES}): pass --same-dataset-as {lookalikes[0].dataset_id} if "
+                    "it is that dataset (a changed file: it shares that budget), or --new-dataset if it is a "
                     "different dataset (its own budget, with --budget-epsilon)")
 
 

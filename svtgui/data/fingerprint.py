@@ -13,7 +13,11 @@ changed, another renamed) must make the curator say whether they are the same da
 column gets a fingerprint of the *multiset of its canonical values* — never of its name or position
 — and the rows' identity is the sorted list of their column fingerprints (:attr:`RowsFingerprint.content`).
 Two files whose columns hold the same values (in any pairing across rows) share a budget: merging is
-the conservative direction, a fresh budget never follows from it.
+the conservative direction, a fresh budget never follows from it. Beside the columns, a *row sketch*
+(the smallest few hundred distinct keyed row hashes, each row's hash blind to names and order too)
+lets the ledger see rows that share most of a known dataset's rows while no column is left intact:
+one row removed or added (a neighbouring dataset), a sample, a cell changed in every column
+(:func:`shared_rows`).
 
 Canonical values (stable: a change here gives every known dataset a new identity, so it needs a
 ledger migration):
@@ -56,6 +60,13 @@ import pyarrow.compute as pc
 
 KEY_BYTES = 32
 CHUNK_ROWS = 32_768
+SKETCH_ROWS = 256
+"""How many row hashes the rows' sketch keeps (the smallest distinct ones): enough to tell whether
+two datasets share most of their rows to within about ±6 %."""
+SHARED_ROWS = 0.5
+"""The share of the smaller dataset's distinct rows found in the other that makes them look alike."""
+RELIABLE = 16
+"""Fewer sampled rows than this in the range both sketches cover say nothing either way."""
 VERSION = b"svtgui-column-v1"
 #: Cell texts (after stripping white space) that some loader reads as missing: the default extra marker
 #: ``?`` (``LoadOptions.missing``) and pandas' standard missing markers. Text equal to one is missing.
@@ -86,6 +97,7 @@ class CellKeys:
     instant: np.uint64
     items: np.uint64
     missing: np.uint64
+    row: np.uint64
     text: str  # pandas' SipHash key: 16 characters
 
     @classmethod
@@ -94,7 +106,7 @@ class CellKeys:
             digest = hmac.new(key, name.encode(), hashlib.sha256).digest()
             return np.uint64(int.from_bytes(digest[:8], "little"))
 
-        return cls(lane("number"), lane("instant"), lane("items"), lane("missing"),
+        return cls(lane("number"), lane("instant"), lane("items"), lane("missing"), lane("row"),
                    hmac.new(key, b"text", hashlib.sha256).hexdigest()[:16])
 
 
@@ -238,9 +250,11 @@ def _object_hashes(values: np.ndarray, keys: CellKeys) -> np.ndarray:
 
 
 class ColumnSums:
-    """The per-column accumulator: ``update`` with batches (any order), ``merge`` partial states.
+    """The accumulator: ``update`` with batches (any order), ``merge`` partial states.
 
-    Holds, per column, the two lane sums and the smallest and largest cell hash; nothing else.
+    Holds, per column, the two lane sums and the smallest and largest cell hash, and for the rows the
+    :data:`SKETCH_ROWS` smallest distinct row hashes (a row's hash: its cells' hashes summed, so
+    blind to the columns' names and order too); nothing else.
     """
 
     def __init__(self, columns: int, key: bytes) -> None:
@@ -250,6 +264,7 @@ class ColumnSums:
         self.s2 = np.zeros(columns, np.uint64)
         self.lo = np.full(columns, np.iinfo(np.uint64).max, np.uint64)
         self.hi = np.zeros(columns, np.uint64)
+        self.sketch = np.zeros(0, np.uint64)
 
     def add(self, per_column: list[np.ndarray]) -> None:
         """Fold in one batch, given as each column's cell hashes (in the dataset's column order)."""
@@ -264,6 +279,18 @@ class ColumnSums:
                 self.s2[j] += (h * h).sum(dtype=np.uint64)
                 self.lo[j] = min(self.lo[j], h.min())
                 self.hi[j] = max(self.hi[j], h.max())
+            rows = per_column[0].copy()
+            for h in per_column[1:]:
+                rows += h
+        self._fold_sketch(_mix(rows, self.keys.row))
+
+    def _fold_sketch(self, hashes: np.ndarray) -> None:
+        """Keep the smallest distinct row hashes of the sketch and ``hashes`` together (bottom-k)."""
+        if len(self.sketch) >= SKETCH_ROWS:
+            hashes = hashes[hashes < self.sketch[-1]]
+            if not len(hashes):
+                return
+        self.sketch = np.unique(np.concatenate([self.sketch, hashes]))[:SKETCH_ROWS]
 
     def update_arrow(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Fold in an Arrow batch, in slices of :data:`CHUNK_ROWS` rows: each column's dozen numpy passes
@@ -281,10 +308,12 @@ class ColumnSums:
 
     def merge(self, other: ColumnSums) -> None:
         """Fold in a state computed elsewhere (another batch, thread, partition or process)."""
-        self.merge_arrays(other.rows, other.s1, other.s2, other.lo, other.hi)
+        self.merge_arrays(other.rows, other.s1, other.s2, other.lo, other.hi, other.sketch)
 
-    def merge_arrays(self, rows: int, s1: np.ndarray, s2: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
-        """Fold in a partial state given as its row count and per-column uint64 arrays."""
+    def merge_arrays(self, rows: int, s1: np.ndarray, s2: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     sketch: np.ndarray) -> None:
+        """Fold in a partial state given as its row count, per-column uint64 arrays and row sketch."""
+        self._fold_sketch(np.asarray(sketch, np.uint64))
         self.rows += int(rows)
         self.s1 += s1  # arrays of uint64 wrap modulo 2**64 without a warning
         self.s2 += s2
@@ -306,6 +335,8 @@ class RowsFingerprint:
 
     columns: tuple[ColumnPrint, ...]
     content: str  # the identity: a digest of the sorted column digests (what the ledger looks up)
+    rows: int = 0
+    sketch: tuple[int, ...] = ()  # the smallest distinct row hashes (see ColumnSums), ascending
 
     @classmethod
     def from_sums(cls, key: bytes, sums: ColumnSums) -> RowsFingerprint:
@@ -319,14 +350,46 @@ class RowsFingerprint:
             informative = sums.rows > 0 and bool(sums.lo[j] != sums.hi[j])
             prints.append(ColumnPrint(h.hexdigest(), informative))
         digests = "\x1e".join(sorted(p.digest for p in prints)).encode()
-        return cls(tuple(prints), hmac.new(key, b"rows:" + digests, hashlib.sha256).hexdigest())
+        return cls(tuple(prints), hmac.new(key, b"rows:" + digests, hashlib.sha256).hexdigest(), sums.rows,
+                   tuple(int(v) for v in sums.sketch))
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": [[p.digest, p.informative] for p in self.columns], "content": self.content}
+        return {"columns": [[p.digest, p.informative] for p in self.columns], "content": self.content,
+                "rows": self.rows, "sketch": list(self.sketch)}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> RowsFingerprint:
-        return cls(tuple(ColumnPrint(str(d), bool(i)) for d, i in doc["columns"]), str(doc["content"]))
+        return cls(tuple(ColumnPrint(str(d), bool(i)) for d, i in doc["columns"]), str(doc["content"]),
+                   int(doc["rows"]), tuple(int(v) for v in doc["sketch"]))
+
+
+def shared_rows(a: tuple[int, tuple[int, ...]], b: tuple[int, tuple[int, ...]]) -> float | None:
+    """The estimated share of the smaller of two row sets (each ``(rows, sketch)``) that is in the
+    other, from their sketches alone; None when the sketches cannot tell (too few rows sampled, or
+    rows that are mostly repeats of each other: few columns of few values, where unrelated datasets
+    share most of their distinct rows by construction).
+
+    Below the smaller of the two sketches' largest hashes (where a sketch is full), each sketch holds
+    *every* distinct row hash of its set, so the overlap there is an unbiased sample of the overlap.
+    """
+    if _mostly_repeats(*a) or _mostly_repeats(*b):
+        return None
+    edge = min(s[-1] if len(s) >= SKETCH_ROWS else _TOP for _, s in (a, b))
+    left, right = {v for v in a[1] if v <= edge}, {v for v in b[1] if v <= edge}
+    if min(len(left), len(right)) < RELIABLE:
+        return None
+    return len(left & right) / min(len(left), len(right))
+
+
+_TOP = (1 << 64) - 1
+
+
+def _mostly_repeats(rows: int, sketch: tuple[int, ...]) -> bool:
+    """Whether fewer than half of the rows are distinct (estimated from the sketch's k-th value)."""
+    if len(sketch) < SKETCH_ROWS:
+        return len(sketch) < rows / 2
+    distinct = (SKETCH_ROWS - 1) * (_TOP / sketch[-1])
+    return distinct < rows / 2
 
 
 def fingerprint_frames(frames: pd.DataFrame | Iterable[pd.DataFrame], key: bytes,
@@ -350,15 +413,20 @@ PARTITION_SCHEMA = "rows long, col int, s1 long, s2 long, lo long, hi long"
 def partition_sums(cells: bytes, columns: int) -> Callable[[Iterator[pa.RecordBatch]],
                                                            Iterator[pa.RecordBatch]]:
     """A function from one partition's Arrow batches to one small batch of its partial sums (for
-    Spark's ``mapInArrow``): the rows never leave the executor, only ``columns`` rows of integers do."""
+    Spark's ``mapInArrow``): the rows never leave the executor, only ``columns`` rows of integers do,
+    and the partition's row sketch as rows of column -1 (its hashes in ``s1``)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         sums = ColumnSums(columns, cells)
         for batch in batches:
             sums.update_arrow(batch)
-        signed = [np.array(a, np.uint64).view(np.int64) for a in (sums.s1, sums.s2, sums.lo, sums.hi)]
+        k = len(sums.sketch)
+        zeros = np.zeros(k, np.uint64)
+        lanes = ((sums.s1, sums.sketch), (sums.s2, zeros), (sums.lo, zeros), (sums.hi, zeros))
+        signed = [np.concatenate([a, extra]).view(np.int64) for a, extra in lanes]
         yield pa.RecordBatch.from_arrays(
-            [pa.array(np.full(columns, sums.rows, np.int64)), pa.array(np.arange(columns, dtype=np.int32)),
+            [pa.array(np.full(columns + k, sums.rows, np.int64)),
+             pa.array(np.concatenate([np.arange(columns), np.full(k, -1)]).astype(np.int32)),
              *map(pa.array, signed)], names=["rows", "col", "s1", "s2", "lo", "hi"])
 
     return run
@@ -370,10 +438,11 @@ def merge_partitions(table: pa.Table, columns: int, cells: bytes) -> ColumnSums:
     s1, s2 = np.zeros(columns, np.uint64), np.zeros(columns, np.uint64)
     lo, hi = np.full(columns, np.iinfo(np.uint64).max, np.uint64), np.zeros(columns, np.uint64)
     rows = table.column("rows").to_numpy()
-    nonempty = rows > 0  # an empty partition's lo/hi are the neutral elements, but skip it anyway
+    cells_of = (col >= 0) & (rows > 0)  # an empty partition's lo/hi are the neutral elements; skip it anyway
     for out, name, fold in ((s1, "s1", np.add), (s2, "s2", np.add), (lo, "lo", np.minimum),
                             (hi, "hi", np.maximum)):
-        fold.at(out, col[nonempty], table.column(name).to_numpy().view(np.uint64)[nonempty])
+        fold.at(out, col[cells_of], table.column(name).to_numpy().view(np.uint64)[cells_of])
     sums = ColumnSums(columns, cells)
-    sums.merge_arrays(int(rows[col == 0].sum()), s1, s2, lo, hi)
+    sketch = table.column("s1").to_numpy().view(np.uint64)[col == -1]
+    sums.merge_arrays(int(rows[col == 0].sum()), s1, s2, lo, hi, sketch)
     return sums

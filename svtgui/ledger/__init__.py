@@ -26,6 +26,7 @@ from svtgui.ledger.records import (
     SEEDED_TEXT,
     STOPPED,
     BudgetEvent,
+    ContentIdentity,
     DatasetRecord,
     IntegrityEvent,
     ResponseRecord,
@@ -35,7 +36,8 @@ from svtgui.ledger.records import (
 from svtgui.ledger.store import APPLICATION_ID, ENV_VAR, Ledger, default_location, default_path, is_server
 
 __all__ = [
-    "APPLICATION_ID", "BudgetEvent", "BudgetExceeded", "DatasetRecord", "END_STATUSES", "ENV_VAR", "FINISHED",
+    "APPLICATION_ID", "BudgetEvent", "BudgetExceeded", "ContentIdentity", "DatasetRecord", "END_STATUSES",
+    "ENV_VAR", "FINISHED",
     "FREE_TEXT", "HALTED", "INTERRUPTED", "IntegrityEvent", "Ledger", "LedgerDamaged", "LedgerError",
     "LedgerTampered", "PAID_TEXT", "RUNNING",
     "ResponseRecord", "RunRecord", "SCHEMA_VERSION", "SEEDED_TEXT", "STOPPED", "default_location",

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 LEDGER_ID_PREFIX = "lg-"
@@ -313,6 +313,18 @@ CREATE TABLE fingerprint_cache (
 """
 
 
+# v9: each content's row sketch (svtgui.data.fingerprint: the smallest distinct keyed row hashes), so
+# rows that share most of a known dataset's rows (one row removed or added, a sample, a few cells
+# changed in many columns) look alike whatever their columns. Contents recorded before v9 have none.
+_SCHEMA_V9 = """
+CREATE TABLE content_rows (
+    content TEXT PRIMARY KEY REFERENCES dataset_contents(content),
+    rows    INTEGER NOT NULL,
+    sketch  TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -333,6 +345,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: _to_v6,
     7: lambda c: run(c, _SCHEMA_V7),
     8: lambda c: run(c, _SCHEMA_V8 + append_only("content_columns", "a recorded column fingerprint")),
+    9: lambda c: run(c, _SCHEMA_V9 + append_only("content_rows", "a recorded row sketch")),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
@@ -343,3 +356,4 @@ TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
              6: _V5_TABLES | {"ledger_identity", "chain", "integrity_events"}}
 TABLES_AT[7] = TABLES_AT[6]
 TABLES_AT[8] = TABLES_AT[7] | {"content_columns", "fingerprint_cache"}
+TABLES_AT[9] = TABLES_AT[8] | {"content_rows"}

@@ -21,7 +21,7 @@ import re
 
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "svtgui-ledger"
 CURATOR, CUSTODIAN = "svtgui_curator", "svtgui_custodian"
 
@@ -140,7 +140,14 @@ _IDENTITY_TABLES = [
         fingerprint_json TEXT NOT NULL,
         at               TEXT NOT NULL)""",
 ]
-TABLES += _IDENTITY_TABLES
+# Version 3 (file schema 9): each content's row sketch.
+_ROW_TABLES = [
+    """CREATE TABLE content_rows (
+        content TEXT PRIMARY KEY REFERENCES dataset_contents(content),
+        rows    BIGINT NOT NULL,
+        sketch  TEXT NOT NULL)""",
+]
+TABLES += _IDENTITY_TABLES + _ROW_TABLES
 
 # The trigger functions (name → body). svtgui_refuse raises its argument; the others check a rule.
 FUNCTIONS = {
@@ -219,6 +226,7 @@ TRIGGERS: dict[str, str] = dict([
     *_append_only("chain", "the hash chain"),
     *_append_only("integrity_events", "an accepted finding"),
     *_append_only("content_columns", "a recorded column fingerprint"),
+    *_append_only("content_rows", "a recorded row sketch"),
 ])
 
 # Roles are cluster-wide: another ledger's creation may be making them at this very moment.
@@ -230,7 +238,7 @@ END $roles$"""
 
 _APPEND = ("datasets", "runs", "responses", "budget_events", "run_facts", "ledger_key", "dataset_contents",
            "legacy_files", "run_declarations", "ledger_identity", "chain", "integrity_events",
-           "content_columns")
+           "content_columns", "content_rows")
 
 
 def function_sql(name: str) -> str:
@@ -253,9 +261,9 @@ def grants(schema: str) -> list[str]:
 def upgrade_statements(version: int, schema: str) -> list[str]:
     """What brings a ledger of ``version`` to :data:`SCHEMA_VERSION` (tables, their triggers, grants)."""
     steps = []
-    if version < 2:
-        steps += [*_IDENTITY_TABLES,
-                  *(sql for name, sql in TRIGGERS.items() if name.startswith("content_columns_"))]
+    for since, tables, table in ((2, _IDENTITY_TABLES, "content_columns"), (3, _ROW_TABLES, "content_rows")):
+        if version < since:
+            steps += [*tables, *(sql for name, sql in TRIGGERS.items() if name.startswith(f"{table}_no_"))]
     return [*steps, *grants(schema)] if steps else []
 
 

@@ -130,3 +130,14 @@ class IntegrityEvent:
     login: str
     host: str
     at: str
+
+
+@dataclass(frozen=True)
+class ContentIdentity:
+    """What the ledger keeps about a content to find look-alikes (private, like every fingerprint): its
+    columns' keyed fingerprints as ``(digest, informative)`` in the dataset's column order, its row
+    count and its row sketch (the smallest distinct keyed row hashes, ascending)."""
+
+    columns: tuple[tuple[str, bool], ...] = ()
+    rows: int = 0
+    sketch: tuple[int, ...] = ()

@@ -51,6 +51,7 @@ from svtgui.ledger.records import (
     RUNNING,
     SEEDED_TEXT,
     BudgetEvent,
+    ContentIdentity,
     DatasetRecord,
     IntegrityEvent,
     ResponseRecord,
@@ -288,7 +289,7 @@ class Ledger:
                                "dataset_contents c WHERE c.dataset_id = l.dataset_id) LIMIT 1"))
 
     def adopt_legacy(self, file_sha256: str, content: str,
-                     column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord | None:
+                     identity: ContentIdentity | None = None) -> DatasetRecord | None:
         """Bind ``content`` to the migrated dataset whose 0.1 fingerprint was this file's SHA-256.
 
         The SHA-256 is compared through its keyed tag only; the plain hash is not stored.
@@ -299,19 +300,19 @@ class Ledger:
         if not rows:
             return None
         return self._bind(rows[0][0], content, "migrated", "the same file as before the 0.2 migration",
-                          column_prints)
+                          identity)
 
     def register_dataset(self, content: str, name: str, total_epsilon: float | str | Fraction,
                          total_delta: float | str | Fraction = 0, *, neighbouring: str = "add_remove",
                          bounds: dict[str, Any] | None = None,
                          columns: Sequence[str] | None = None,
-                         column_prints: Sequence[tuple[str, bool]] = ()) -> tuple[DatasetRecord, bool]:
+                         identity: ContentIdentity | None = None) -> tuple[DatasetRecord, bool]:
         """Register the rows with content fingerprint ``content`` as a new dataset with a total budget.
 
         Returns ``(record, created)``. Rows already in the ledger keep their dataset, original total
         and history whatever is passed here (re-loading or re-saving a file never resets a budget):
-        ``created`` is False. The new dataset gets a random public id. ``column_prints`` are the
-        rows' column fingerprints (digest, informative), recorded for the look-alike search.
+        ``created`` is False. The new dataset gets a random public id. ``identity`` (the rows' column
+        fingerprints and row sketch) is recorded for the look-alike search.
         """
         content = _content(content)
         total = Budget.of(total_epsilon, total_delta)
@@ -331,26 +332,26 @@ class Ledger:
                 self._chain(c, "event", cur.fetchone()[0])
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, 'registered', ?, ?)",
                           (content, dataset_id, "registered", at))
-                _record_columns(c, content, column_prints)
+                _record_identity(c, content, identity)
                 self._chain(c, "bind", content)
         if known is not None:
             return self._require(known[0]), False
         return self._require(dataset_id), True
 
     def bind_content(self, dataset_id: str, content: str, *, note: str,
-                     column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord:
+                     identity: ContentIdentity | None = None) -> DatasetRecord:
         """The curator's word that these rows are (a version of) a known dataset: they share its budget."""
-        return self._bind(dataset_id, _content(content), "bound", note, column_prints)
+        return self._bind(dataset_id, _content(content), "bound", note, identity)
 
     def _bind(self, dataset_id: str, content: str, how: str, note: str,
-              column_prints: Sequence[tuple[str, bool]] = ()) -> DatasetRecord:
+              identity: ContentIdentity | None = None) -> DatasetRecord:
         self._require(dataset_id)
         with self._transaction() as c:
             row = c.execute(_OWNER, (content,)).fetchone()
             if row is None:
                 c.execute("INSERT INTO dataset_contents VALUES (?, ?, ?, ?, ?)",
                           (content, dataset_id, how, note, _now()))
-                _record_columns(c, content, column_prints)
+                _record_identity(c, content, identity)
                 self._chain(c, "bind", content)
             elif row[0] != dataset_id:
                 raise ValueError(f"these rows already belong to dataset {row[0]}; they cannot be bound "
@@ -365,7 +366,7 @@ class Ledger:
                                "FROM dataset_contents m WHERE m.how = 'migrated' AND m.note = 'from ' || "
                                "c.content) LIMIT 1"))
 
-    def adopt_old_content(self, old: str, content: str, column_prints: Sequence[tuple[str, bool]]
+    def adopt_old_content(self, old: str, content: str, identity: ContentIdentity | None
                           ) -> DatasetRecord | None:
         """Bind the rows' new identity ``content`` to the dataset whose pre-6 content was ``old`` (the
         same rows, so the same dataset: their budget is kept); the schema the curator declared for
@@ -373,7 +374,7 @@ class Ledger:
         rows = self._read(_OWNER, (_content(old),))
         if not rows:
             return None
-        record = self._bind(rows[0][0], _content(content), "migrated", f"from {old}", column_prints)
+        record = self._bind(rows[0][0], _content(content), "migrated", f"from {old}", identity)
         with self._transaction() as c:
             c.execute("INSERT INTO declared_schemas SELECT ?, schema_json, at FROM declared_schemas "
                       "WHERE content = ? ON CONFLICT (content) DO NOTHING", (content, old))
@@ -390,6 +391,13 @@ class Ledger:
                           "dataset_contents c ON c.content = k.content WHERE k.informative = 1 AND "
                           f"k.column_fp IN ({marks}) GROUP BY c.dataset_id", wanted)
         return {d: int(n) for d, n in rows}
+
+    def row_sketches(self) -> list[tuple[str, int, tuple[int, ...]]]:
+        """Every recorded content's row sketch: ``(dataset id, rows, sketch)`` (the look-alike search
+        by shared rows; the few hundred numbers per content are compared by the caller)."""
+        rows = self._read("SELECT c.dataset_id, r.rows, r.sketch FROM content_rows r JOIN dataset_contents c "
+                          "ON c.content = r.content")
+        return [(d, int(n), tuple(int(h[i:i + 16], 16) for i in range(0, len(h), 16))) for d, n, h in rows]
 
     def cached_fingerprint(self, file_id: bytes, check: bytes) -> dict[str, Any] | None:
         """The fingerprint cached for this file (its device and inode) if ``check`` (size, times,
@@ -599,11 +607,16 @@ _RESPONSES = ("SELECT run_id, idx, description, above, value, gap, time, simulat
               "WHERE run_id = ?")
 
 
-def _record_columns(c: Any, content: str, column_prints: Sequence[tuple[str, bool]]) -> None:
-    """Record a new content's column fingerprints (in the transaction that records the content)."""
+def _record_identity(c: Any, content: str, identity: ContentIdentity | None) -> None:
+    """Record a new content's column fingerprints and row sketch (in the transaction that records it)."""
+    if identity is None:
+        return
     c.executemany("INSERT INTO content_columns VALUES (?, ?, ?, ?)",
                   ((content, i, _content(fp), int(bool(informative)))
-                   for i, (fp, informative) in enumerate(column_prints)))
+                   for i, (fp, informative) in enumerate(identity.columns)))
+    if identity.sketch:
+        c.execute("INSERT INTO content_rows VALUES (?, ?, ?)",
+                  (content, int(identity.rows), "".join(f"{int(v):016x}" for v in identity.sketch)))
 
 
 def _content(content: str) -> str:

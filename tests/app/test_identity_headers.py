@@ -68,7 +68,8 @@ def test_renamed_upper_cased_reordered_shuffled_or_parquet_headers_find_the_same
 
 
 @pytest.mark.parametrize("change", ["drop one, rename another", "noise column added", "one cell changed",
-                                    "one column changed entirely"])
+                                    "one column changed entirely", "one row removed", "one row added",
+                                    "a 20 % sample", "a cell changed in every column"])
 def test_rows_sharing_most_columns_need_the_curators_word_whatever_their_name(tmp_path, led, change):
     f = people()
     known = register(led, load_dataset(_save(f, tmp_path / "adult.csv")), 2)
@@ -79,8 +80,17 @@ def test_rows_sharing_most_columns_need_the_curators_word_whatever_their_name(tm
         g["noise"] = np.random.default_rng(1).normal(size=len(g))
     elif change == "one cell changed":
         g.loc[17, "age"] += 1
-    else:
+    elif change == "one column changed entirely":
         g["income"] = np.random.default_rng(2).integers(0, 200_000, len(g))
+    elif change == "one row removed":  # a neighbouring dataset: every column's multiset changes
+        g = g.drop(index=5)
+    elif change == "one row added":
+        g = pd.concat([g, people(1, seed=99)], ignore_index=True)
+    elif change == "a 20 % sample":
+        g = g.sample(frac=0.2, random_state=4)
+    else:  # no column keeps its values, but most rows are untouched
+        for i, column in enumerate(g.columns):
+            g.loc[i, column] = -1 - i if pd.api.types.is_numeric_dtype(g[column]) else "changed"
     identity = identify(led, load_dataset(_save(g, tmp_path / "v2" / "unrelated_name.csv")))
     assert identity.needs_decision and identity.lookalikes == (known,)
 
@@ -96,6 +106,16 @@ def test_unrelated_rows_and_trivial_shared_columns_ask_nothing(tmp_path, led):
     other["sex"] = f["sex"]  # one informative column in common: not enough on its own
     identity = identify(led, load_dataset(_save(other, tmp_path / "b" / "survey.csv")))
     assert identity.is_new and not identity.needs_decision
+
+
+def test_rows_of_few_values_are_not_compared_row_by_row(tmp_path, led):
+    """Two unrelated files of a few columns of few values share most of their distinct rows by
+    construction (there are only so many): that must not make them look alike."""
+    rng = np.random.default_rng(5)
+    small = pd.DataFrame({"sex": rng.choice(["F", "M"], 3000), "band": rng.integers(0, 5, 3000)})
+    register(led, load_dataset(_save(small, tmp_path / "a.csv")), 2)
+    other = pd.DataFrame({"s": rng.choice(["F", "M"], 2000), "b": rng.integers(0, 5, 2000)})
+    assert not identify(led, load_dataset(_save(other, tmp_path / "b" / "other.csv"))).needs_decision
 
 
 def test_a_one_column_file_with_a_known_column_needs_the_curators_word(tmp_path, led):
@@ -242,10 +262,12 @@ def test_a_version_1_server_ledger_gets_the_identity_tables(server_url, tmp_path
         pass
     with psycopg.connect(server_url, autocommit=True) as admin:  # as the first server ledgers were made
         admin.execute("DROP TABLE content_columns, fingerprint_cache")
+        admin.execute("DROP TABLE content_rows")
         admin.execute("UPDATE svtgui_meta SET version = 1")
     with Ledger.open(server_url) as led:
         known = register(led, load_dataset(_save(people(), tmp_path / "adult.csv")), 2)
         assert led.sharing_columns([]) == {} and led.datasets() == [known]
     with psycopg.connect(server_url, autocommit=True) as admin:
-        assert admin.execute("SELECT version FROM svtgui_meta").fetchone()[0] == 2
+        assert admin.execute("SELECT version FROM svtgui_meta").fetchone()[0] == 3
         assert admin.execute("SELECT count(*) FROM content_columns").fetchone()[0] == 5
+        assert admin.execute("SELECT count(*) FROM content_rows").fetchone()[0] == 1

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svtgui.data.fingerprint import (
+    SKETCH_ROWS,
     ColumnSums,
     RowsFingerprint,
     cell_key,
@@ -17,6 +18,7 @@ from svtgui.data.fingerprint import (
     merge_partitions,
     new_key,
     partition_sums,
+    shared_rows,
 )
 
 KEY = b"k" * 32
@@ -122,6 +124,29 @@ def test_item_sets_are_compared_as_sets():
     assert content(a) != content(pd.DataFrame({"items": [("1", "2"), ("3", "4")]}))
     as_lists = pa.table({"basket": pa.array([[3, 1, 2], [4]], pa.list_(pa.int64()))})
     assert of_arrow(as_lists).content == content(a)  # items read as numbers by another tool
+
+
+def test_shared_rows_are_estimated_from_the_sketches():
+    rng = np.random.default_rng(8)
+    f = pd.DataFrame({"a": rng.integers(0, 10**6, 5000), "b": rng.normal(size=5000)})
+
+    def rows(frame: pd.DataFrame) -> tuple[int, tuple[int, ...]]:
+        fp = fingerprint_frames(frame, KEY)
+        return fp.rows, fp.sketch
+
+    whole = rows(f)
+    assert len(whole[1]) == SKETCH_ROWS and list(whole[1]) == sorted(whole[1])
+    assert shared_rows(whole, rows(f.drop(index=7))) > 0.99  # a neighbour: one row removed
+    assert shared_rows(whole, rows(f.sample(frac=0.1, random_state=1))) > 0.99  # a sample
+    # half the rows replaced: about half shared (±6 % at 256 sampled hashes, 3 standard errors)
+    g = f.copy()
+    g.loc[:2499, "a"] = rng.integers(10**6, 2 * 10**6, 2500)
+    assert abs(shared_rows(whole, rows(g)) - 0.5) < 0.1
+    unrelated = pd.DataFrame({"x": rng.integers(0, 10**6, 5000), "y": rng.normal(size=5000)})
+    assert shared_rows(whole, rows(unrelated)) < 0.05
+    repeats = pd.DataFrame({"s": rng.integers(0, 3, 5000)})  # 3 distinct rows among 5000: no verdict
+    assert shared_rows(whole, rows(repeats)) is None
+    assert shared_rows(rows(f.iloc[:10]), rows(f.iloc[:10])) is None  # too few rows to tell
 
 
 def test_a_batch_with_other_columns_is_refused():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from svtgui.app.dataset_identity import RESEMBLES
 from svtgui.ledger import DatasetRecord
 
 DIFFERENT = "different"
@@ -23,8 +24,7 @@ def ask(parent: QWidget | None, name: str, known: DatasetRecord) -> str | None:
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle("Which dataset is this?")
     box.setText(f"“{name}” is new to the ledger, but it resembles {known.dataset_id} (“{known.name}”, "
-                f"registered {known.registered_at[:10]}): the same name, or columns holding the same values "
-                "under any header.")
+                f"registered {known.registered_at[:10]}): {RESEMBLES}.")
     box.setInformativeText("If this is a changed version of that dataset, it must share its budget: "
                            "spending on it spends on the same people. Choose “different dataset” only if "
                            "these rows are about other people.")
