@@ -66,3 +66,23 @@ def test_history_shows_a_raise_with_who_and_why(qtbot, window):
     text = window.sessions.show_history().budget.text()
     assert f"{raised.login} raised the total from ε 10 to ε 20" in text
     assert "second wave approved by the data board" in text
+
+
+def test_the_window_and_the_cli_show_the_same_budget_from_a_server_ledger(qtbot, window, server_url,
+                                                                          monkeypatch, capsys):
+    import json
+
+    from session_gui_helpers import ledger_runs
+
+    from svtgui.cli import main
+    from svtgui.data import load_dataset
+    from svtgui.ui.main_window import sample_path
+
+    monkeypatch.setenv("SVTGUI_LEDGER", server_url)  # as Preferences → Ledger → A server sets it
+    ledger_runs(load_dataset(sample_path("census")))  # ε 2 + 0.5 charged on the server
+    load(qtbot, window)
+    assert window.run_model.budget.ledger_path == server_url
+    assert window.run_page.gauge.dataset_bar.format() == "ε spent 2.5 of 10"
+    assert main(["ledger", "--json"]) == 0
+    (shown,) = json.loads(capsys.readouterr().out)["datasets"]
+    assert (shown["spent_epsilon"], shown["remaining_epsilon"]) == ("2.5", "7.5")
