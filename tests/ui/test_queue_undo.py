@@ -74,3 +74,17 @@ def test_a_split_that_cannot_be_saved_changes_nothing(qtbot, window, act, tmp_pa
     page.set_queries(mixed)
     assert not page.split_by_sensitivity(tmp_path / "missing" / "wide.json")
     assert page.queries == mixed and "the queue is unchanged" in page.error.text()
+
+
+def test_queue_numbers_line_up_past_nine(qapp):
+    """The numbers are right-aligned with spaces as wide as digits: "9." and "10." end at the same
+    pixel, as "999." and "1,000." do (plain spaces are narrower than digits in a proportional font)."""
+    from PySide6.QtGui import QFontMetricsF
+    from PySide6.QtWidgets import QApplication
+
+    from svtgui.ui.setup.query_queue import number_column
+
+    metrics = QFontMetricsF(QApplication.font())
+    numbers = (1, 9, 10, 99, 100, 999, 1000, 54321)
+    widths = {metrics.horizontalAdvance(number_column(n) + ".") for n in numbers}
+    assert max(widths) - min(widths) < 0.5, widths

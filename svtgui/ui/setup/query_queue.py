@@ -54,6 +54,19 @@ MIME = "application/x-svtgui-query-rows"
 UNDO_DEPTH = 20  # Remove / Clear steps that Undo can take back
 
 
+FIGURE_SPACE = "\u2007"  # as wide as a digit in every font (a plain space is narrower)
+PUNCTUATION_SPACE = "\u2008"  # as wide as the thousands comma
+NUMBER_WIDTH = 7  # "999,999": the queue's numbers line up up to a million queries
+
+
+def number_column(n: int) -> str:
+    """``n`` grouped and right-aligned by spaces as wide as what they stand for: padded with plain
+    spaces, 10 started further left than 9 in a proportional font."""
+    text = f"{n:,}"
+    pad = f"{10 ** (NUMBER_WIDTH - 1) - 1:,}"[: NUMBER_WIDTH - len(text)]  # the digits and commas it lacks
+    return "".join(PUNCTUATION_SPACE if c == "," else FIGURE_SPACE for c in pad) + text
+
+
 class QueueModel(QAbstractListModel):
     """The workspace's queue (one evented list) as a Qt list model: it announces each edit as the
     queue makes it — one inserted row for an append, never a copy of the list."""
@@ -82,7 +95,7 @@ class QueueModel(QAbstractListModel):
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return f"{index.row() + 1:>6,}.  {self.queue[index.row()].describe()}"
+            return f"{number_column(index.row() + 1)}.  {self.queue[index.row()].describe()}"
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
