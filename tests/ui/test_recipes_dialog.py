@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from svtgui.app import dataset_identity
-from svtgui.core.wording import plain
+from svtgui.app.reports.content import statistics
 from svtgui.data.dataset import Dataset
 from svtgui.data.schema import infer_schema
 from svtgui.ledger import FINISHED, Ledger
@@ -58,8 +58,11 @@ def test_auto_mean_shows_its_cost_then_runs_and_describes_what_it_released(qtbot
         assert run.status == FINISHED and run.mechanism_id == "recipe_auto_mean" and run.epsilon == 1
         facts = led.facts(run.id)
     text = dlg.result.toPlainText()
-    assert "Clipping bound" in text and "Mean" in text and "90 %" in text
-    assert plain(facts["mean"], 6) in text
+    assert "Clipping bound" in text and "mean of age clipped to" in text and "95 %" in text
+    with Ledger.open(path) as led:
+        mean = statistics(led, run.id)[0]
+    assert f"{mean['value']:,}" in text and f"{mean['interval'][0]:,} to {mean['interval'][1]:,}" in text
+    assert facts["mean"] == pytest.approx(mean["value"], abs=0.01)
     assert "of the 1 left" in dlg.cost.text()  # the remaining budget follows the ledger
 
 
@@ -68,6 +71,8 @@ def test_a_bad_field_or_an_overspend_disables_run_with_the_reason(qtbot, ages):
     dlg = _dialog(qtbot, ds, path, dataset_id)
     dlg.mean_epsilon.setText("abc")
     assert not dlg.run_button.isEnabled() and "ε must be a number" in dlg.cost.text()
+    dlg.mean_epsilon.setText("")
+    assert "ε is empty: type a number" in dlg.cost.text() and "got ''" not in dlg.cost.text()
     dlg.mean_epsilon.setText("5")
     assert not dlg.run_button.isEnabled() and "has ε = 2 left" in dlg.cost.text()
     dlg.picker.setCurrentIndex(1)  # range screening: T has no default (never from the data)

@@ -52,7 +52,8 @@ STATISTICS_NOTE = ("Each interval holds the true value with at least the stated 
 
 def statistics_table(statistics: list[dict[str, Any]]) -> list[str]:
     """The statistics table, what a release report opens with: one row per statistic, its method below."""
-    parts = ["<h2>Statistics</h2>", "<table class=\"statistics\"><tr>"
+    # cellpadding: Qt's document (the PDF, the window) ignores the CSS padding of cells
+    parts = ["<h2>Statistics</h2>", "<table class=\"statistics\" cellpadding=\"4\" cellspacing=\"0\"><tr>"
              + "".join(f"<th>{escape(h)}</th>" for h in STATISTICS_HEADER) + "</tr>"]
     for st in statistics:
         name, value, interval, confidence, epsilon, run = cells(st)

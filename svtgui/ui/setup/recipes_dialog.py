@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from svtgui.app import dataset_identity, gate, recipes
 from svtgui.app.numbers import amount, exact, field_text
-from svtgui.core.wording import count, plain
+from svtgui.app.reports.content import statistics
+from svtgui.app.reports.html import statistics_table
 from svtgui.data import generators
 from svtgui.data.schema import ColumnKind
 from svtgui.ledger import Ledger
@@ -45,6 +45,8 @@ AUTO_MEAN, SCREEN, ITEMS = "auto_mean", "screen_ranges", "frequent_items"
 
 
 def _number(text: str, name: str) -> float:
+    if not text.strip():
+        raise ValueError(f"{name} is empty: type a number")
     try:
         return float(text.strip())
     except ValueError:
@@ -131,13 +133,19 @@ class RecipesDialog(QDialog):
         self.mean_epsilon = _field("Mean epsilon", "1",
                                    "ε of the whole recipe, split between its three steps")
         self.mean_split = _field("Mean split", "1, 1, 1",
-                                 "Shares of ε for the bound search, the sum and the count (default thirds)")
+                                 "How ε is shared between the bound search, the sum and the count, as "
+                                 "proportions: 1, 1, 1 gives each a third; 1, 2, 1 gives the sum half")
         self.mean_sweep = _field("Mean sweep", "", "Bounds tried: start, stop, step. The default comes from "
                                  "the column's declared upper bound (never from the data)")
         form.addRow("Column", self.mean_column)
         form.addRow("ε", self.mean_epsilon)
-        form.addRow("ε split\n(bound, sum, count)", self.mean_split)
+        form.addRow("Shares of ε\n(bound search, sum, count)", self.mean_split)
         form.addRow("Bounds tried\n(from, to, step)", self.mean_sweep)
+        note = named(QLabel("The bounds tried go past the column's declared upper bound on purpose: "
+                            "AboveThreshold needs a stretch where clipping loses nothing."),
+                     "Mean sweep note")
+        note.setWordWrap(True)
+        form.addRow("", note)
         self.mean_column.currentIndexChanged.connect(self._default_sweep)
         for box in (self.mean_epsilon, self.mean_split, self.mean_sweep):
             box.textChanged.connect(self.refresh)
@@ -317,7 +325,9 @@ class RecipesDialog(QDialog):
             self.dataset_id = done.record.dataset_id
             self.total_row.hide()
         self.busy.hide()
-        self.result.setHtml(describe(done))
+        with Ledger.open(self.ledger_path) as led:  # a few ⊤ rows and facts: quick on this thread
+            table = statistics(led, done.record.id)
+        self.result.setHtml(describe(done, table))
         self.refresh()
         self.ran.emit(done.record.id)
 
@@ -355,31 +365,15 @@ def _count(text: str, name: str) -> int:
     return int(value)
 
 
-def describe(done: recipes.RecipeRun) -> str:
-    """What a recipe released, in words (only released values; nothing secret was ever returned).
-
-    Query descriptions and items come from user input (column names): escaped, never markup.
-    """
+def describe(done: recipes.RecipeRun, table: list[dict[str, Any]]) -> str:
+    """What a recipe released: its statistics table (values with their exact intervals, as its report
+    opens with), and how the recipe got there. Only released values; user text is escaped."""
     f, rid = done.facts, done.record.mechanism_id
     head = f"<p><b>Run {done.record.id}</b> · charged ε = {amount(done.record.epsilon)}</p>"
     if rid == recipes.AUTO_MEAN.id:
         how = ("found by AboveThreshold" if f["bound_found"]
                else "AboveThreshold never fired: the last bound tried")
-        interval = f.get("mean_interval_90")
-        within = (f" (with probability ≥ 90 % the mean of the clipped values lies between "
-                  f"{plain(interval[0], 6)} and {plain(interval[1], 6)})") if interval else ""
-        return head + (f"<p>Clipping bound: <b>{exact(f['bound'])}</b> ({how}).</p>"
-                       f"<p>Mean: <b>{plain(f['mean'], 6)}</b>{within}.</p>"
-                       f"<p>Noisy sum {exact(f['noisy_sum'])} (within ±{plain(f['sum_alpha_95'], 6)} at "
-                       f"95 %), noisy count {exact(f['noisy_count'])} (within "
-                       f"±{plain(f['count_alpha_95'], 6)} at 95 %).</p>")
-    if rid == recipes.SCREEN_RANGES.id:
-        if not f["answers"]:
-            return head + f"<p>No range was found above the threshold ({f['examined']:,} examined).</p>"
-        items = "".join(f"<li>{escape(a['query'])}: <b>{exact(a['value'])}</b></li>"
-                        for a in f["answers"])
-        ranges = count(f["found"], "range")
-        return head + (f"<p>{ranges} above the threshold, answered with fresh noise (each within "
-                       f"±{plain(f['answer_alpha_95'], 6)} at 95 %):</p><ul>{items}</ul>")
-    chosen = escape(", ".join(str(i) for i in f["items"]) or "none")
-    return head + f"<p>Frequent items chosen: <b>{chosen}</b>.</p>"
+        head += f"<p>Clipping bound: <b>{exact(f['bound'])}</b> ({how}).</p>"
+    elif rid == recipes.SCREEN_RANGES.id and not f["answers"]:
+        head += f"<p>No range was found above the threshold ({f['examined']:,} examined).</p>"
+    return head + "".join(statistics_table(table))
