@@ -113,6 +113,8 @@ def _copy(source: Any, c: Any, wanted: set[str], done: Copied) -> dict[tuple[str
             c.executemany("INSERT INTO content_columns (content, position, column_fp, informative) "
                           "VALUES (?, ?, ?, ?)", src("SELECT content, position, column_fp, informative FROM "
                                                      "content_columns WHERE content = ?", (ref,)))
+            c.executemany("INSERT INTO content_rows (content, rows, sketch) VALUES (?, ?, ?)",
+                          src("SELECT content, rows, sketch FROM content_rows WHERE content = ?", (ref,)))
             new = ref
         elif kind == "run":
             new = _copy_run(source, c, int(ref), wanted, done)

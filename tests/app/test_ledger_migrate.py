@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from svtgui.cli import main
-from svtgui.ledger import Ledger
+from svtgui.ledger import ContentIdentity, Ledger
 
 ADULT, CENSUS = "a" * 64, "c" * 64
 
@@ -17,8 +17,9 @@ def file_ledger(tmp_path):
     """A file ledger with two datasets, a raise, runs with responses and facts, and an ended status."""
     path = tmp_path / "mine.sqlite"
     with Ledger.open(path) as led:
+        identity = ContentIdentity((("1" * 64, True), ("2" * 64, False)), 300, tuple(range(5, 300, 7)))
         adult = led.register_dataset(ADULT, "adult", 2, columns=["age", "sex"],
-                                     column_prints=[("1" * 64, True), ("2" * 64, False)])[0].dataset_id
+                                     identity=identity)[0].dataset_id
         census = led.register_dataset(CENSUS, "census", 1)[0].dataset_id
         for ds, eps in ((adult, "0.5"), (census, "0.25"), (adult, "1")):
             run = led.start_run(ds, "sparse", {"epsilon": eps}, eps, secure=True, noise_description="secure",
@@ -55,6 +56,7 @@ def test_a_file_ledger_moves_to_the_server_whole_verified_and_only_once(file_led
         columns = "SELECT content, position, column_fp, informative FROM content_columns ORDER BY 1, 2"
         assert len(mine._read(columns)) == 2
         assert team._read(columns) == mine._read(columns)  # and look-alikes are still recognised
+        assert team.row_sketches() == mine.row_sketches() == [(adult, 300, tuple(range(5, 300, 7)))]
         assert team.budget(adult).remaining_epsilon == Fraction(3, 2)
     assert main(["ledger", "migrate", "--ledger", str(path), "--to", server_url]) == 0
     assert "copied 0 dataset(s), 0 run(s)" in capsys.readouterr().out  # nothing twice
