@@ -127,6 +127,12 @@ def lattice_problem(what: str, reach: float, sensitivity: float, integer: bool) 
             "its own")
 
 
+def _monotonic(q: Any, schema: Any) -> bool:
+    """The query's monotonicity under the declared bounds (a linear query built in code: its flag)."""
+    judge = getattr(q, "monotonic_for", None)
+    return bool(judge(schema)) if judge is not None else bool(getattr(q, "monotonic", False))
+
+
 class QueueTally:
     """The queue's facts kept as running totals, so queries appended later are checked alone.
 
@@ -171,7 +177,7 @@ class QueueTally:
                 self.top, self.widest = s, describe_query(q)
             self.low = min(self.low, s)
             self.integer = self.integer and bool(q.integer)
-            if self.monotonic and not q.monotonic:
+            if self.monotonic and not _monotonic(q, self.schema):
                 self.monotonic, self.first_non_monotonic = False, q
         self.count += len(queries)
 

@@ -8,7 +8,8 @@ kind               answer                                             sensitivit
 ``count``          rows satisfying ``where`` (all rows if absent)     1                    yes
 ``range``          rows with ``low ≤ x < high`` (``closed`` changes)  1                    yes
 ``clip_diff``      Σclip(x, 0, b+s) − Σclip(x, 0, b)                   s (1 if normalised)  yes
-``sum``            Σclip(x, lower, upper) (declared bounds default)   max(|l|,|u|) / u − l  if l ≥ 0
+``sum``            Σclip(x, lower, upper) (declared bounds default)   max(|l|,|u|) / u − l  if l ≥ 0 (given
+                                                                                             or declared)
 ``item_support``   baskets containing every item of ``items``         1                    yes
 ``mean``           fraction of rows satisfying ``where``              1/n (replace only)   no
 =================  =================================================  ===================  =========
@@ -67,6 +68,11 @@ class Query(ABC):
     @abstractmethod
     def describe(self) -> str:
         """Short human-readable text; contains only the query's own parameters."""
+
+    def monotonic_for(self, schema: Schema) -> bool:
+        """Whether adding a row can only raise the answer, given the schema's declared bounds (a sum
+        over the declared bounds is when the declared lower bound is ≥ 0)."""
+        return self.monotonic
 
     @abstractmethod
     def _fields(self) -> dict[str, Any]: ...
@@ -284,6 +290,14 @@ class ClippedSum(Query):
     @property
     def monotonic(self) -> bool:  # type: ignore[override]
         return self.lower is not None and self.lower >= 0
+
+    def monotonic_for(self, schema: Schema) -> bool:
+        """Every clipped value is ≥ 0 when the lower bound (given, else declared) is: adding a row can
+        only raise the sum. It said "not monotonic" for every sum over declared bounds."""
+        try:
+            return self.bounds(schema)[0] >= 0
+        except QueryError:
+            return False
 
     def bounds(self, schema: Schema) -> tuple[float, float]:
         if self.lower is not None:
@@ -520,7 +534,7 @@ def batch_sensitivity(queries: Sequence[Query], schema: Schema) -> float:
 
 def monotonic_under(queries: Sequence[Query], schema: Schema) -> bool:
     """True when the whole list is monotonic for the schema's relation (never under replace-one)."""
-    return schema.neighbouring == Neighbouring.ADD_REMOVE and all(q.monotonic for q in queries)
+    return schema.neighbouring == Neighbouring.ADD_REMOVE and all(q.monotonic_for(schema) for q in queries)
 
 
 def all_integer(queries: Sequence[Query]) -> bool:

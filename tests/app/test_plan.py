@@ -250,3 +250,15 @@ def test_cli_a_new_dataset_is_registered_only_with_its_first_valid_run(cli):
     assert run(good, "--budget-epsilon", "5") == 0
     names, runs = state()
     assert names == ["toy"] and len(runs) == 1
+
+
+def test_a_sum_over_declared_non_negative_bounds_is_monotonic(toy):
+    """A sum that takes its bounds from the schema was always "not monotonic" (issue 24 §5); it is
+    monotonic exactly when the declared lower bound is ≥ 0."""
+    declared_sum = {"kind": "sum", "column": "x"}
+    non_negative = toy.schema.with_bounds("x", 0, 99)
+    facts = queue_facts(q(COUNT, declared_sum), non_negative)
+    assert facts.monotonic, facts.monotonic_reason
+    negative = toy.schema.with_bounds("x", -5, 99)
+    facts = queue_facts(q(declared_sum), negative)
+    assert not facts.monotonic and "is not monotonic" in facts.monotonic_reason

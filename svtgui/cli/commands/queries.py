@@ -230,6 +230,7 @@ def show(args: argparse.Namespace) -> int:
                 extra = f"\tΔ = {q.sensitivity(schema):g}"
             except ValueError as exc:
                 extra = f"\tnot usable: {exc}"
-        flags = ("integer" if q.integer else "real") + (", monotonic" if q.monotonic else "")
+        monotonic = q.monotonic_for(schema) if schema is not None else q.monotonic
+        flags = ("integer" if q.integer else "real") + (", monotonic" if monotonic else "")
         print(f"{i}\t{q.describe()}\t[{flags}]{extra}")
     return 0

@@ -395,7 +395,7 @@ class QueryBuilder(QWidget):
         assert self.schema is not None
         self.preview.setText(
             f"{q.describe()}   ·   Δ = {exact(q.sensitivity(self.schema))}"
-            + ("" if q.monotonic else "   ·   not monotonic")
+            + ("" if q.monotonic_for(self.schema) else "   ·   not monotonic")
         )
 
     def submit(self) -> None:
