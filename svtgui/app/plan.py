@@ -428,14 +428,18 @@ def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanis
     return mechanisms.create(mechanism_id, rng=ScaleProbe(), **params)
 
 
+#: How a plan says its cost does not fit the budget (the accuracy preview still shows what it would buy).
+DOES_NOT_FIT = "does not fit what remains of this dataset's budget"
+
+
 def _fits(budget: Budget, cost: Guarantee, problems: list[Problem]) -> bool:
     try:
         budget.check(repr(cost.epsilon), repr(cost.delta))
     except BudgetExceeded as exc:
         amounts = str(exc).split(". ", 1)[-1]  # total, spent and requested ε and δ, exactly
         problems.append(Problem("epsilon", (
-            f"ε = {cost.epsilon:g}{f', δ = {cost.delta:g}' if cost.delta else ''} does not fit what remains "
-            f"of this dataset's budget: ε = {fmt(budget.remaining_epsilon)}, "
+            f"ε = {cost.epsilon:g}{f', δ = {cost.delta:g}' if cost.delta else ''} {DOES_NOT_FIT}: "
+            f"ε = {fmt(budget.remaining_epsilon)}, "
             f"δ = {fmt(budget.remaining_delta)} ({amounts})")))
         return False
     except ValueError as exc:  # the parameters themselves are refused (and named) elsewhere

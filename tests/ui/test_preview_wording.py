@@ -129,3 +129,21 @@ def test_compare_without_epsilon_or_t_says_what_to_type(qtbot, window, act, tmp_
     notes = [dialog.table.item(i, 6).text() for i in range(dialog.table.rowCount())]
     assert notes[:3] == ["type ε and T on the Mechanism page"] * 3  # not "sparse needs parameter 'epsilon'"
     assert notes[3] == "type ε on the Mechanism page"  # EM has no threshold
+
+
+def test_over_the_budget_the_preview_stays_and_says_why(qtbot, window, act):
+    """ε beyond what the dataset has left: the preview still shows what that ε buys, with the reason
+    the run cannot start (it used to vanish; issue 24 §5)."""
+    from svtgui.app import dataset_identity
+
+    act.load(qtbot, window)
+    dataset_identity.register(window.run_model.ledger, window.ds, "0.5")
+    window.run_model.refresh_budget()
+    window.show_page("mechanism")
+    window.mechanism.picker.select("sparse")
+    act.set_param(window, "epsilon", "1")
+    preview = _preview(window)
+    assert preview.curve_x.size > 0 and not preview.statement.text().startswith("No preview")
+    assert "Cannot run as it stands" in preview.note.text() and "does not fit" in preview.note.text()
+    act.set_param(window, "epsilon", "0.25")
+    assert "Cannot run" not in _preview(window).note.text()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import preview_text
+from svtgui.app.plan import DOES_NOT_FIT
 from svtgui.app.workspace import DATASET, MECHANISM, PARAMS, Workspace
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, MechanismInfo
@@ -355,9 +356,12 @@ class MechanismPanel(QWidget):
     def _update_preview(self) -> None:
         ws = self.workspace
         params, typed = ws.parameters()
+        # Over the budget, the preview still shows what this ε would buy, and says why it cannot run
+        # (it used to vanish, leaving the curator to guess how far to lower ε).
+        over = [p.message for p in ws.plan.problems if DOES_NOT_FIT in p.message]
         problems = {p.field: p.message for p in ws.plan.problems
-                    if p.field in typed or p.field in {q.name for q in ws.info.params}
-                    or p.field in ("mechanism", "universe", "release_out")}
+                    if (p.field in typed or p.field in {q.name for q in ws.info.params}
+                        or p.field in ("mechanism", "universe", "release_out")) and p.message not in over}
         if problems:
             self.preview.show_invalid(next(iter(problems.values())))
             return
@@ -367,6 +371,10 @@ class MechanismPanel(QWidget):
             self.linear.show_preview(self.preview, params, k)
         else:
             self.preview.update_for(ws.info, ws.plan.params, k)
+        if over:
+            note = self.preview.note.text()
+            reason = f"⚠ Cannot run as it stands: {over[0]}."
+            self.preview.note.setText(reason + (f"\n{note}" if note else ""))
 
     def open_comparison(self) -> ComparisonDialog:
         """The side-by-side comparison for the current queue and parameters (shown, not modal)."""
