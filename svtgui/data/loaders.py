@@ -210,16 +210,31 @@ UTF8 = ("utf-8", "utf-8-sig", "ascii")
 as a UTF-8 copy."""
 
 
-def check_delimited(path: Path, options: LoadOptions,
-                    progress: ProgressState | None = None) -> tuple[str, str]:
-    """For an engine that parses delimited text itself (DuckDB, Spark): the same checks the memory
-    loader makes — binary text refused, the encoding found as the loader finds it, every record's
-    field count (a ragged row: DuckDB's sniffer falls back to one column, or drops rows), header
-    names as written — in one linear streaming pass. Returns the delimiter to give the engine (its
-    own guess is what goes wrong) and the encoding (:data:`UTF8` or a copy is needed)."""
+def delimited_dialect(path: Path, options: LoadOptions) -> tuple[str, str]:
+    """The encoding and delimiter the memory loader reads ``path`` with, from its first 64 KiB
+    (binary text refused); a later non-UTF-8 byte is found by the full pass (:func:`check_delimited`)."""
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
-    delimiter = _delimiter(path, options, sample.decode(encoding, errors="replace"))
+    return encoding, _delimiter(path, options, sample.decode(encoding, errors="replace"))
+
+
+def check_header(path: Path, options: LoadOptions, encoding: str, delimiter: str) -> None:
+    """The header's names as written: none (a blank file), empty or repeated ones are refused."""
+    if options.header:
+        header = _raw_header(path, encoding, delimiter)
+        if not header:
+            raise DatasetError("the file has no columns (it is empty or blank)", path=path)
+        _check_header(header, path)
+
+
+def check_delimited(path: Path, options: LoadOptions,
+                    progress: ProgressState | None = None) -> tuple[str, str]:
+    """For an engine that parses delimited text itself: the same checks the memory loader makes —
+    binary text refused, the encoding found as the loader finds it, every record's field count (a
+    ragged row: DuckDB's sniffer falls back to one column, or drops rows), header names as written
+    — in one linear streaming pass. Returns the delimiter to give the engine (its own guess is what
+    goes wrong) and the encoding (:data:`UTF8`, or the engine needs a copy)."""
+    encoding, delimiter = delimited_dialect(path, options)
     try:
         _check_records(path, progress, encoding, delimiter)
     except DatasetError as e:  # as the loader does: UTF-8 guessed from the sample, a legacy byte later
@@ -227,11 +242,7 @@ def check_delimited(path: Path, options: LoadOptions,
             raise
         encoding = "cp1252"
         _check_records(path, progress, encoding, delimiter)
-    if options.header:
-        header = _raw_header(path, encoding, delimiter)
-        if not header:
-            raise DatasetError("the file has no columns (it is empty or blank)", path=path)
-        _check_header(header, path)
+    check_header(path, options, encoding, delimiter)
     return delimiter, codecs.lookup(encoding).name
 
 

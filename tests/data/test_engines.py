@@ -250,3 +250,75 @@ def test_excel_and_fimi_are_refused_by_duckdb(tmp_path: Path) -> None:
     with pytest.raises(EngineRefused, match="fimi files are read by the memory engine only, not by duckdb"):
         open_dataset(fimi, engine="duckdb")
     assert choose_engine(fimi).engine == "memory"
+
+
+# -- CSV on DuckDB: one validating pass into a private columnar copy (issue 25 §3) --------------------
+
+
+def _census_csv(folder: Path, rows: int, tail: str = "") -> Path:
+    path = folder / "census.csv"
+    census(rows).to_csv(path, index=False)
+    if tail:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(tail)
+    return path
+
+
+def test_csv_on_duckdb_is_read_once_into_a_private_copy(tmp_path: Path, monkeypatch) -> None:
+    from svtgui.data import textio
+
+    path = _census_csv(tmp_path, 3000)
+    fed: list[int] = []
+    real = textio.FieldCounter.feed
+    monkeypatch.setattr(textio.FieldCounter, "feed", lambda self, data, final=False: fed.append(1) or
+                        real(self, data, final))
+    ds = open_dataset(path, engine="duckdb")
+    assert not fed  # no Python pass over the records: DuckDB validates while it copies
+    copy = ds.table.copy
+    assert copy.suffix == ".parquet" and oct(copy.parent.stat().st_mode & 0o777) == "0o700"
+    seen: list[str] = []
+    real_sql = ds.table.sql
+    monkeypatch.setattr(ds.table, "sql", lambda text: seen.append(text) or real_sql(text))
+    batch = [RangeCount("age", 20, 40), Count(Condition("sex", "=", "Male")),
+             ClippedSum("capital_gain", 0, 500)]
+    assert_same(evaluate(open_dataset(path, engine="memory"), batch), evaluate(ds, batch), batch)
+    assert seen and not any("read_csv" in s for s in seen)  # every later pass reads the copy
+    ds.table.close()
+    assert not copy.exists()
+
+
+def test_a_ragged_row_after_duckdbs_sample_gets_the_loaders_line(tmp_path: Path) -> None:
+    path = _census_csv(tmp_path, 30_000, tail="40,Male\n")  # line 30,002, past DuckDB's 20,480-row sniff
+    with pytest.raises(DatasetError) as duck:
+        open_dataset(path, engine="duckdb")
+    with pytest.raises(DatasetError) as memory:
+        open_dataset(path, engine="memory")
+    assert str(duck.value) == str(memory.value) and duck.value.line == 30_002
+    assert "ragged row: 2 fields where the header has 3" in str(duck.value)
+
+
+def test_a_type_broken_after_duckdbs_sample_is_read_as_the_loader_reads_it(tmp_path: Path) -> None:
+    path = _census_csv(tmp_path, 30_000, tail="unknown,Male,0\n")  # age: numbers, then a text
+    duck, memory = open_dataset(path, engine="duckdb"), open_dataset(path, engine="memory")
+    assert duck.schema.column("age").kind == memory.schema.column("age").kind == ColumnKind.CATEGORICAL
+    batch = [Count(Condition("age", "=", "unknown")), Count(Condition("age", "=", 40))]
+    assert list(evaluate(duck, batch)) == list(evaluate(memory, batch))
+
+
+def test_a_cancelled_copy_stops_duckdb_and_leaves_no_file(tmp_path: Path) -> None:
+    from svtgui.data.engines import scratch
+    from svtgui.data.errors import LoadCancelled
+
+    path = _census_csv(tmp_path, 2000)
+
+    class Cancelled:
+        def set_progress(self, fraction, text=""):
+            pass
+
+        def is_cancelled(self):
+            return True
+
+    before = set(scratch.folder().iterdir())
+    with pytest.raises(LoadCancelled):
+        open_dataset(path, None, Cancelled(), engine="duckdb")
+    assert set(scratch.folder().iterdir()) == before

@@ -31,6 +31,7 @@ from svtgui.data.engines.base import (
     sums_in_threads,
     text_cell,
 )
+from svtgui.data.engines.csv_copy import read_csv_sql
 from svtgui.data.fingerprint import ColumnSums
 
 RELATION = "dataset"
@@ -100,13 +101,8 @@ class DuckDBTable(TableEngine):
             return f"read_parquet({p})"
         if self.fmt == "jsonl":
             return f"read_json({p}, format = 'newline_delimited')"
-        opts = ["header = true"]
-        delim = self.delimiter or ("\t" if self.fmt == "tsv" else None)
-        if delim:
-            opts.append(f"delim = {DUCKDB.literal(delim)}")
-        # the markers as written (the view strips them too): a numeric column holding "NA" stays numeric
-        opts.append(f"nullstr = [{', '.join(DUCKDB.literal(m) for m in sorted(self.markers))}]")
-        return f"read_csv({p}, {', '.join(opts)})"
+        return read_csv_sql(self.copy or self.path, self.delimiter or ("\t" if self.fmt == "tsv" else ","),
+                            self.markers)
 
     def _connection(self) -> Any:
         if self._con is None:

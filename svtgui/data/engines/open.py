@@ -99,9 +99,9 @@ def choose_engine(source: str | Path, requested: str | None = None, options: Loa
 
 def _check_file(path: Path, fmt: str, options: LoadOptions,
                 progress: ProgressState | None) -> tuple[str | None, Path | None]:
-    """The memory loader's refusals for a file another engine will read (same messages). Returns,
-    for delimited text, the delimiter to give that engine (its own guess is what goes wrong), and
-    for text in an encoding other than UTF-8 a private UTF-8 copy for it to read instead."""
+    """The memory loader's refusals for a file Spark will read (same messages). Returns, for
+    delimited text, the delimiter to give Spark (its own guess is what goes wrong), and for text in
+    an encoding other than UTF-8 a private UTF-8 copy for it to read instead."""
     delimiter, encoding = None, "utf-8"
     if fmt in ("csv", "tsv"):
         delimiter, encoding = check_delimited(path, options, progress)
@@ -110,6 +110,22 @@ def _check_file(path: Path, fmt: str, options: LoadOptions,
     elif fmt == "jsonl":
         encoding = check_jsonl(path, options, progress)
     return delimiter, None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
+
+
+def _duckdb_table(path: Path, fmt: str, options: LoadOptions, markers: frozenset[str],
+                  progress: ProgressState | None) -> TableEngine:
+    """DuckDB on ``path`` after the memory loader's refusals (same messages). Delimited text is read
+    once, validated by DuckDB, into a private columnar copy that every later pass reads
+    (``csv_copy``); JSON lines in another encoding than UTF-8 through a UTF-8 copy."""
+    from svtgui.data.engines.duckdb_engine import DuckDBTable
+
+    if fmt in ("csv", "tsv"):
+        from svtgui.data.engines.csv_copy import columnar_copy
+
+        copy = columnar_copy(path, options, markers, progress)
+        return DuckDBTable(path, "parquet", delimiter=copy.delimiter, markers=markers, copy=copy.parquet)
+    delimiter, text = _check_file(path, fmt, options, progress)
+    return DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, copy=text)
 
 
 def open_dataset(source: str | Path, options: LoadOptions | None = None,
@@ -143,21 +159,18 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
             raise EngineRefused(f"{fmt} files are read by the memory engine only, not by {choice.engine}",
                                 path=path)
     state = file_state(path)  # before the engine reads anything
-    delimiter, copy = options.delimiter, None
     markers = missing_markers(options.missing, options.standard_missing)
-    if path is not None:  # the memory loader's refusals first: every engine gives the same verdict
-        checked, copy = _check_file(path, fmt, options, progress)
-        delimiter = checked or delimiter
     table: TableEngine
     if choice.engine == "duckdb":
-        from svtgui.data.engines.duckdb_engine import DuckDBTable
-
         assert path is not None
-        table = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, copy=copy)
+        table = _duckdb_table(path, fmt, options, markers, progress)
     else:
         from svtgui.data.engines.spark_engine import SparkTable
 
-        text_types = None
+        delimiter, copy, text_types = options.delimiter, None, None
+        if path is not None:  # the memory loader's refusals first: every engine gives the same verdict
+            checked, copy = _check_file(path, fmt, options, progress)
+            delimiter = checked or delimiter
         if path is not None and fmt in ("csv", "tsv", "jsonl"):
             # Spark reads text with the columns and types DuckDB's sniffer gives the same file (its
             # own inference orders JSON fields by name and reads an all-null field as text), so

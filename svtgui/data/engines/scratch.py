@@ -41,9 +41,9 @@ def new_path(suffix: str) -> Path:
     return folder() / f"{uuid.uuid4().hex}{suffix}"
 
 
-def remove(path: Path | None, owner: int) -> None:
-    """Remove a working copy, in the process that made it only (``owner``: its pid)."""
-    if path is not None and owner == os.getpid():
+def remove(path: Path | None, owner: int | None = None) -> None:
+    """Remove a working copy, in the process that made it only (``owner``: its pid; None: this one)."""
+    if path is not None and owner in (None, os.getpid()):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
 
