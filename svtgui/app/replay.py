@@ -7,7 +7,9 @@ the parameters as the curator gave them and the query list or item domain, all p
 described in the run's rows), and :func:`script_text` turns the plans of a release's runs into a
 readable script over the public API (``svtgui.app.runs.runner.start_run``, ``svtgui.app.recipes``).
 Reports leave the plan out (it is the run's input, not a released value); only the script holds it.
-The script never holds a released value, a seed or a time: running it spends budget anew.
+The script never holds a released value, a seed or a time: running it spends budget anew. A run
+that the curator allowed over domains read off the data (:mod:`.domains`) is replayed with the same
+override, so the replay too is recorded and reported as NOT differentially private.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from svtgui import __version__
-from svtgui.app import recipes
+from svtgui.app import domains, recipes
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports import write_atomically
 from svtgui.app.reports.release import checked_runs, runs_label
@@ -51,8 +53,19 @@ def _about(info: Any) -> list[str]:
     return ["", *method, *cite[:-1], cite[-1] + '"""']
 
 
-def _step(number: int, run: RunRecord, plan: dict[str, Any]) -> list[str]:
-    """One step of the script: a function that charges, runs and returns the new run's id."""
+def _override(notes: tuple[str, ...]) -> list[str]:
+    """The lines that carry a published run's override over domains read from the data (none else)."""
+    if not notes:
+        return []
+    return ["    # The published run depended on domains read from the private data, allowed by its curator:",
+            "    # NOT differentially private, and neither is this replay.",
+            f"    from_data = Domains({_literal(list(notes), 24)}, allowed=True)"]
+
+
+def _step(number: int, run: RunRecord, plan: dict[str, Any], notes: tuple[str, ...] = ()) -> list[str]:
+    """One step of the script: a function that charges, runs and returns the new run's id (with the
+    run's override, ``notes``, when it depended on domains read from the data)."""
+    carried = ["domains=from_data"] if notes else []
     if "recipe" in plan:
         info = recipes.info(plan["recipe"])
         assert info is not None, plan["recipe"]
@@ -72,7 +85,8 @@ def _step(number: int, run: RunRecord, plan: dict[str, Any]) -> list[str]:
                 keywords.append(f"{name}={value!r}")
                 continue
             keywords.append(f"{name}={name}")
-        lines += [f"    plan = recipes.{call}(ds, {', '.join(keywords)})",
+        lines += _override(notes)
+        lines += [f"    plan = recipes.{call}(ds, {', '.join([*keywords, *carried])})",
                   "    return plan.run(ledger).record.id  # charged, through the gate, before reading data"]
         return lines
     info = mechanisms.info(plan["mechanism"])
@@ -82,8 +96,10 @@ def _step(number: int, run: RunRecord, plan: dict[str, Any]) -> list[str]:
             *_about(info),
             f"    queries = queries_from_json({_literal(plan['queries'], 32)})",
             f"    params = {_literal(plan['params'], 13)}",
+            *_override(notes),
             f"    with start_run(ledger, ds, queries, {plan['mechanism']!r}, params,",
-            f"                   monotonic={plan['monotonic']!r}) as run:  # charged here, before any answer",
+            f"                   monotonic={plan['monotonic']!r}{''.join(', ' + c for c in carried)}) as run:"
+            "  # charged here, before any answer",
             "        for _batch in run.stream():",
             "            pass",
             "    return run.id"]
@@ -100,7 +116,7 @@ def script_text(ledger: Ledger, run_ids: list[int]) -> str:
     total = sum(float(r.epsilon) for r in runs)
     steps: list[str] = []
     for number, (run, plan) in enumerate(zip(runs, plans, strict=True), start=1):
-        steps += _step(number, run, plan) + ["", ""]
+        steps += _step(number, run, plan, domains.recorded_in(ledger, run.id)) + ["", ""]
     calls = ", ".join(f"step_{i}(ledger, ds)" for i in range(1, len(runs) + 1))
     return "\n".join([
         "#!/usr/bin/env python3",
@@ -121,6 +137,7 @@ def script_text(ledger: Ledger, run_ids: list[int]) -> str:
         "",
         "from svtgui.app import recipes",
         "from svtgui.app.dataset_identity import identify, register",
+        "from svtgui.app.domains import Domains",
         "from svtgui.app.reports.content import statistics",
         "from svtgui.app.reports.statistics import statistics_text",
         "from svtgui.app.runs.runner import start_run",

@@ -188,3 +188,18 @@ def test_the_gate_refuses_a_request_over_domains_read_from_the_data_unless_allow
     assert recorded(ledger.declarations(record.id)) == note
     plain = gate.charge(ledger, gate.Request(census, "sparse", {"epsilon": 1.0}, "1"))
     assert recorded(ledger.declarations(plain.id)) == ()
+
+
+def test_an_adaptive_query_over_levels_read_from_the_data_needs_a_run_that_allowed_them(ledger, census):
+    """The Next-query builder offers the schema's levels; levels read from the data would put a value
+    of the private rows into a run charged as differentially private."""
+    from_schema = _observed_occupation(census)
+    sales = Count(Condition("occupation", "=", "Sales"))
+    with start_run(ledger, from_schema, [RangeCount("age", 20, 30)], "sparse", SPARSE) as run:
+        with pytest.raises(ValueError, match="charged as differentially private"):
+            run.submit_query(sales)
+        assert run.answered == 0
+    allowed = Domains(allowed=True)
+    with start_run(ledger, from_schema, [sales], "sparse", SPARSE, domains=allowed) as run:
+        run.submit_query(Count(Condition("occupation", "=", "Tech-support")))
+        assert run.answered == 1

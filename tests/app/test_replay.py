@@ -144,3 +144,29 @@ def test_marginals_of_pmw_are_kept_as_query_definitions(tmp_path):
         run.finish()
         plan = led.facts(run.id)[PLAN_FACT]
     assert plan["mechanism"] == "pmw" and plan["queries"] == [q.to_json() for q in queries]
+
+
+def test_a_replay_of_runs_over_domains_read_from_the_data_is_not_private_either(tmp_path):
+    """Issue 21 §4: the replay carries the curator's override; without it the replay of a NOT-private
+    release (its values read off the data, written into the script) would be recorded as private."""
+    from svtgui.app.domains import Domains, recorded
+    from svtgui.data import provenance
+
+    ds = load_dataset(BASKETS)
+    notes = (provenance.items_note("items"),)
+    published = tmp_path / "published.sqlite"
+    with Ledger.open(published) as led:
+        dataset_identity.register(led, ds, "10")
+        items = generators.observed_items(ds, "items")
+        run = recipes.frequent_items(ds, items, 3, 1.0, domains=Domains(notes, allowed=True)).run(led)
+        with start_run(led, ds, generators.every_item(items[:5]), "sparse",
+                       {"epsilon": 0.5, "threshold": 50, "cutoff": 1},
+                       domains=Domains(notes, allowed=True)) as streamed:
+            for _ in streamed.stream():
+                pass
+        script = export_script(led, [run.record.id, streamed.id], tmp_path / "items.py")
+    assert "allowed=True" in script.read_text()
+    done = _run_script(script, BASKETS, tmp_path / "fresh.sqlite", "--budget-epsilon", "2")
+    assert done.returncode == 0, done.stderr
+    with Ledger.open(tmp_path / "fresh.sqlite") as led:
+        assert [recorded(led.declarations(r.id)) for r in led.runs()] == [notes, notes]

@@ -101,3 +101,50 @@ def test_a_saved_session_reopens_with_its_provenance(qtbot, window, act, tmp_pat
     qtbot.waitUntil(lambda: len(ws.queries) == 2, timeout=30_000)
     assert ws.queries_from_data == (provenance.values_note("sex"),)
     assert ws.plan.by_field().get("domains")
+
+
+def test_the_recipes_dialog_refuses_the_items_that_occur_until_allowed(qtbot, tmp_path):
+    import pandas as pd
+
+    from svtgui.app import dataset_identity
+    from svtgui.data.dataset import Dataset
+    from svtgui.ledger import Ledger
+    from svtgui.ui.app import create_app
+    from svtgui.ui.setup.recipes_dialog import RecipesDialog
+
+    baskets = Dataset.from_frame(pd.DataFrame({"items": [(i % 7, (i * 3) % 11) for i in range(300)]}),
+                                 name="baskets")
+    path = tmp_path / "l.sqlite"
+    with Ledger.open(path) as led:
+        dataset_id = dataset_identity.register(led, baskets, "5").dataset_id
+    create_app()
+    dlg = RecipesDialog(baskets, path, dataset_id, lambda: None)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.picker.setCurrentIndex(dlg.picker.findData("frequent_items"))
+    dlg.items_from_data.setChecked(True)
+    assert dlg.items_allow.isVisible() and not dlg.run_button.isEnabled()
+    assert "the items of column 'items', read from the private data" in dlg.cost.text()
+    dlg.items_allow.setChecked(True)
+    assert dlg.run_button.isEnabled() and "NOT differentially private" in dlg.cost.text()
+    with qtbot.waitSignal(dlg.ran, timeout=30_000) as ran:
+        qtbot.mouseClick(dlg.run_button, LEFT)
+    with Ledger.open(path) as led:
+        assert recorded(led.declarations(ran.args[0])) == (provenance.items_note("items"),)
+    dlg.items_from_data.setChecked(False)  # the public domain again: the override is dropped with it
+    assert not dlg.items_allow.isChecked()
+
+
+def test_the_universe_chooser_shows_levels_read_from_the_data(qtbot, window, act):
+    from svtgui.ui.setup.linear_universe import COL_LEVELS
+
+    act.load(qtbot, window)
+    ws = window.workspace
+    levels = [str(v) for v in generators.observed_values(ws.dataset, "occupation")]
+    chooser = window.mechanism.linear.universe
+    chooser.set_schema(ws.schema.with_categories("occupation", levels, from_data=True))
+    names = [chooser.table.item(r, 1).text() for r in range(chooser.table.rowCount())]
+    marked = chooser.table.item(names.index("occupation"), COL_LEVELS).text()
+    declared = chooser.table.item(names.index("sex"), COL_LEVELS).text()
+    assert marked.startswith("⚠") and "levels read from the data (NOT public)" in marked
+    assert "declared levels" in declared and "NOT public" not in declared

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from svtgui.app import gate
-from svtgui.app.domains import DECLARED, Domains, gate_extra
+from svtgui.app.domains import DECLARED, Domains, gate_extra, problem, recorded, release_notes
 from svtgui.app.plan import Plan, build, describe_query, lattice_problem, public_rows, validate_query
 from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
@@ -388,6 +388,10 @@ class Run:
             raise ValueError(f"{what} is not integer-valued, but this run releases integers")
         if params.get("monotonic") and not q.monotonic:
             raise ValueError(f"{what} is not monotonic, but this run assumes monotonic queries")
+        notes = release_notes(schema, [q])  # schema levels read from the data, e.g. from the pick list
+        if notes and not recorded(self.ledger.declarations(self.record.id)):
+            raise ValueError(f"{what}: {problem(notes, False)}; this run was charged as differentially "
+                             "private, so it cannot take such a query (start a run that allows them)")
 
     def _select_all(self) -> list[Row]:
         if not isinstance(self.__mechanism, SelectionMechanism):  # a release, made at start: done

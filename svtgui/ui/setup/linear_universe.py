@@ -1,9 +1,10 @@
 """The universe column chooser for PMW and SparseProject (linear queries over a universe).
 
 Only what is public can make a universe: categorical columns with *declared* levels (the schema's
-categories) and numeric columns cut at declared bounds (``k`` equal bins) or at edges the curator
-types. Columns without them are listed but disabled, with the reason and the fix in the tooltip —
-their levels would otherwise be read off the private data.
+categories; levels the schema marks as read from the data are shown in orange, and a release over
+them is refused unless the curator allows it) and numeric columns cut at declared bounds (``k``
+equal bins) or at edges the curator types. Columns without them are listed but disabled, with the
+reason and the fix in the tooltip — their levels would otherwise be read off the private data.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 from svtgui.app.numbers import exact
 from svtgui.app.runs.linear import universe_of
 from svtgui.data.schema import ColumnKind
-from svtgui.ui.common.theme import named
+from svtgui.ui.common.theme import WARNING_COLOR, named
 from svtgui.ui.setup.param_form import ErrorLabel
 
 DEFAULT_BINS = 8
@@ -101,12 +102,15 @@ class UniverseChooser(QGroupBox):
             name.setToolTip(tip)
         else:
             levels = col.categories or ()
-            text = (f"{len(levels)} declared levels (+ other, missing): {', '.join(levels)}" if levels else
+            kind = "levels read from the data (NOT public)" if col.levels_from_data else "declared levels"
+            text = (f"{len(levels)} {kind} (+ other, missing): {', '.join(levels)}" if levels else
                     "no declared levels — declare them in the Schema step (they would be read from the "
                     "private data)")
-            item = QTableWidgetItem(text)
+            item = QTableWidgetItem(("⚠ " if col.levels_from_data else "") + text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             item.setToolTip(text)
+            if col.levels_from_data:  # a release over them is refused unless allowed (Queries step)
+                item.setForeground(WARNING_COLOR)
             self.table.setItem(r, COL_LEVELS, item)
             if not levels:
                 use.setEnabled(False)

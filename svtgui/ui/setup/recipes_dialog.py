@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import dataset_identity, gate, recipes
+from svtgui.app.domains import OVERRIDE_LABEL, Domains, reminder
 from svtgui.app.numbers import amount, exact, field_text
 from svtgui.app.reports.content import statistics
 from svtgui.app.reports.html import statistics_table
 from svtgui.data import generators
+from svtgui.data.provenance import items_note
 from svtgui.data.schema import ColumnKind
 from svtgui.ledger import Ledger
 from svtgui.ui.common.background import Background, busy_bar
@@ -202,6 +204,10 @@ class RecipesDialog(QDialog):
         self.items_from_data = named(QCheckBox("Use the items that occur in the data (NOT public)"),
                                      "Items from data", "Reading the item list off the data reveals which "
                                      "items occur: use it only for demonstrations, never for a release")
+        self.items_allow = named(QCheckBox(OVERRIDE_LABEL), "Allow items from data",
+                                 "Without it a release over the items that occur is refused; with it, it is "
+                                 "recorded and reported as NOT differentially private")
+        self.items_allow.setVisible(False)
         self.items_cutoff = _field("Items cutoff", "10", "How many items to choose (c)")
         self.items_method = named(QComboBox(), "Items method", "The exponential mechanism (recommended) or "
                                   "Standard SVT, for comparison")
@@ -211,13 +217,17 @@ class RecipesDialog(QDialog):
         self.items_epsilon = _field("Items epsilon", "1", "ε of the whole recipe")
         form.addRow("Item domain", self.items_domain)
         form.addRow("", self.items_from_data)
+        form.addRow("", self.items_allow)
         form.addRow("Cutoff c", self.items_cutoff)
         form.addRow("Method", self.items_method)
         form.addRow("Threshold T", self.items_threshold)
         form.addRow("ε", self.items_epsilon)
         for box in (self.items_domain, self.items_cutoff, self.items_threshold, self.items_epsilon):
             box.textChanged.connect(self.refresh)
+        self.items_from_data.toggled.connect(self.items_allow.setVisible)
+        self.items_from_data.toggled.connect(lambda on: on or self.items_allow.setChecked(False))
         self.items_from_data.toggled.connect(self.refresh)
+        self.items_allow.toggled.connect(self.refresh)
         self.items_method.currentIndexChanged.connect(self.refresh)
         return w
 
@@ -243,9 +253,11 @@ class RecipesDialog(QDialog):
                                          _count(self.screen_cutoff.text(), "Cutoff c"))
         method = self.items_method.currentData()
         threshold = None if method == "em_top_c" else _number(self.items_threshold.text(), "Threshold T")
+        from_data = (items_note("items"),) if self.items_from_data.isChecked() else ()
         return recipes.frequent_items(self.ds, self._domain(), _count(self.items_cutoff.text(), "Cutoff c"),
                                       _number(self.items_epsilon.text(), "ε"), method=method,
-                                      threshold=threshold)
+                                      threshold=threshold,
+                                      domains=Domains(from_data, self.items_allow.isChecked()))
 
     def _domain(self) -> list[Any]:
         if self.items_from_data.isChecked():
@@ -285,7 +297,8 @@ class RecipesDialog(QDialog):
             else:
                 left = f" of the {amount(remaining)} left" if remaining is not None else ""
                 self.cost.setText(f"Running it spends ε = {amount(cost)}{left} (charged in full before the "
-                                  "data is read; never refunded).")
+                                  "data is read; never refunded). "
+                                  f"{reminder(self.plan.domains_from_data())}".strip())
         if problem is not None:
             self.cost.setText(f"Cannot run: {problem}.")
         self.cost.setStyleSheet("" if problem is None else "color: #D55E00;")
