@@ -149,8 +149,12 @@ def test_schema_editor_warns_about_missing_bounds(qtbot, window, act):
     ed.table.item(row, 2).setText("")
     assert ed.warning.isVisible() and "capital_gain" in ed.warning.text()
     assert not window.ds.schema.column("capital_gain").bounded
+    ed.table.item(row, 2).setText("abc")  # the first thing said is what is wrong with what was typed
+    assert ed.error.isVisible() and "must be a number" in ed.error.text()
+    assert "type both" not in ed.error.text()
+    ed.table.item(row, 2).setText("5")
+    assert "type both" in ed.error.text()  # then what is missing
     ed.table.item(row, 2).setText("abc")
-    assert ed.error.isVisible() and "type both" in ed.error.text()
     ed.table.item(row, 3).setText("100000")
     assert "must be a number" in ed.error.text()
     ed.table.item(row, 2).setText("0")

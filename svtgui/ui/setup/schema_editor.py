@@ -225,7 +225,12 @@ class SchemaEditor(QWidget):
                 hi = parse_number(hi_text, f"upper bound of {name}")
                 new = self.schema.with_bounds(name, lo, hi)
         except (ValueError, SchemaError) as exc:
-            if not lo_text.strip() or not hi_text.strip():
+            # what is wrong with what was typed comes first ("abc" is not a number), then what is missing
+            typed_wrong = _not_a_number(lo_text, f"lower bound of {name}") or \
+                _not_a_number(hi_text, f"upper bound of {name}")
+            if typed_wrong is not None:
+                problem = typed_wrong
+            elif not lo_text.strip() or not hi_text.strip():
                 problem = "type both a lower and an upper bound"
             else:  # on its own row: the column's name is said once, by the row and the message below
                 problem = str(exc).removeprefix(f"column {name!r}: ")
@@ -274,3 +279,14 @@ class SchemaEditor(QWidget):
                 self._filling = False
             self._update_warning()
         self.schema_changed.emit(schema)
+
+
+def _not_a_number(text: str, what: str) -> str | None:
+    """Why a typed (non-empty) bound is not a number, or None (empty, or a number)."""
+    if not text.strip():
+        return None
+    try:
+        parse_number(text, what)
+    except ValueError as exc:
+        return str(exc)
+    return None
