@@ -86,3 +86,16 @@ def test_the_data_preview_shows_floats_without_exponents():
     from svtgui.ui.setup.frame_model import format_cell
 
     assert [format_cell(v) for v in (1234567.5, 0.25, float("nan"), 38.0)] == ["1,234,568", "0.25", "—", "38"]
+
+
+def test_dates_in_the_preview_fit_their_column():
+    """numpy's '2024-03-01T00:00:00.000000000' was cut off in the preview (issue 24 §5)."""
+    import numpy as np
+    import pandas as pd
+
+    from svtgui.ui.setup.frame_model import format_cell
+
+    days = pd.to_datetime(["2024-03-01", "2024-03-02 14:05:09", None], format="mixed").to_numpy()
+    assert [format_cell(v) for v in days] == ["2024-03-01", "2024-03-02 14:05:09", "—"]
+    assert format_cell(pd.Timestamp("2024-03-01 01:02:03")) == "2024-03-01 01:02:03"
+    assert format_cell(pd.NaT) == "—" and format_cell(np.datetime64("NaT")) == "—"

@@ -7,6 +7,7 @@ of the frame) and formats it on demand.
 
 from __future__ import annotations
 
+import datetime
 import math
 from typing import Any
 
@@ -33,8 +34,23 @@ def format_cell(value: Any) -> str:
             return "—"
     except (TypeError, ValueError):
         pass
+    if isinstance(value, np.datetime64 | datetime.datetime):
+        return _moment(value)
     text = str(value)
     return "—" if text in ("nan", "NaT", "<NA>") else text
+
+
+def _moment(value: np.datetime64 | datetime.datetime) -> str:
+    """A date as 2024-03-01 and a moment as 2024-03-01 14:05:09: numpy's own text,
+    '2024-03-01T00:00:00.000000000', did not fit the preview's column and was cut off."""
+    if value != value:  # noqa: PLR0124 - NaT, numpy's or pandas', is not equal to itself
+        return "—"
+    if isinstance(value, np.datetime64):
+        text = str(np.datetime_as_string(value, unit="s"))
+    else:
+        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    day, _, time = text.partition("T")
+    return day if time in ("", "00:00:00") else f"{day} {time}"
 
 
 class FrameModel(QAbstractTableModel):
