@@ -74,6 +74,10 @@ def test_observed_values_list_records_its_provenance_and_its_run_is_refused(file
     _refused(_run(data, out, ledger), capsys, ledger, "the values of column 'town'")
     notes = _allowed(_run(data, out, ledger), capsys, ledger, tmp / "r.json")
     assert notes == ("the values of column 'town'",)
+    assert main(["ledger", "--ledger", str(ledger)]) == 0  # the curator's listing says so too
+    assert "NOT differentially private: domains read from the data" in capsys.readouterr().out
+    assert main(["queries", "show", str(out)]) == 0
+    assert "the values of column 'town', read from the data" in capsys.readouterr().err
 
 
 def test_declared_values_list_is_a_private_release(files, capsys):

@@ -150,10 +150,14 @@ def summary(led: Ledger) -> dict[str, Any]:
 
 
 def _run_json(led: Ledger, r: RunRecord) -> dict[str, Any]:
+    from svtgui.app.domains import recorded
+
     answered, above = led.response_counts(r.id)
     return {"id": r.id, "mechanism": r.mechanism_id, "status": r.status, "epsilon": fmt(r.epsilon),
             "delta": fmt(r.delta), "noise": r.noise, "started_at": r.started_at, "ended_at": r.ended_at,
-            "responses": answered, "above": above, "queries_planned": r.queries_planned}
+            "responses": answered, "above": above, "queries_planned": r.queries_planned,
+            # allowed by the curator: such a run is NOT differentially private
+            "domains_from_data": list(recorded(led.declarations(r.id)))}
 
 
 def show(args: argparse.Namespace) -> int:
@@ -177,7 +181,9 @@ def show(args: argparse.Namespace) -> int:
                 who = f" by {e['by']}" if e["by"] else ""
                 print(f"  raised to ε {e['epsilon']}, δ {e['delta']} at {e['at']}{who}: {e['note']}")
         for r in d["runs"]:
+            not_private = "  NOT differentially private: domains read from the data" \
+                if r["domains_from_data"] else ""
             print(f"  run {r['id']:>4}  {r['mechanism']:16} {r['status']:11} ε {r['epsilon']:8} "
                   f"δ {r['delta']:8} {r['above']:>5} ⊤ / {r['responses']:<7} {r['noise']:7} "
-                  f"{r['started_at'][:19]}")
+                  f"{r['started_at'][:19]}{not_private}")
     return 0
