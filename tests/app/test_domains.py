@@ -21,28 +21,18 @@ from svtgui.app.domains import DECLARED, Domains, recorded
 from svtgui.app.plan import build
 from svtgui.app.reports import export
 from svtgui.app.runs.runner import start_run
-from svtgui.assets import asset
-from svtgui.data import generators, load_dataset, provenance
+from svtgui.data import generators, provenance
 from svtgui.data.dataset import Dataset
 from svtgui.data.predicates import Condition
 from svtgui.data.queries import Count, RangeCount
 from svtgui.data.schema import Schema
 from svtgui.ledger import Ledger
+from tests.app import test_runner_linear
+
+census, ledger = test_runner_linear.census, test_runner_linear.ledger  # the census sample, registered (ε 10)
 
 SPARSE = {"epsilon": 1.0, "threshold": 500.0, "cutoff": 2}
 PMW = {"epsilon": 1.0, "delta": 1e-6, "threshold": 1500.0, "cutoff": 5}
-
-
-@pytest.fixture(scope="module")
-def census():
-    return load_dataset(asset("samples/census.csv"))
-
-
-@pytest.fixture
-def ledger(tmp_path, census):
-    with Ledger.open(tmp_path / "l.sqlite") as led:
-        register(led, census, 10, "0.001")
-        yield led
 
 
 def csv_guarantees(path) -> set[str]:
