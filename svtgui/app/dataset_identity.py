@@ -179,9 +179,38 @@ def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
     record, _ = ledger.register_dataset(fp.content, ds.name, total_epsilon, total_delta,
                                         neighbouring=ds.schema.neighbouring.value,
                                         bounds=declared(ds.schema)["bounds"], columns=ds.columns,
-                                        identity=_identity(fp))
+                                        identity=_identity(fp), public_n=declared_n(ds.schema))
     ds.dataset_id = record.dataset_id
     return record
+
+
+RELATION_NAMES = {"add_remove": "add/remove-one", "replace": "replace-one"}
+
+
+def relation_text(neighbouring: str, n: int | None) -> str:
+    """``add/remove-one`` or ``replace-one with n = 30,000`` (a declared n is public)."""
+    text = RELATION_NAMES.get(neighbouring, neighbouring)
+    return f"{text} with n = {n:,}" if neighbouring == "replace" and n is not None else text
+
+
+def declared_n(schema: Any) -> int | None:
+    """The public n a schema declares (only under replace-one), else None."""
+    return None if schema.neighbouring.value != "replace" or schema.n is None else int(schema.n)
+
+
+def relation_mismatch(record: DatasetRecord, schema: Any) -> str | None:
+    """Why rows declared under ``schema`` cannot be charged to ``record``'s budget, or None.
+
+    A budget holds under one neighbouring relation, and under replace-one for one public n: the
+    relation (and n) the dataset's budget is kept under must be the one declared. A dataset
+    registered before the ledger recorded n accepts any n under replace-one.
+    """
+    have = (schema.neighbouring.value, declared_n(schema))
+    kept = (record.neighbouring, record.public_n)
+    if have[0] == kept[0] and (have[0] != "replace" or kept[1] is None or have == kept):
+        return None
+    return (f"{record.dataset_id} is budgeted under {relation_text(*kept)} neighbours, but "
+            f"{relation_text(*have)} is declared: a budget holds under one relation only")
 
 
 def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
@@ -193,9 +222,9 @@ def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
     record = ledger.dataset(dataset_id)
     if record is None:
         raise ValueError(f"no dataset {dataset_id!r} in the ledger {ledger.path}")
-    if record.neighbouring != ds.schema.neighbouring.value:
-        raise ValueError(f"{dataset_id} is budgeted under {record.neighbouring} neighbours, {ds.name!r} is "
-                         f"declared {ds.schema.neighbouring.value}; they cannot share a budget")
+    mismatch = relation_mismatch(record, ds.schema)
+    if mismatch:
+        raise ValueError(f"{mismatch}; {ds.name!r} cannot share its budget")
     fp = fingerprint_of(ledger, ds)
     record = ledger.bind_content(dataset_id, fp.content, note=f"{ds.name} bound by the curator",
                                  identity=_identity(fp))

@@ -51,15 +51,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svtgui.app import domains
-from svtgui.app.dataset_identity import identify
+from svtgui.app.dataset_identity import identify, relation_mismatch
 from svtgui.app.public_data import is_public
 from svtgui.ledger import DatasetRecord, Ledger, RunRecord
 
 #: Set (to any non-empty value) while a demo runs against a throwaway ledger; inherited by the run
 #: process. It only ever restricts: with it set, private rows are refused.
 DEMO_ENV = "SVTGUI_DEMO"
-
-RELATION_NAMES = {"add_remove": "add/remove-one", "replace": "replace-one"}
 
 
 class Refused(ValueError):
@@ -92,29 +90,13 @@ class Request:
 Check = Callable[[Request, DatasetRecord | None], str | None]
 
 
-def relation_text(neighbouring: str, n: int | None) -> str:
-    """``add/remove-one`` or ``replace-one with n = 30,000`` (a public n is public by declaration)."""
-    text = RELATION_NAMES.get(neighbouring, neighbouring)
-    return f"{text} with n = {n:,}" if neighbouring == "replace" and n is not None else text
-
-
-def declared_n(schema: Any) -> int | None:
-    """The public n a schema declares (only under replace-one), else None."""
-    return None if schema.neighbouring.value != "replace" or schema.n is None else int(schema.n)
-
-
 def same_relation(request: Request, registration: DatasetRecord | None) -> str | None:
-    """The run's neighbouring relation (and public n) must be the dataset's registered ones."""
-    if registration is None:
+    """The run's neighbouring relation (and public n) must be the one the dataset's budget is kept under."""
+    mismatch = None if registration is None else relation_mismatch(registration, request.schema)
+    if mismatch is None:
         return None
-    have = (request.schema.neighbouring.value, declared_n(request.schema))
-    registered = (registration.neighbouring, getattr(registration, "public_n", None))
-    if have[0] == registered[0] and (have[0] != "replace" or registered[1] is None or have == registered):
-        return None
-    return (f"{registration.dataset_id} is registered under {relation_text(*registered)} neighbours, "
-            f"but this run declares {relation_text(*have)}: its budget holds under one relation only. "
-            "Declare the registered relation, or change the dataset's relation with `svtgui-cli ledger "
-            f"set-relation {registration.dataset_id} ... --reason TEXT` (nothing was charged)")
+    return (f"{mismatch}. Declare that relation, or change the dataset's with `svtgui-cli ledger "
+            f"set-relation {registration.dataset_id} RELATION --reason TEXT` (nothing was charged)")
 
 
 def seeded_only_on_public_data(request: Request, _registration: DatasetRecord | None) -> str | None:

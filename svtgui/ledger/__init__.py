@@ -29,6 +29,7 @@ from svtgui.ledger.records import (
     ContentIdentity,
     DatasetRecord,
     IntegrityEvent,
+    RelationEvent,
     ResponseRecord,
     RunRecord,
     exact_text,
@@ -39,7 +40,7 @@ __all__ = [
     "APPLICATION_ID", "BudgetEvent", "BudgetExceeded", "ContentIdentity", "DatasetRecord", "END_STATUSES",
     "ENV_VAR", "FINISHED",
     "FREE_TEXT", "HALTED", "INTERRUPTED", "IntegrityEvent", "Ledger", "LedgerDamaged", "LedgerError",
-    "LedgerTampered", "PAID_TEXT", "RUNNING",
+    "LedgerTampered", "PAID_TEXT", "RUNNING", "RelationEvent",
     "ResponseRecord", "RunRecord", "SCHEMA_VERSION", "SEEDED_TEXT", "STOPPED", "default_location",
     "default_path", "exact_text", "is_server",
 ]

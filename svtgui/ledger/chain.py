@@ -34,9 +34,14 @@ _SOURCES: dict[str, tuple[str, str]] = {
             "r.noise_description, r.started_at, d.declared_json "
             "FROM runs r LEFT JOIN run_declarations d ON d.run_id = r.id", "r.id"),
     "accept": ("SELECT id, found, reason, accepted_json, login, host, at FROM integrity_events", "id"),
+    "relation": ("SELECT id, dataset_id, kind, neighbouring, public_n, reason, at FROM relation_events",
+                 "id"),
 }
+#: The kinds a ledger had when the chain began (schema 6): what its migration chains.
+V6_KINDS = ("event", "bind", "run", "accept")
 # What a curator reads for each kind ("run 7", "budget event 3").
-_NAMES = {"event": "budget event", "bind": "content binding", "run": "run", "accept": "accepted finding"}
+_NAMES = {"event": "budget event", "bind": "content binding", "run": "run", "accept": "accepted finding",
+          "relation": "relation event"}
 
 
 def genesis(ledger_id: str) -> str:
@@ -74,12 +79,12 @@ def append(c: Any, kind: str, ref: object) -> tuple[int, str]:
     return seq + 1, digest
 
 
-def adopt_unchained(c: Any) -> list[str]:
-    """Chain every budget-relevant row that has no link yet (a migrated ledger's history, or rows an
-    accepted finding adopts); returns what was chained, as a curator reads it."""
+def adopt_unchained(c: Any, kinds: tuple[str, ...] = tuple(_SOURCES)) -> list[str]:
+    """Chain every budget-relevant row of ``kinds`` that has no link yet (a migrated ledger's history,
+    or rows an accepted finding adopts); returns what was chained, as a curator reads it."""
     chained = {(k, r) for k, r in c.execute("SELECT kind, ref FROM chain")}
     adopted = []
-    for kind in _SOURCES:
+    for kind in kinds:
         for ref in _refs(c, kind):
             if (kind, str(ref)) not in chained:
                 append(c, kind, ref)

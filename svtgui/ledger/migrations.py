@@ -25,7 +25,7 @@ from collections.abc import Callable
 from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 LEDGER_ID_PREFIX = "lg-"
@@ -280,7 +280,7 @@ def _to_v6(c: sqlite3.Connection) -> None:
         ("ledger_identity", "the ledger id"), ("chain", "the hash chain"),
         ("integrity_events", "an accepted finding"))))
     c.execute("INSERT INTO ledger_identity VALUES (1, ?)", (new_ledger_id(),))
-    chain.adopt_unchained(c)
+    chain.adopt_unchained(c, chain.V6_KINDS)
 
 
 # v7: who registered or raised a total (issue 26: a raise is logged with who and why). The OS login
@@ -325,6 +325,26 @@ CREATE TABLE content_rows (
 """
 
 
+# v10: one neighbouring relation per dataset (issue 21 §3). The relation a dataset's budget is kept
+# under, with its public n under replace-one, as registered and as changed since by an explicit,
+# logged curator action (a reason is required): a run declaring any other relation is refused before
+# its charge. Append-only and chained; datasets registered before v10 have no row (their registered
+# relation stands, with no public n recorded).
+_SCHEMA_V10 = """
+CREATE TABLE relation_events (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset_id   TEXT NOT NULL REFERENCES datasets(dataset_id),
+    kind         TEXT NOT NULL CHECK (kind IN ('register', 'change')),
+    neighbouring TEXT NOT NULL CHECK (neighbouring IN ('add_remove', 'replace')),
+    public_n     INTEGER CHECK (public_n IS NULL OR public_n > 0),
+    reason       TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    login        TEXT,
+    at           TEXT NOT NULL
+);
+CREATE INDEX relations_by_dataset ON relation_events(dataset_id);
+"""
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -346,6 +366,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     7: lambda c: run(c, _SCHEMA_V7),
     8: lambda c: run(c, _SCHEMA_V8 + append_only("content_columns", "a recorded column fingerprint")),
     9: lambda c: run(c, _SCHEMA_V9 + append_only("content_rows", "a recorded row sketch")),
+    10: lambda c: run(c, _SCHEMA_V10 + append_only("relation_events", "a relation event")),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
@@ -357,3 +378,4 @@ TABLES_AT = {1: _V1_TABLES, 2: _V1_TABLES | {"run_facts"}, 3: _V3_TABLES,
 TABLES_AT[7] = TABLES_AT[6]
 TABLES_AT[8] = TABLES_AT[7] | {"content_columns", "fingerprint_cache"}
 TABLES_AT[9] = TABLES_AT[8] | {"content_rows"}
+TABLES_AT[10] = TABLES_AT[9] | {"relation_events"}

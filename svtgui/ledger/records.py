@@ -43,6 +43,9 @@ class DatasetRecord:
     """A registered dataset: its random public id and its total budget (public information).
 
     ``columns`` is None for a dataset migrated from a ledger that did not record them.
+    ``neighbouring`` and ``public_n`` are the relation its budget is kept under now: the registered
+    one, or the last logged change (:class:`RelationEvent`); ``public_n`` is None under add/remove-one
+    and for datasets registered before the ledger recorded it.
     """
 
     dataset_id: str
@@ -53,6 +56,7 @@ class DatasetRecord:
     bounds: dict[str, Any]
     registered_at: str
     columns: tuple[str, ...] | None = None
+    public_n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,20 @@ class BudgetEvent:
     note: str
     at: str
     login: str | None = None  # who: the database login on a server ledger, the OS login in a file (v7)
+
+
+@dataclass(frozen=True)
+class RelationEvent:
+    """The neighbouring relation (and public n) a dataset's budget is kept under, as registered
+    (``kind`` "register") or changed by the curator (``kind`` "change", with the reason given)."""
+
+    dataset_id: str
+    kind: str
+    neighbouring: str
+    public_n: int | None
+    reason: str
+    login: str | None
+    at: str
 
 
 @dataclass(frozen=True)

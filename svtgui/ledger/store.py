@@ -54,6 +54,7 @@ from svtgui.ledger.records import (
     ContentIdentity,
     DatasetRecord,
     IntegrityEvent,
+    RelationEvent,
     ResponseRecord,
     RunRecord,
     exact_text,
@@ -306,13 +307,16 @@ class Ledger:
                          total_delta: float | str | Fraction = 0, *, neighbouring: str = "add_remove",
                          bounds: dict[str, Any] | None = None,
                          columns: Sequence[str] | None = None,
-                         identity: ContentIdentity | None = None) -> tuple[DatasetRecord, bool]:
+                         identity: ContentIdentity | None = None,
+                         public_n: int | None = None) -> tuple[DatasetRecord, bool]:
         """Register the rows with content fingerprint ``content`` as a new dataset with a total budget.
 
         Returns ``(record, created)``. Rows already in the ledger keep their dataset, original total
         and history whatever is passed here (re-loading or re-saving a file never resets a budget):
         ``created`` is False. The new dataset gets a random public id. ``identity`` (the rows' column
-        fingerprints and row sketch) is recorded for the look-alike search.
+        fingerprints and row sketch) is recorded for the look-alike search. The
+        relation (``neighbouring``, and ``public_n`` under replace-one) is recorded as the one the
+        budget is kept under (a relation event, chained).
         """
         content = _content(content)
         total = Budget.of(total_epsilon, total_delta)
@@ -334,9 +338,46 @@ class Ledger:
                           (content, dataset_id, "registered", at))
                 _record_identity(c, content, identity)
                 self._chain(c, "bind", content)
+                self._relation(c, dataset_id, "register", str(neighbouring), public_n,
+                               f"registered as {name}")
         if known is not None:
             return self._require(known[0]), False
         return self._require(dataset_id), True
+
+    def set_relation(self, dataset_id: str, neighbouring: str, public_n: int | None, *,
+                     reason: str) -> DatasetRecord:
+        """Keep the dataset's budget under another neighbouring relation from now on: an explicit,
+        logged curator action (the ``reason`` is required and kept). Runs already charged keep the
+        relation they were charged under (their declarations)."""
+        if neighbouring not in ("add_remove", "replace"):
+            raise ValueError(f"the relation must be add_remove or replace, got {neighbouring!r}")
+        if (neighbouring == "replace") != (public_n is not None):
+            raise ValueError("replace-one needs the public number of rows n (and add/remove-one has none)")
+        if public_n is not None and (isinstance(public_n, bool) or not isinstance(public_n, int)
+                                     or public_n < 1):
+            raise ValueError(f"n must be a positive integer, got {public_n!r}")
+        if not str(reason).strip():
+            raise ValueError("give the reason for changing the relation (it is kept in the ledger)")
+        record = self._require(dataset_id)
+        if (record.neighbouring, record.public_n) == (neighbouring, public_n):
+            raise ValueError(f"{dataset_id} is already kept under this relation; nothing changed")
+        with self._transaction() as c:
+            self._relation(c, dataset_id, "change", neighbouring, public_n, str(reason).strip())
+        return self._require(dataset_id)
+
+    def _relation(self, c: Any, dataset_id: str, kind: str, neighbouring: str, public_n: int | None,
+                  reason: str) -> None:
+        cur = c.execute("INSERT INTO relation_events (dataset_id, kind, neighbouring, public_n, reason, "
+                        "login, at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        (dataset_id, kind, neighbouring, public_n, reason, login(), _now()))
+        self._chain(c, "relation", cur.fetchone()[0])
+
+    def relation_events(self, dataset_id: str | None = None) -> list[RelationEvent]:
+        """The relation each dataset was registered under and every logged change, oldest first."""
+        sql = "SELECT dataset_id, kind, neighbouring, public_n, reason, login, at FROM relation_events"
+        rows = self._read(sql + " WHERE dataset_id = ? ORDER BY id", (dataset_id,)) if dataset_id \
+            else self._read(sql + " ORDER BY id")
+        return [RelationEvent(*r) for r in rows]
 
     def bind_content(self, dataset_id: str, content: str, *, note: str,
                      identity: ContentIdentity | None = None) -> DatasetRecord:
@@ -597,8 +638,13 @@ class Ledger:
         return int(n), int(above)
 
 
-_DATASET_COLUMNS = ("dataset_id, name, total_epsilon, total_delta, neighbouring, bounds_json, registered_at, "
-                    "columns_json")
+# The relation a budget is kept under: the last relation event, else (a dataset registered before
+# schema 9) the registered relation with no public n.
+_LAST_RELATION = ("(SELECT e.{} FROM relation_events e WHERE e.dataset_id = datasets.dataset_id "
+                  "ORDER BY e.id DESC LIMIT 1)")
+_DATASET_COLUMNS = (f"dataset_id, name, total_epsilon, total_delta, "
+                    f"COALESCE({_LAST_RELATION.format('neighbouring')}, neighbouring), bounds_json, "
+                    f"registered_at, columns_json, {_LAST_RELATION.format('public_n')}")
 _RUN_COLUMNS = ("id, dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_description, "
                 "status, started_at, ended_at, queries_planned, software_version")
 _RESPONSE_FIELDS = ("run_id", "idx", "description", "above", "value", "gap", "time", "simulated")
@@ -638,9 +684,9 @@ def _run(row: tuple) -> RunRecord:
 
 
 def _dataset(row: tuple) -> DatasetRecord:
-    f, name, e, d, nb, bounds, at, cols = row
+    f, name, e, d, nb, bounds, at, cols, n = row
     return DatasetRecord(f, name, Fraction(e), Fraction(d), nb, json.loads(bounds), at,
-                         None if cols is None else tuple(json.loads(cols)))
+                         None if cols is None else tuple(json.loads(cols)), None if n is None else int(n))
 
 
 def _number(v: float | None) -> float | int | None:

@@ -33,6 +33,7 @@ _RUN = ("dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_des
         "started_at, ended_at, queries_planned, software_version, owner_host, owner_pid")
 _RESPONSE = "idx, description, above, value, gap, time, simulated"
 _ACCEPT = "found, reason, accepted_json, login, host, at"
+_RELATION = "dataset_id, kind, neighbouring, public_n, reason, login, at"
 
 
 @dataclass
@@ -120,6 +121,12 @@ def _copy(source: Any, c: Any, wanted: set[str], done: Copied) -> dict[tuple[str
             new = _copy_run(source, c, int(ref), wanted, done)
             if new is None:
                 continue
+        elif kind == "relation":  # registered after its dataset's registration event, so it exists
+            (row,) = src(f"SELECT {_RELATION} FROM relation_events WHERE id = ?", (int(ref),))
+            if row[0] not in wanted:
+                continue
+            new = c.execute(f"INSERT INTO relation_events ({_RELATION}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                            "RETURNING id", row).fetchone()[0]
         else:  # an accepted finding: kept, so the server's history says what the file went through
             (row,) = src(f"SELECT {_ACCEPT} FROM integrity_events WHERE id = ?", (int(ref),))
             new = c.execute(f"INSERT INTO integrity_events ({_ACCEPT}) VALUES (?, ?, ?, ?, ?, ?) "

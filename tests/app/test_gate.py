@@ -91,7 +91,8 @@ def registered(tmp_path):
 def test_a_run_under_another_relation_is_refused_before_the_charge_by_the_runner(registered):
     led, ds, _ = registered
     replace = ds.with_schema(ds.schema.with_neighbouring("replace", ds.n_rows))
-    with pytest.raises(gate.Refused, match="registered under add/remove-one.*declares replace-one"):
+    with pytest.raises(gate.Refused, match="budgeted under add/remove-one neighbours, but replace-one "
+                                           "with n = 400 is declared"):
         start_run(led, replace, [RangeCount("age", 30, 40)], "sparse", SPARSE)
     assert led.runs() == []
     start_run(led, ds, [RangeCount("age", 30, 40)], "sparse", SPARSE).finish()  # the registered one runs
@@ -101,7 +102,7 @@ def test_a_run_under_another_relation_is_refused_before_the_charge_by_the_runner
 def test_a_recipe_under_another_relation_is_refused_before_the_charge(registered):
     led, ds, _ = registered
     replace = ds.with_schema(ds.schema.with_neighbouring("replace", ds.n_rows).with_bounds("age", 0, 100))
-    with pytest.raises(gate.Refused, match="registered under add/remove-one"):
+    with pytest.raises(gate.Refused, match="budgeted under add/remove-one"):
         recipes.auto_mean(replace, "age", 1.0).run(led)
     assert led.runs() == []
 
@@ -123,7 +124,7 @@ def test_the_cli_refuses_another_relation_with_one_line_and_changes_nothing(regi
                  "--columns", "age@0,50,101", "--epsilon", "1",
                  "--out", str(tmp_path / "r.npz"), "--ledger", str(path)])
     err = capsys.readouterr().err.strip()
-    assert code == 2 and "registered under add/remove-one" in err and not (tmp_path / "r.npz").exists()
+    assert code == 2 and "budgeted under add/remove-one" in err and not (tmp_path / "r.npz").exists()
     assert _ledger_bytes(path) == before
 
 

@@ -227,7 +227,7 @@ def test_concurrent_charges_stay_exact_and_unflagged(tmp_path):
     with Ledger.open(path) as led:
         assert led.budget(ds).spent_epsilon == Fraction(5)
     (file,) = anchor.anchor_folder().glob("lg-*.json")
-    assert json.loads(file.read_text())["count"] == 1 + 1 + 10  # registration, binding, charges
+    assert json.loads(file.read_text())["count"] == 1 + 1 + 1 + 10  # registration, binding, relation, charges
 
 
 def test_a_migrated_ledger_is_chained_over_its_old_charges(tmp_path):

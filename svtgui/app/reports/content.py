@@ -16,6 +16,7 @@ from typing import Any
 
 from svtgui import __version__
 from svtgui.app import domains, recipes
+from svtgui.app.dataset_identity import relation_text
 from svtgui.app.preview_text import threshold_statement
 from svtgui.app.reports.statistics import Statistic, run_statistics
 from svtgui.app.run_plans import PLAN_FACT
@@ -132,7 +133,8 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                    "spent_epsilon": fmt(b.spent_epsilon), "spent_delta": fmt(b.spent_delta),
                    "remaining_epsilon": fmt(b.remaining_epsilon), "remaining_delta": fmt(b.remaining_delta),
                    "charged_by_this_run": {"epsilon": fmt(run.epsilon), "delta": fmt(run.delta)},
-                   "as_of": today, "raises": raise_records(ledger, run.dataset_id)},
+                   "as_of": today, "raises": raise_records(ledger, run.dataset_id),
+                   "relation_changes": relation_changes(ledger, run.dataset_id)},
         "rows": [_row(r) for r in rows],
         "released": released,  # public values besides the rows (PMW's n̂, a release file)
         # Tampering a curator accepted (issue 21 §7): the spent budget above may then be understated.
@@ -244,6 +246,8 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
          + f"this run charged ε {budget['charged_by_this_run']['epsilon']}"
          + (f", δ {budget['charged_by_this_run']['delta']}" if budget["total_delta"] != "0" else "")),
         *((("Budget raises", raises_text(budget["raises"])),) if budget.get("raises") else ()),
+        *((("Neighbouring relation changed", relation_changes_text(budget["relation_changes"])),)
+          if budget.get("relation_changes") else ()),
         *((("Ledger integrity", integrity_text(data["ledger_integrity"])),)
           if data.get("ledger_integrity") else ()),
         ("Noise source", noise_line(data)),
@@ -261,14 +265,30 @@ def raise_records(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
              "reason": e.note} for e in ledger.budget_events(dataset_id) if e.kind == "raise"]
 
 
+def _on_day(record: dict[str, Any], what: str) -> str:
+    """A logged curator action as a sentence: "On <day>, <who> <what>" (who only when known)."""
+    who = f", {record['by']}" if record["by"] else ""
+    return f"On {record['date']}{who} {what}"
+
+
 def raises_text(raises: list[dict[str, Any]]) -> str:
     """The raises of a dataset's total, one sentence each."""
-    sentences = []
-    for r in raises:
-        who = f", {r['by']}" if r["by"] else ""
-        sentences.append(f"On {r['date']}{who} raised the total from ε {r['from_epsilon']} to ε "
-                         f"{r['to_epsilon']} (δ {r['from_delta']} to {r['to_delta']}): {r['reason']}.")
-    return " ".join(sentences)
+    return " ".join(_on_day(r, f"raised the total from ε {r['from_epsilon']} to ε {r['to_epsilon']} "
+                               f"(δ {r['from_delta']} to {r['to_delta']}): {r['reason']}.") for r in raises)
+
+
+def relation_changes(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
+    """Every change of the relation the dataset's budget is kept under (issue 21 §3): the day, by
+    whom, to what, and why. Runs charged before a change were private under the earlier relation."""
+    return [{"date": e.at[:10], "by": e.login or "", "relation": relation_text(e.neighbouring, e.public_n),
+             "reason": e.reason} for e in ledger.relation_events(dataset_id) if e.kind == "change"]
+
+
+def relation_changes_text(changes: list[dict[str, Any]]) -> str:
+    """The relation changes of a dataset, one sentence each."""
+    return " ".join(_on_day(c, f"set the budget to be kept under {c['relation']} neighbours: {c['reason']}. "
+                               "Runs charged before are private under the relation they declared.")
+                    for c in changes)
 
 
 def integrity_records(ledger: Ledger) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
 """``svtgui-cli ledger``: datasets, budgets spent / remaining and runs; ``ledger raise`` raises a total;
-``ledger accept`` proceeds past what the ledger's integrity checks found (logged)."""
+``ledger set-relation`` changes the neighbouring relation a budget is kept under; ``ledger accept``
+proceeds past what the ledger's integrity checks found (each logged)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--reason", required=True, help="why it is right to proceed (kept in the ledger)")
     add_ledger_option(a)
     a.set_defaults(handler=accept)
+    s = actions.add_parser(
+        "set-relation", help="keep a dataset's budget under another neighbouring relation (logged)",
+        description="Change the neighbouring relation (and, under replace-one, the public number of rows "
+                    "n) that a dataset's budget is kept under. Runs are refused before their charge unless "
+                    "they declare this relation, so changing it is an explicit curator action, logged with "
+                    "your reason and login and shown by `svtgui-cli ledger` and History. Earlier runs keep "
+                    "the relation they were charged under.",
+        epilog="example: svtgui-cli ledger set-relation ds-7974 replace --n 30000 --reason 'n is published "
+               "in the census report'")
+    s.add_argument("dataset_id", metavar="ID",
+                   help="the dataset's id, ds-… as `svtgui-cli ledger` lists it (a unique prefix is enough)")
+    s.add_argument("relation", choices=("add_remove", "replace"),
+                   help="add_remove: one row added or removed (n private); replace: one row replaced "
+                        "(n public)")
+    s.add_argument("--n", type=int, metavar="N", help="the public number of rows (replace only)")
+    s.add_argument("--reason", required=True, help="why the relation changes (kept in the ledger)")
+    add_ledger_option(s)
+    s.set_defaults(handler=set_relation)
     m = actions.add_parser(
         "migrate", help="copy this ledger into a team's ledger on a PostgreSQL server (verified)",
         description="Copy every dataset, budget event, charge and response of this ledger into a server "
@@ -89,6 +108,40 @@ def raise_total(args: argparse.Namespace) -> int:
         print(f"{new.name} ({new.dataset_id}): total ε {fmt(d.total_epsilon)} → "
               f"{fmt(new.total_epsilon)}, δ {fmt(d.total_delta)} → {fmt(new.total_delta)} (logged)")
     return 0
+
+
+def set_relation(args: argparse.Namespace) -> int:
+    from svtgui.app.dataset_identity import relation_text
+
+    if (args.relation == "replace") != (args.n is not None):
+        raise CliError("--n: replace-one needs the public number of rows n; add/remove-one has none")
+    with open_ledger(args.ledger) as led:
+        d = find_dataset(led, args.dataset_id)
+        try:
+            new = led.set_relation(d.dataset_id, args.relation, args.n, reason=args.reason)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        runs = len(led.runs(d.dataset_id))
+    now, was = relation_text(new.neighbouring, new.public_n), relation_text(d.neighbouring, d.public_n)
+    print(f"{new.name} ({new.dataset_id}): budget now kept under {now} neighbours (was {was}); logged with "
+          "your reason.")
+    print(RELATION_CONSEQUENCES[args.relation].format(runs=runs, plural="" if runs == 1 else "s"))
+    return 0
+
+
+#: What a change of relation means for the budget already spent (printed after the change).
+RELATION_CONSEQUENCES = {
+    "replace": "Consequence: a budget under replace-one is not a budget under add/remove-one. The {runs} "
+               "run{plural} charged before were private under add/remove-one, which under replace-one "
+               "counts each ε twice (a replaced row is one removal and one addition); the ledger keeps "
+               "summing the charges as they were, so the total now understates that. Only runs declaring "
+               "replace-one with this n are accepted from now on.",
+    "add_remove": "Consequence: a budget under add/remove-one is not a budget under replace-one. The {runs} "
+                  "run{plural} charged before under replace-one assumed n public and protect nothing about "
+                  "whether a row is present; the ledger keeps their charges, but the total guarantee holds "
+                  "under add/remove-one only for runs from now on. Only runs declaring add/remove-one are "
+                  "accepted from now on.",
+}
 
 
 def accept(args: argparse.Namespace) -> int:
@@ -136,7 +189,7 @@ def summary(led: Ledger) -> dict[str, Any]:
     for d in led.datasets():
         b = led.budget(d.dataset_id)
         out["datasets"].append({
-            "id": d.dataset_id, "name": d.name, "neighbouring": d.neighbouring,
+            "id": d.dataset_id, "name": d.name, "neighbouring": d.neighbouring, "public_n": d.public_n,
             "total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
             "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
             "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
@@ -144,6 +197,9 @@ def summary(led: Ledger) -> dict[str, Any]:
             "budget_events": [{"kind": e.kind, "epsilon": fmt(e.epsilon), "delta": fmt(e.delta),
                                "note": e.note, "at": e.at, "by": e.login}
                               for e in led.budget_events(d.dataset_id)],
+            "relation_events": [{"kind": e.kind, "neighbouring": e.neighbouring, "public_n": e.public_n,
+                                 "reason": e.reason, "at": e.at, "by": e.login}
+                                for e in led.relation_events(d.dataset_id)],
             "runs": [_run_json(led, r) for r in led.runs(d.dataset_id)],
         })
     return out
@@ -161,6 +217,8 @@ def _run_json(led: Ledger, r: RunRecord) -> dict[str, Any]:
 
 
 def show(args: argparse.Namespace) -> int:
+    from svtgui.app.dataset_identity import relation_text
+
     with open_ledger(args.ledger) as led:
         data = summary(led)
     if args.json:
@@ -172,7 +230,7 @@ def show(args: argparse.Namespace) -> int:
     if not data["datasets"]:
         print("no datasets yet: `svtgui-cli run --budget-epsilon E ...` registers one")
     for d in data["datasets"]:
-        print(f"\n{d['name']}  [{d['id']}]  neighbours: {d['neighbouring']}")
+        print(f"\n{d['name']}  [{d['id']}]  neighbours: {relation_text(d['neighbouring'], d['public_n'])}")
         print(f"  ε: total {d['total_epsilon']}, spent {d['spent_epsilon']}, "
               f"remaining {d['remaining_epsilon']}")
         print(f"  δ: total {d['total_delta']}, spent {d['spent_delta']}, remaining {d['remaining_delta']}")
@@ -180,6 +238,11 @@ def show(args: argparse.Namespace) -> int:
             if e["kind"] == "raise":
                 who = f" by {e['by']}" if e["by"] else ""
                 print(f"  raised to ε {e['epsilon']}, δ {e['delta']} at {e['at']}{who}: {e['note']}")
+        for e in d["relation_events"]:
+            if e["kind"] == "change":
+                who = f" by {e['by']}" if e["by"] else ""
+                relation = relation_text(e["neighbouring"], e["public_n"])
+                print(f"  relation set to {relation} at {e['at']}{who}: {e['reason']}")
         for r in d["runs"]:
             not_private = "  NOT differentially private: domains read from the data" \
                 if r["domains_from_data"] else ""

@@ -41,6 +41,8 @@ from svtgui.app.reports.content import (
     integrity_text,
     raise_records,
     raises_text,
+    relation_changes,
+    relation_changes_text,
     statistics,
 )
 from svtgui.app.reports.statistics import headline
@@ -389,6 +391,7 @@ class HistoryPanel(QDialog):
             b = led.budget(self.dataset_id) if record is not None else None
             accepted = integrity_records(led)
             raises = raise_records(led, self.dataset_id) if record is not None else []
+            relations = relation_changes(led, self.dataset_id) if record is not None else []
         except (LedgerError, ValueError) as exc:
             self.budget.setText(f"The ledger cannot be read: {exc}")
             self.runs_model.set_runs([], {})
@@ -410,6 +413,7 @@ class HistoryPanel(QDialog):
                 + (f", {interrupted} interrupted (their budget stays spent)" if interrupted else "")
                 + ". Every run counts, whatever its status: budget is never refunded."
                 + (f" {raises_text(raises)}" if raises else "")
+                + (f" {relation_changes_text(relations)}" if relations else "")
                 + (f" ⚠ {integrity_text(accepted)}" if accepted else "")
             )
         self.runs_model.set_runs(runs, counts, table, from_data)
