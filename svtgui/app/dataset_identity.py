@@ -244,22 +244,40 @@ def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
     """The schema the curator last declared for these rows, when the file brought none of its own.
 
     Keyed like the budget (the rows' private identity), so the same rows re-saved, renamed or moved
-    get their bounds and levels back; a schema for other column names is not applied.
+    get their bounds and levels back; under renamed or reordered headers each declared column goes to
+    the column holding its values (matched by column fingerprint), named as the file names it now.
+    A schema that cannot be matched column by column is not applied.
     """
+    from dataclasses import replace
+
     from svtgui.data.schema import Schema, SchemaError
 
     if not declares_nothing(ds.schema):
         return None  # a sidecar or a session declared this schema: it stands
-    stored = ledger.remembered_schema(fingerprint_of(ledger, ds).content)
+    fp = fingerprint_of(ledger, ds)
+    stored = ledger.remembered_schema(fp.content)
     if stored is None:
         return None
+    digests = stored.pop(_DIGESTS, None)  # what each declared column held (remembered since schema 8)
     try:
         schema = Schema.from_json(stored)
     except SchemaError:
         return None
-    return schema if schema.names == ds.schema.names else None
+    if schema.names == ds.schema.names:
+        return schema
+    by_digest = dict(zip(digests or (), schema.columns, strict=False))
+    mine = [c.digest for c in fp.columns]
+    if len(set(mine)) != len(mine) or any(d not in by_digest for d in mine):
+        return None  # two columns with the same values, or a column it never declared: no guessing
+    return replace(schema, columns=tuple(replace(by_digest[d], name=name) for d, name in zip(mine, ds.columns,
+                                                                                             strict=True)))
+
+
+_DIGESTS = "svtgui_column_digests"
 
 
 def remember_declared(ledger: Ledger, ds: Any, schema: Any) -> None:
-    """Keep ``schema`` as what the curator declared for the rows of ``ds`` (only in the ledger)."""
-    ledger.remember_schema(fingerprint_of(ledger, ds).content, schema.to_json())
+    """Keep ``schema`` as what the curator declared for the rows of ``ds`` (only in the ledger), with
+    the fingerprint of each column it declares, so renamed headers get it back."""
+    fp = fingerprint_of(ledger, ds)
+    ledger.remember_schema(fp.content, {**schema.to_json(), _DIGESTS: [c.digest for c in fp.columns]})

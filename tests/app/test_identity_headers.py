@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svtgui.app.dataset_identity import fingerprint_of, identify, recall_declared, register
+from svtgui.app.dataset_identity import fingerprint_of, identify, recall_declared, register, remember_declared
 from svtgui.cli import main
 from svtgui.data import load_dataset
 from svtgui.data.legacy_fingerprint import ContentFingerprint
@@ -271,3 +271,16 @@ def test_a_version_1_server_ledger_gets_the_identity_tables(server_url, tmp_path
         assert admin.execute("SELECT version FROM svtgui_meta").fetchone()[0] == 3
         assert admin.execute("SELECT count(*) FROM content_columns").fetchone()[0] == 5
         assert admin.execute("SELECT count(*) FROM content_rows").fetchone()[0] == 1
+
+
+def test_the_declared_schema_follows_renamed_and_reordered_headers(tmp_path, led):
+    f = people()
+    ds = load_dataset(_save(f, tmp_path / "adult.csv"))
+    remember_declared(led, ds, ds.schema.with_bounds("age", 17, 90).with_bounds("income", 0, 200_000))
+    moved = f.rename(columns={"age": "AGE"})[["income", "AGE", "sex", "city", "hours_per_week"]]
+    renamed = load_dataset(_save(moved, tmp_path / "b" / "x.csv"))
+    recalled = recall_declared(led, renamed)
+    assert recalled.names == renamed.schema.names == ["income", "AGE", "sex", "city", "hours_per_week"]
+    assert (recalled.column("AGE").lower, recalled.column("AGE").upper) == (17, 90)
+    assert (recalled.column("income").lower, recalled.column("income").upper) == (0, 200_000)
+    assert recalled.column("sex").lower is None

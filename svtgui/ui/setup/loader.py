@@ -24,13 +24,14 @@ def load_task(state: TaskState, path: Path, options: LoadOptions, engine: dict |
     """The load as a task function: a cancelled load ends ``cancelled``, not ``failed``.
 
     ``engine`` holds :func:`svtgui.data.engines.open_dataset`'s engine options (none: automatic).
-    A dataset kept by DuckDB or Spark also reads its row count and preview here, off the GUI thread.
+    A dataset kept by DuckDB or Spark also reads its row count and preview here, off the GUI thread;
+    every dataset's fingerprint is computed (or read from the ledger's per-file cache) here too.
     """
     try:
         ds = open_dataset(path, options=options, progress=state, **(engine or {}))
         if ds.engine != "memory":
             ds.n_rows, ds.preview()  # noqa: B018 - cached on the dataset for the Dataset page
-            _fingerprint(ds, state)
+        _fingerprint(ds, state)
         return ds
     except LoadCancelled as exc:
         raise TaskCancelled(str(exc)) from exc
