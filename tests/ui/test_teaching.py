@@ -108,6 +108,13 @@ def test_cheap_page_costs_grow_linearly_for_naive_only(qtbot):
     xs, ys = page.naive.getData()
     assert ys[-1] == pytest.approx(0.3 * xs[-1])
     assert "costs ε = 30" in page.summary.text()
+    # the accuracy price, from the bounds: a naive count within ±ln(20)/ε, SVT's α (D&R Thm 3.24)
+    import math
+
+    from svtgui.core import bounds
+
+    assert f"±{math.log(20) / 0.3:.1f}" in page.summary.text()
+    assert f"±{bounds.above_threshold(0.3, 100, 0.05):.0f}" in page.summary.text()
 
 
 def test_neighbour_experiment_private_vs_broken(qtbot):

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from svtgui.core import bounds
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 from svtgui.ui.teaching.common import banner, glossary_label, styled_plot, term
 
 MAX_QUESTIONS = 100
+
+
+def naive_alpha(epsilon: float, beta: float = 0.05) -> float:
+    """One Laplace answer of scale 1/ε (a count): |noise| ≤ ln(1/β)/ε with probability 1 − β."""
+    return math.log(1 / beta) / epsilon
+
+
+def svt_alpha(epsilon: float, beta: float = 0.05) -> float:
+    """AboveThreshold over the page's questions (counts, Δ = 1): Dwork & Roth's α, Theorem 3.24."""
+    return bounds.above_threshold(epsilon, MAX_QUESTIONS, beta)
 
 
 def costs(k: np.ndarray, per_question: float, svt_total: float) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +89,9 @@ class CheapPage(QWidget):
         self.summary.setText(
             f"With ε = {eps:g} per answer, asking {MAX_QUESTIONS} questions the naive way costs "
             f"ε = {naive[-1]:g} — {MAX_QUESTIONS} times the cost of one SVT run (ε = {eps:g}), which "
-            f"finds the questions above the threshold among all {MAX_QUESTIONS}. The price: SVT tells you "
-            f"only <i>which</i> answers are large, not their values.")
+            f"finds the questions above the threshold among all {MAX_QUESTIONS}. The price is paid twice. "
+            f"SVT tells you only <i>which</i> answers are large, not their values. And its answers are "
+            f"coarser: with 95 % probability each naive answer is within ±{naive_alpha(eps):.1f} of the "
+            f"truth, while SVT (AboveThreshold, counting queries) only promises to tell apart answers more "
+            f"than ±{svt_alpha(eps):.0f} from the threshold.")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
