@@ -245,8 +245,10 @@ def test_a_full_disk_when_writing_the_report_says_so_and_keeps_the_run(workload,
 
     monkeypatch.setattr(Path, "write_text", no_space)
     assert cli.main(_argv(data, qfile, ledger, "--cutoff", "3", "--report", str(report))) == 2
-    summary, line = capsys.readouterr().err.strip().splitlines()  # the run's own summary, then the error
+    lines = capsys.readouterr().err.strip().splitlines()  # the run's summary and statistics, then the error
+    summary, line = lines[0], lines[-1]
     assert summary.startswith("run 1: halted")
+    assert not any("error" in text for text in lines[:-1])
     assert "disk is full" in line and str(report) in line and "svtgui-cli report 1" in line
     assert not report.exists()
     (run,) = _runs(ledger)
