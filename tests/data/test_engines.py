@@ -322,3 +322,13 @@ def test_a_cancelled_copy_stops_duckdb_and_leaves_no_file(tmp_path: Path) -> Non
     with pytest.raises(LoadCancelled):
         open_dataset(path, None, Cancelled(), engine="duckdb")
     assert set(scratch.folder().iterdir()) == before
+
+
+def test_dates_blanks_and_markers_give_one_fingerprint_on_every_engine_and_format(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"when": ["2020-01-01", "2021-06-30", "2020-01-01", ""], "n": [1, 2, 3, 4],
+                          "t": [" a", "b ", "NA", "?"]})
+    frame.to_csv(csv := tmp_path / "x.csv", index=False)
+    pd.read_csv(csv, parse_dates=["when"]).to_parquet(parquet := tmp_path / "x.parquet")
+    prints = {open_dataset(path, engine=engine).fingerprint(KEY)
+              for path in (csv, parquet) for engine in ("memory", "duckdb")}
+    assert len(prints) == 1
