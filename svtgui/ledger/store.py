@@ -553,8 +553,9 @@ class Ledger:
             if declared_json is not None:
                 c.execute("INSERT INTO run_declarations VALUES (?, ?)", (run_id, declared_json))
             self._chain(c, "run", run_id)
-        with self._lock:
-            self._db.hold_run(run_id)  # a server ledger: the run is this session's until it ends
+            # A server ledger: the run is this session's until it ends, from before its commit, so no
+            # other client's open can ever see it running and unheld (and mark it interrupted).
+            self._db.hold_run(run_id)
         return self.run(run_id)
 
     def record(self, run_id: int, rows: Sequence[tuple]) -> str:

@@ -105,3 +105,24 @@ def test_tampering_on_the_server_is_found_like_in_a_file(server_url):
         assert led.integrity_events()[0].login == urlsplit(server_url).username
     with psycopg.connect(server_url, autocommit=True) as owner, pytest.raises(psycopg.errors.IntegrityError):
         owner.execute("UPDATE runs SET epsilon = '0' WHERE id = 2")  # the trigger is back
+
+
+def test_a_run_is_held_by_its_session_before_its_charge_commits(server_url, monkeypatch):
+    """Held only after the commit, another client opening in between would find the run running and
+    unheld, and mark it interrupted under its owner's feet."""
+    from svtgui.ledger.postgres_db import PostgresDb
+
+    states = []
+    real = PostgresDb.hold_run
+
+    def hold_run(db, run_id):
+        states.append(db.conn.raw.info.transaction_status)
+        real(db, run_id)
+
+    monkeypatch.setattr(PostgresDb, "hold_run", hold_run)
+    with Ledger.open(server_url) as led:
+        ds = led.register_dataset(CONTENT, "census", 1)[0].dataset_id
+        run = led.start_run(ds, "sparse", {}, "0.5", secure=True, noise_description="secure")
+        assert states == [psycopg.pq.TransactionStatus.INTRANS]
+        with Ledger.open(server_url) as other:
+            assert other.run(run.id).status == "running" and other.recovered == []
