@@ -14,8 +14,10 @@ override, so the replay too is recorded and reported as NOT differentially priva
 
 from __future__ import annotations
 
+import json
 import os
 import pprint
+import shlex
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from svtgui.app.reports import write_atomically
 from svtgui.app.reports.release import checked_runs, runs_label
 from svtgui.app.run_plans import PLAN_FACT
 from svtgui.core import mechanisms
+from svtgui.data.queries import queries_from_json, queries_to_json
 from svtgui.ledger import Ledger, RunRecord
 
 
@@ -198,3 +201,97 @@ def export_script(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[st
     text = script_text(ledger, run_ids)
     write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
     return p
+
+
+# -- the same plans as svtgui-cli commands ---------------------------------------------------------
+RECIPE_COMMANDS = {"recipe_auto_mean": "auto-mean", "recipe_screen_ranges": "screen-ranges",
+                   "recipe_frequent_items": "frequent-items"}
+CONFIG_KEYS = ("mechanism", "epsilon", "delta", "threshold", "cutoff", "universe")  # run --config's own
+
+
+def _toml_value(value: Any) -> str:
+    """A JSON value as TOML (strings, numbers, booleans and arrays of them are written the same)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _config(plan: dict[str, Any], queries_file: str) -> str:
+    """``svtgui-cli run --config`` for a catalogue run's plan: its keys, then the rest under [params]."""
+    params = {k: v for k, v in plan["params"].items() if v is not None and k != "release_out"}
+    lines = [f"mechanism = {_toml_value(plan['mechanism'])}", f"queries = {_toml_value(queries_file)}"]
+    lines += [f"{k} = {_toml_value(params.pop(k))}" for k in CONFIG_KEYS[1:] if k in params]
+    if plan["monotonic"]:
+        lines.append("monotonic = true")
+    if params:
+        lines += ["", "[params]", *(f"{k} = {_toml_value(v)}" for k, v in params.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _command(run: RunRecord, plan: dict[str, Any], files: dict[str, str]) -> str:
+    """The svtgui-cli command that makes this run's plan again (side files added to ``files``)."""
+    if "mechanism" in plan:
+        queries, config = f"run-{run.id}.queries.json", f"run-{run.id}.toml"
+        files[queries] = json.dumps(queries_to_json(queries_from_json(plan["queries"])), indent=1) + "\n"
+        files[config] = _config(plan, queries)
+        return f'$CLI run --config {config} --data "$DATA" $BUDGET'
+    args = dict(plan["arguments"])
+    parts = [f"$CLI recipe {RECIPE_COMMANDS[plan['recipe']]}", '--data "$DATA"',
+             f"--epsilon {plan['epsilon']!r}"]
+    if plan["recipe"] == "recipe_auto_mean":
+        parts += [f"--column {shlex.quote(args['column'])}", "--sweep " + " ".join(map(repr, args["sweep"])),
+                  "--split " + ",".join(map(repr, args["split"]))]
+    elif plan["recipe"] == "recipe_screen_ranges":
+        queries = f"recipe-{run.id}.queries.json"
+        files[queries] = json.dumps(queries_to_json(queries_from_json(args["queries"])), indent=1) + "\n"
+        parts += [f"--queries {queries}", f"--threshold {args['threshold']!r}", f"--cutoff {args['cutoff']}",
+                  f"--screen-share {args['screen_share']!r}"]
+    else:
+        items = f"recipe-{run.id}.items.txt"
+        files[items] = "\n".join(str(i) for i in args["items"]) + "\n"
+        parts += [f"--items-file {items}", f"--cutoff {args['cutoff']}", f"--method {args['method']}"]
+        if args.get("threshold") is not None:
+            parts.append(f"--threshold {args['threshold']!r}")
+    return " ".join([*parts, "$BUDGET"])
+
+
+def command_plans(ledger: Ledger, run_ids: list[int]) -> dict[str, str]:
+    """The release's plans as svtgui-cli commands: ``replay.sh`` and the files it reads (a
+    ``run --config`` TOML and query list per catalogue run, a query list or item domain per recipe)."""
+    runs = checked_runs(ledger, run_ids)
+    files: dict[str, str] = {}
+    commands = [_command(run, _plan(ledger, run), files) for run in runs]
+    total = sum(float(r.epsilon) for r in runs)
+    script = [
+        "#!/bin/sh",
+        f"# Replays {runs_label(tuple(r.id for r in runs))} with svtgui-cli, from this folder:",
+        "#     sh replay.sh DATA_FILE [TOTAL_EPSILON]",
+        f"# WARNING: RUNNING IT SPENDS PRIVACY BUDGET, ε = {total:g} in all, charged to SVT Studio's ledger",
+        "# (set SVTGUI_LEDGER to charge another) with fresh secure noise. TOTAL_EPSILON declares the",
+        "# dataset's total budget when the ledger does not know it yet. Each run --config file holds the",
+        "# mechanism and its parameters; its queries are in the .queries.json beside it.",
+        "set -e",
+        'DATA=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # before the cd below',
+        'cd "$(dirname "$0")"',
+        'CLI=${SVTGUI_CLI:-svtgui-cli}',
+        'BUDGET=${2:+--budget-epsilon $2}',
+    ]
+    for command in commands:
+        script += [command, "BUDGET="]  # the first command registers the data; later ones charge it
+    files["replay.sh"] = "\n".join(script[:-1]) + "\n"
+    return files
+
+
+def export_plans(ledger: Ledger, run_ids: list[int], folder: str | os.PathLike[str],
+                 inputs: Inputs | None = None) -> list[Path]:
+    """Write :func:`command_plans` into ``folder`` (which must exist); every file guarded as a report is."""
+    where = Path(folder)
+    if not where.is_dir():
+        raise ValueError(f"{where} is not a folder: create it first")
+    files = command_plans(ledger, run_ids)
+    protected = (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path)
+    for name in files:
+        check_output(where / name, protected)
+    written = []
+    for name, text in files.items():
+        write_atomically(where / name, lambda t, text=text: t.write_text(text, encoding="utf-8"))
+        written.append(where / name)
+    return written

@@ -25,7 +25,8 @@ INPUT_OPTIONS = {
     "config": "the config file", "items_file": "the item domain file", "release": "the release file",
 }
 #: Options naming a file the command writes, as the user typed them.
-OUTPUT_OPTIONS = {"out": "--out", "report": "--report", "release_out": "--release-out", "script": "--script"}
+OUTPUT_OPTIONS = {"out": "--out", "report": "--report", "release_out": "--release-out", "script": "--script",
+                  "plan_dir": "--plan-dir"}
 #: Options naming a file that is neither (the ledger is protected by :func:`command_inputs` itself).
 OTHER_FILE_OPTIONS = ("ledger",)
 

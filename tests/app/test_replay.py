@@ -170,3 +170,33 @@ def test_a_replay_of_runs_over_domains_read_from_the_data_is_not_private_either(
     assert done.returncode == 0, done.stderr
     with Ledger.open(tmp_path / "fresh.sqlite") as led:
         assert [recorded(led.declarations(r.id)) for r in led.runs()] == [notes, notes]
+
+
+def test_the_plans_replay_as_svtgui_cli_commands(census_runs, tmp_path, capsys):
+    """release build --plan-dir: replay.sh with a run --config TOML per catalogue run and the recipes'
+    command lines; run from anywhere on a relative data path, it charges the same plans again."""
+    published, ids = census_runs
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    args = ["release", "build", *map(str, ids), "--plan-dir", str(plans), "--ledger", str(published)]
+    assert main(args) == 0
+    assert "spends budget" in capsys.readouterr().err
+    script = (plans / "replay.sh").read_text(encoding="utf-8")
+    assert "SPENDS PRIVACY BUDGET" in script and f"run --config run-{ids[2]}.toml" in script
+    assert "recipe auto-mean" in script and "recipe screen-ranges" in script
+    fresh = tmp_path / "fresh.sqlite"
+    (tmp_path / "data").mkdir()
+    for name in ("census.csv", "census.schema.json"):  # the data, elsewhere, given by a relative path
+        (tmp_path / "data" / name).write_bytes(CENSUS.with_name(name).read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SVTGUI_LEDGER": str(fresh),
+           "SVTGUI_CLI": f"{sys.executable} -m svtgui.cli"}
+    done = subprocess.run(["sh", str(plans / "replay.sh"), "data/census.csv", "5"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    old, new = _plans(published), _plans(fresh)
+    kinds = [[p.get("mechanism") or p["recipe"] for p in plans] for plans in (old, new)]
+    assert kinds[0] == kinds[1]
+    assert [p.get("queries") for p in new] == [p.get("queries") for p in old]
+    assert [p.get("arguments") for p in new] == [p.get("arguments") for p in old]
+    with Ledger.open(fresh) as led:
+        assert [float(r.epsilon) for r in led.runs()] == [1.0, 1.0, 0.5] and all(r.secure for r in led.runs())

@@ -34,41 +34,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--script", metavar="FILE.py",
                    help="also write a Python script that replays these runs on a data file with fresh secure "
                         "noise (running it spends budget)")
+    b.add_argument("--plan-dir", metavar="FOLDER",
+                   help="also write the runs' plans as svtgui-cli commands: replay.sh, a run --config TOML "
+                        "and query list per run, a recipe's item domain (running replay.sh spends budget)")
     add_ledger_option(b)
     b.set_defaults(handler=build)
 
 
 def build(args: argparse.Namespace) -> int:
     from svtgui.app.outputs import Inputs
-    from svtgui.app.replay import export_script, script_text
+    from svtgui.app.replay import export_plans, export_script, script_text
     from svtgui.app.reports import export_release
     from svtgui.app.reports.release import checked_runs
 
     outs = [Path(o) for o in args.out]
-    if not outs and args.script is None:
-        raise CliError("give at least one --out FILE or --script FILE.py")
+    if not outs and args.script is None and args.plan_dir is None:
+        raise CliError("give at least one --out FILE, --script FILE.py or --plan-dir FOLDER")
     check_report_paths(outs, "--out")
+    # (option, target, writer, what the curator is told once it is written)
+    jobs = [("--out", out, export_release, f"release written: {out}") for out in outs]
+    if args.script is not None:
+        jobs.append(("--script", args.script, export_script,
+                     f"script written: {args.script} (running it spends budget)"))
+    if args.plan_dir is not None:
+        jobs.append(("--plan-dir", args.plan_dir, export_plans,
+                     f"plans written to {args.plan_dir}: sh {Path(args.plan_dir) / 'replay.sh'} DATA_FILE "
+                     "replays them (and spends budget)"))
     with open_ledger(args.ledger) as led:
         try:
             checked_runs(led, args.run_ids)  # every run checked before any file is written
-            if args.script is not None:
-                script_text(led, args.run_ids)  # and every run's plan, when a script is asked for
+            if args.script is not None or args.plan_dir is not None:
+                script_text(led, args.run_ids)  # and every run's plan, when a replay is asked for
         except ValueError as exc:
             raise CliError(str(exc)) from None
-        for out in outs:
+        for option, target, write, done in jobs:
             try:
-                export_release(led, args.run_ids, out, Inputs())
+                write(led, args.run_ids, target, Inputs())
             except OSError as exc:
-                raise CliError(f"--out {out}: cannot be written: {os_error_cause(exc)}") from None
+                raise CliError(f"{option} {target}: cannot be written: {os_error_cause(exc)}") from None
             except ValueError as exc:
-                raise CliError(f"--out {out}: {exc}") from None
-            print(f"release written: {out}", file=sys.stderr)
-        if args.script is not None:
-            try:
-                export_script(led, args.run_ids, args.script, Inputs())
-            except OSError as exc:
-                raise CliError(f"--script {args.script}: cannot be written: {os_error_cause(exc)}") from None
-            except ValueError as exc:
-                raise CliError(f"--script {args.script}: {exc}") from None
-            print(f"script written: {args.script} (running it spends budget)", file=sys.stderr)
+                raise CliError(f"{option} {target}: {exc}") from None
+            print(done, file=sys.stderr)
     return 0
