@@ -256,19 +256,26 @@ def test_identity_by_columns_and_the_cache_on_either_ledger(tmp_path, ledger_loc
 
 
 def test_a_version_1_server_ledger_gets_the_identity_tables(server_url, tmp_path):
+    import re
+
     import psycopg
+
+    from svtgui.ledger import postgres_schema
 
     with Ledger.open(server_url):
         pass
+    later = [m.group(1) for sql in postgres_schema.upgrade_statements(1, "any")
+             if (m := re.match(r"\s*CREATE TABLE (\w+)", sql))]
+    assert {"content_columns", "fingerprint_cache", "content_rows"} <= set(later)
     with psycopg.connect(server_url, autocommit=True) as admin:  # as the first server ledgers were made
-        admin.execute("DROP TABLE content_columns, fingerprint_cache")
-        admin.execute("DROP TABLE content_rows")
+        admin.execute(f"DROP TABLE {', '.join(later)} CASCADE")
         admin.execute("UPDATE svtgui_meta SET version = 1")
     with Ledger.open(server_url) as led:
         known = register(led, load_dataset(_save(people(), tmp_path / "adult.csv")), 2)
         assert led.sharing_columns([]) == {} and led.datasets() == [known]
     with psycopg.connect(server_url, autocommit=True) as admin:
-        assert admin.execute("SELECT version FROM svtgui_meta").fetchone()[0] == 3
+        version = admin.execute("SELECT version FROM svtgui_meta").fetchone()[0]
+        assert version == postgres_schema.SCHEMA_VERSION
         assert admin.execute("SELECT count(*) FROM content_columns").fetchone()[0] == 5
         assert admin.execute("SELECT count(*) FROM content_rows").fetchone()[0] == 1
 
