@@ -35,6 +35,7 @@ from typing import Any
 from svtgui.app.outputs import Inputs, OutputConflict
 from svtgui.app.runs.linear import RELEASE_SUFFIX, RUN_PARAMS
 from svtgui.core import mechanisms
+from svtgui.core.keys import unknown_key
 
 LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
 
@@ -43,6 +44,9 @@ SESSION_VERSION = 3
 SUFFIX = ".svtsession"
 _FIELDS = {"format", "version", "dataset", "mechanism", "queries", "monotonic", "saved_by", "linear",
            "domains_from_data"}
+# the keys of the sections (a misspelled dataset_id switched off the check of the rows: issue 22 §3)
+_DATASET_FIELDS = {"path", "name", "schema", "dataset_id"}
+_MECHANISM_FIELDS = {"id", "params"}
 _NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
 
 
@@ -165,18 +169,18 @@ class Session:
         kinds = {p.name: p.kind for p in info.params}
         for key, value in self.params.items():
             if key in _NOT_SAVED or key not in kinds:
-                raise SessionError(f"{where}: field 'mechanism.params': {self.mechanism_id} has no saved "
-                                   f"parameter {key!r}; its parameters: {', '.join(sorted(kinds))}")
+                raise SessionError(f"{where}: unknown key 'mechanism.params.{key}': {self.mechanism_id} has "
+                                   f"no saved parameter {key!r}; its parameters: {', '.join(sorted(kinds))}")
             problem = param_type_error(kinds[key], value)
             if problem:
                 raise SessionError(f"{where}: field 'mechanism.params.{key}' {problem}")
         self._check_linear(where)
         try:
-            Schema.from_json(self.schema)
+            Schema.from_json(self.schema, "dataset.schema")
         except ValueError as exc:
             raise SessionError(f"{where}: field 'dataset.schema': {exc}") from None
         try:
-            queries_from_json(self.queries)
+            queries_from_json(self.queries, "queries")
         except ValueError as exc:
             raise SessionError(f"{where}: field 'queries': {exc}") from None
         try:
@@ -193,7 +197,7 @@ class Session:
         allowed = RUN_PARAMS.get(self.mechanism_id, ())
         for key, value in self.linear.items():
             if key not in allowed:
-                raise SessionError(f"{where}: field 'linear.{key}': not a run parameter of "
+                raise SessionError(f"{where}: unknown key 'linear.{key}': not a run parameter of "
                                    f"{self.mechanism_id}" + (f" (its run parameters: {', '.join(allowed)})"
                                                              if allowed else ""))
             if key == "universe" and (not isinstance(value, list) or not value or not all(
@@ -316,10 +320,11 @@ def load(path: str | os.PathLike[str]) -> Session:
                            f"({SESSION_VERSION}); upgrade SVT Studio")
     for v in range(version, SESSION_VERSION):
         doc = MIGRATIONS[v](doc, str(p))
-    unknown = sorted(set(doc) - _FIELDS)
-    if unknown:
-        raise SessionError(f"{p}: unknown field {unknown[0]!r}")
     ds, mech = _section(doc, "dataset", p), _section(doc, "mechanism", p)
+    for section, keys, where in ((doc, _FIELDS, ""), (ds, _DATASET_FIELDS, "dataset"),
+                                 (mech, _MECHANISM_FIELDS, "mechanism")):
+        if unknown := unknown_key(section, keys, where):
+            raise SessionError(f"{p}: {unknown}")
     for where, section, key, kind in _SHAPES:
         value = (doc if where is None else ds if where == "dataset" else mech).get(key)
         if value is None and key in _REQUIRED:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.cli.errors import CliError
+from svtgui.core.keys import unknown_key
 from svtgui.data import DatasetError, textio
 
 CONFIG_LIMIT = 1 << 20  # a run's options: a megabyte is already absurd
@@ -106,16 +107,22 @@ def seed_option(text: str) -> int:
     return value
 
 
-def check_param_types(kinds: dict[str, str], params: dict[str, Any], where: str) -> None:
+def check_param_types(kinds: dict[str, str], params: dict[str, Any], *, config: str | None = None,
+                      extra: Sequence[str] = ()) -> None:
     """Catalogue parameters of the right JSON type (``kinds``: name → "float", "int", "bool" or
-    "str"), whether from --param or [params]. Names the catalogue does not know are left to the
-    plan, which lists the known ones."""
+    "str"), from --param or, with ``config`` (the file), from its [params] table — each error
+    named where it was typed (a [params] error read "--param"). A [params] table is strict: a name
+    that is neither a catalogue parameter nor one of ``extra`` (the run parameters) is an unknown
+    key; a --param name the catalogue does not know is left to the plan, which lists the known ones."""
     from svtgui.app.project_file import param_type_error
 
     for name, value in params.items():
+        if config is not None and name not in kinds and name not in extra:
+            raise CliError(f"--config {config}: {unknown_key({name: value}, [*kinds, *extra], 'params')}")
         problem = param_type_error(kinds[name], value) if name in kinds else None
         if problem:
-            raise CliError(f"{where} {name}: {problem}")
+            raise CliError(f"--config {config}: key 'params.{name}' {problem}" if config is not None
+                           else f"--param {name}: {problem}")
 
 
 def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str]) -> dict[str, Any]:
@@ -133,9 +140,8 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
     except RecursionError:
         raise CliError(f"--config: {path}: not valid TOML: nested too deeply") from None
     conf = {k.replace("-", "_"): v for k, v in conf.items()}
-    unknown = sorted(set(conf) - set(keys))
-    if unknown:
-        raise CliError(f"--config: {path}: unknown key {unknown[0]!r}; keys: {', '.join(keys)}")
+    if unknown := unknown_key(conf, keys):
+        raise CliError(f"--config: {path}: {unknown}")
     for key, value in conf.items():
         kind = KEY_TYPES.get(key)
         if kind is not None and not _fits(value, kind):

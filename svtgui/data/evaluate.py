@@ -30,7 +30,7 @@ import pandas as pd
 from svtgui.data.cells import category_matches, category_text, storage_of
 from svtgui.data.dataset import Dataset
 from svtgui.data.exact_sums import SortedColumn
-from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
+from svtgui.data.predicates import FLAG_TEXTS, Condition, Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, ClipStall, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema
 
@@ -276,7 +276,7 @@ def coerce_value(kind: ColumnKind, value: Any, column: str) -> Any:
         if isinstance(value, bool):
             return value
         text = str(value).strip().lower()
-        return {"true": True, "false": False, "1": True, "0": False}.get(text, _NO_MATCH)
+        return FLAG_TEXTS.get(text, _NO_MATCH)
     if kind == ColumnKind.DATETIME:
         try:
             return pd.Timestamp(value)

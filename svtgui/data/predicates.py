@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from svtgui.core.keys import unknown_key
 from svtgui.data.schema import ColumnKind, Schema, SchemaError
 
 OPS = ("=", "!=", "<", "<=", ">", ">=", "in", "between", "is_missing")
@@ -164,17 +165,16 @@ def predicate_from_json(obj: Any, where: str = "where") -> Predicate:
     junctions = [k for k in ("and", "or") if k in obj]
     if junctions:
         key = junctions[0]
-        if len(obj) != 1:
-            raise QueryError(f"field '{where}': an '{key}' object has no other fields, got {sorted(obj)}")
+        if unknown := unknown_key(obj, (key,), where):
+            raise QueryError(f"{unknown} (an '{key}' object has no other keys)")
         children = obj[key]
         if not isinstance(children, list) or not children:
             raise QueryError(f"field '{where}.{key}' must be a non-empty list")
         return Junction(
             key, tuple(predicate_from_json(c, f"{where}.{key}[{i}]") for i, c in enumerate(children))
         )
-    unknown = set(obj) - {"column", "op", "value"}
-    if unknown:
-        raise QueryError(f"field '{where}': unknown field {sorted(unknown)[0]!r}")
+    if unknown := unknown_key(obj, ("column", "op", "value"), where):
+        raise QueryError(unknown)
     for required in ("column", "op"):
         if required not in obj:
             raise QueryError(f"field '{where}.{required}' is missing")
@@ -201,15 +201,20 @@ def _bound(op: str, v: Any) -> Any:
 
 
 def _values(cond: Condition) -> tuple[Any, ...]:
-    """The bounds of an ordering comparison (equality with a value of another type just never matches)."""
-    if cond.op not in ("<", "<=", ">", ">=", "between"):
+    """Every value a condition compares the column with: bounds, the value of ``=``/``≠``, the
+    members of ``in`` (``age = 'thirty'`` on a numeric column matched nothing and was charged, while
+    ``age >= 'abc'`` was refused: both are refused now)."""
+    if cond.op == "is_missing":
         return ()
-    return tuple(cond.value) if cond.op == "between" else (cond.value,)
+    return tuple(cond.value) if cond.op in ("between", "in") else (cond.value,)
+
+
+FLAG_TEXTS = {"true": True, "false": False, "1": True, "0": False}  # what a flag may be compared with
 
 
 def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
-    """A bound the column can be ordered against, checked before any budget is spent: a numeric
-    column against text, or a date column against a non-date, would fail mid-run."""
+    """A value the column can hold, checked before any budget is spent: a numeric column against
+    text, a flag against 'maybe' never match (or, for dates, fail mid-run)."""
     if kind == ColumnKind.NUMERIC:
         if isinstance(v, bool) or not isinstance(v, int | float | str):
             raise QueryError(f"column {column!r} is numeric; {v!r} is not a number")
@@ -225,6 +230,8 @@ def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
             pd.Timestamp(v)
         except (ValueError, TypeError):
             raise QueryError(f"column {column!r} holds dates; {v!r} is not a date") from None
+    elif kind == ColumnKind.BOOLEAN and not isinstance(v, bool) and str(v).strip().lower() not in FLAG_TEXTS:
+        raise QueryError(f"column {column!r} holds true/false; {v!r} is not one of them")
 
 
 def _comparable(a: Any, b: Any) -> bool:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from svtgui.core.keys import key_path, unknown_key
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
 from svtgui.data.predicates import Predicate, QueryError, predicate_from_json
@@ -43,6 +44,7 @@ QUERIES_VERSION = 1
 # A list that depends on a domain read off the data is written as version 2 with the field
 # "domains_from_data": a build that predates the field refuses the file instead of dropping it.
 QUERIES_VERSION_FROM_DATA = 2
+QUERIES_KEYS = ("format", "version", "domains_from_data", "queries")  # the keys a query file may hold
 CLOSED = ("left", "right", "both", "neither")
 
 
@@ -426,8 +428,9 @@ _REQUIRED = {
 }
 
 
-def query_from_json(obj: Any) -> Query:
-    """One query from its JSON object; ``QueryError`` naming the field otherwise (no eval, ever)."""
+def query_from_json(obj: Any, where: str = "") -> Query:
+    """One query from its JSON object; ``QueryError`` naming the field otherwise (no eval, ever).
+    ``where`` is the query's path in its document (``queries[3]``), for an unknown key's path."""
     if isinstance(obj, str):
         obj = _parse_text(obj)
     if not isinstance(obj, dict):
@@ -436,16 +439,14 @@ def query_from_json(obj: Any) -> Query:
     if not isinstance(kind, str) or kind not in QUERY_KINDS:
         raise QueryError(f"field 'kind': unknown query kind {kind!r}; kinds: {', '.join(QUERY_KINDS)}")
     fields = {k: v for k, v in obj.items() if k != "kind"}
-    unknown = set(fields) - _FIELDS[kind]
-    if unknown:
-        raise QueryError(
-            f"{kind}: unknown field {sorted(unknown)[0]!r}; fields: {', '.join(sorted(_FIELDS[kind]))}"
-        )
+    if unknown := unknown_key(obj, {"kind", *_FIELDS[kind]}, where):
+        raise QueryError(f"{kind}: {unknown}")
     for name in _REQUIRED.get(kind, ()):
         if name not in fields:
             raise QueryError(f"{kind}: field {name!r} is missing")
     if "where" in fields:
-        fields["where"] = predicate_from_json(fields["where"]) if fields["where"] is not None else None
+        fields["where"] = (predicate_from_json(fields["where"], key_path(where, "where"))
+                           if fields["where"] is not None else None)
     if kind == "item_support" and isinstance(fields["items"], list):
         fields["items"] = tuple(fields["items"])
     try:
@@ -486,11 +487,12 @@ def domains_from_data(value: Any, where: str = "domains_from_data") -> tuple[str
     return tuple(dict.fromkeys(value))
 
 
-def query_list_from_json(doc: Any) -> QueryList:
+def query_list_from_json(doc: Any, where: str = "") -> QueryList:
     """Parse a document from :func:`queries_to_json` (or a bare list, or JSON text), provenance included.
 
     Errors name the query's position: ``query 3: range: field 'low' is missing``. A file without
-    ``domains_from_data`` (every version-1 file) declared its domains.
+    ``domains_from_data`` (every version-1 file) declared its domains. An unknown key is named by its
+    path from the document's root, which is ``where`` inside a larger document (a session).
     """
     if isinstance(doc, str | bytes):
         doc = _parse_text(doc)
@@ -503,22 +505,25 @@ def query_list_from_json(doc: Any) -> QueryList:
             raise QueryError(f"unsupported query file version {doc.get('version')!r}")  # true is not 1
         if "domains_from_data" in doc:
             from_data = domains_from_data(doc["domains_from_data"])
-        doc = doc.get("queries")
+        if unknown := unknown_key(doc, QUERIES_KEYS, where):
+            raise QueryError(unknown)
+        doc, where = doc.get("queries"), key_path(where, "queries")
     if not isinstance(doc, list):
         raise QueryError("field 'queries' must be a list of query objects")
     out = []
     for i, obj in enumerate(doc, start=1):
         try:
-            out.append(query_from_json(obj))
+            out.append(query_from_json(obj, f"{where}[{i - 1}]"))
         except QueryError as e:
             raise QueryError(f"query {i}: {e}") from None
     return QueryList(out, from_data)
 
 
-def queries_from_json(doc: Any) -> list[Query]:
+def queries_from_json(doc: Any, where: str = "") -> list[Query]:
     """The queries of a JSON list or of a session's ``queries`` field (a bare list: its provenance
-    is kept beside it). A query *file* is read with :func:`query_list_from_json`."""
-    return query_list_from_json(doc).queries
+    is kept beside it; ``where`` is its path there). A query *file* is read with
+    :func:`query_list_from_json`."""
+    return query_list_from_json(doc, where).queries
 
 
 def dumps(queries: Iterable[Query]) -> str:

@@ -29,11 +29,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from svtgui.core.keys import key_path, unknown_key
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
 
 SCHEMA_FORMAT = "svtgui-schema"
 SCHEMA_VERSION = 1
+# The keys a schema file (and a session's dataset.schema) may hold, and those of each column.
+SCHEMA_KEYS = ("format", "version", "neighbouring", "columns", "n")
+COLUMN_KEYS = ("name", "kind", "lower", "upper", "categories", "levels_from_data")
 
 
 class SchemaError(ValueError):
@@ -125,12 +129,12 @@ class Column:
         return d
 
     @classmethod
-    def from_json(cls, obj: Any) -> Column:
+    def from_json(cls, obj: Any, where: str = "") -> Column:
+        """A column from its JSON object; ``where`` is its path in the document (``columns[2]``)."""
         if not isinstance(obj, dict):
             raise SchemaError(f"a column must be a JSON object, got {obj!r}")
-        unknown = set(obj) - {"name", "kind", "lower", "upper", "categories", "levels_from_data"}
-        if unknown:
-            raise SchemaError(f"column {obj.get('name')!r}: unknown field {sorted(unknown)[0]!r}")
+        if unknown := unknown_key(obj, COLUMN_KEYS, where):
+            raise SchemaError(f"column {obj.get('name')!r}: {unknown}")
         if "name" not in obj or "kind" not in obj:
             raise SchemaError(f"column needs fields 'name' and 'kind', got {sorted(obj)}")
         cats = obj.get("categories")
@@ -285,11 +289,15 @@ class Schema:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, obj: Any) -> Schema:
+    def from_json(cls, obj: Any, where: str = "") -> Schema:
+        """A schema from its JSON (object or text); ``where`` is its path inside a larger document
+        (``dataset.schema`` in a session), so that an unknown key is named from that root."""
         if isinstance(obj, str):
             obj = textio.loads_json(obj, SchemaError, "schema is not valid JSON")
         if not isinstance(obj, dict):
             raise SchemaError("a schema must be a JSON object with a 'columns' list")
+        if unknown := unknown_key(obj, SCHEMA_KEYS, where):
+            raise SchemaError(unknown)
         if obj.get("format", SCHEMA_FORMAT) != SCHEMA_FORMAT:
             raise SchemaError(f"not a schema file (format {obj.get('format')!r})")
         version = obj.get("version", SCHEMA_VERSION)
@@ -300,7 +308,8 @@ class Schema:
             raise SchemaError("schema field 'columns' must be a list")
         try:
             return cls(
-                tuple(Column.from_json(c) for c in cols), obj.get("neighbouring", "add_remove"), obj.get("n")
+                tuple(Column.from_json(c, key_path(where, f"columns[{i}]")) for i, c in enumerate(cols)),
+                obj.get("neighbouring", "add_remove"), obj.get("n")
             )
         except (TypeError, AttributeError, OverflowError, RecursionError) as e:
             # a field of the wrong JSON type that the checks above did not name

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from svtgui.core.keys import unknown_key
 from svtgui.core.linear import LinearQuery, SparseHistogram
 from svtgui.data.dataset import Dataset
 from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
@@ -42,6 +43,9 @@ from svtgui.data.schema import ColumnKind, SchemaError
 MISSING = "(missing)"
 OTHER = "(other)"
 MAX_UNIVERSE = 10**8  # cells; dense query masks of this size still fit in memory
+
+
+AXIS_KEYS = ("column", "levels", "edges", "levels_from_data")  # the keys of an axis in a release header
 
 
 @dataclass(frozen=True)
@@ -239,9 +243,16 @@ class Universe:
         return {"axes": [a.to_json() for a in self.axes], "size": self.size}
 
     @classmethod
-    def from_json(cls, obj: Any) -> Universe:
+    def from_json(cls, obj: Any, where: str = "metadata.universe") -> Universe:
+        """A universe as a release header describes it (``where`` is its path there, for an
+        unknown key's message)."""
         if not isinstance(obj, dict) or not isinstance(obj.get("axes"), list):
             raise ValueError("malformed universe description: expected {'axes': [...]}")
+        if unknown := unknown_key(obj, ("axes", "size"), where):
+            raise ValueError(unknown)
+        for i, axis in enumerate(obj["axes"]):
+            if isinstance(axis, dict) and (unknown := unknown_key(axis, AXIS_KEYS, f"{where}.axes[{i}]")):
+                raise ValueError(unknown)
         return cls(tuple(Axis.from_json(a) for a in obj["axes"]))
 
     def axis(self, column: str) -> Axis:

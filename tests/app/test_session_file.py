@@ -95,7 +95,7 @@ def test_bad_files_name_the_problem(setup, tmp_path):
         ({"format": "other"}, "not an SVT Studio session"),
         ({**good, "version": 99}, "newer"),
         ({**good, "version": "1"}, "version"),
-        ({**good, "extra": 1}, "unknown field 'extra'"),
+        ({**good, "extra": 1}, "unknown key 'extra'"),
         ({k: v for k, v in good.items() if k != "dataset"}, "'dataset'"),
         ({**good, "mechanism": {"id": "nope", "params": {}}}, "mechanism.id"),
         ({**good, "queries": [{"kind": "range", "column": "age"}]}, "field 'queries': query 1"),

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.linear_setup import RUN_PARAMS
 from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, build
 from svtgui.app.reports.content import value_text
@@ -114,7 +115,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, key, None)
         if value is not None and key != "params":
             s[key] = value
-    s["params"] = given = {**s["params"], **_pairs(args.param)}
+    typed = _pairs(args.param)
+    from_config, s["params"] = s["params"], {**s["params"], **typed}
     session = _session(args.session) if args.session else None
     if session is not None:
         if args.data or args.queries:
@@ -124,7 +126,10 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         s["params"] = {**session.run_params(), **s["params"]}  # with PMW/SparseProject's universe, file
         s["monotonic"] = bool(s.get("monotonic")) or session.monotonic
     if s.get("mechanism"):  # a session's own parameters were checked when it was read
-        check_param_types({p.name: p.kind for p in mechanisms.info(s["mechanism"]).params}, given, "--param")
+        kinds = {p.name: p.kind for p in mechanisms.info(s["mechanism"]).params}
+        run_params = RUN_PARAMS.get(s["mechanism"], ())  # universe, release_out may be given there too
+        check_param_types(kinds, from_config, config=args.config, extra=run_params)
+        check_param_types(kinds, typed)
     needed = ("mechanism",) if session else ("data", "queries", "mechanism", "epsilon")
     if s.get("mechanism") and mechanisms.info(s["mechanism"]).input == mechanisms.RELEASE:
         needed = tuple(k for k in needed if k != "queries")  # the release answers queries later

@@ -27,6 +27,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy as np
 
 from svtgui.core import gaussian, validation
 from svtgui.core.gf2hash import PolynomialHash
+from svtgui.core.keys import unknown_key
 from svtgui.core.linear import LinearQuery, SparseHistogram, as_query
 from svtgui.core.mechanisms import sparse_project_theory as theory
 from svtgui.core.mechanisms.base import (
@@ -53,6 +55,14 @@ from svtgui.core.noise import GAUSSIAN
 FORMAT = "svtgui-sparse-project"
 FORMAT_VERSION = 2  # 2: the header carries CHECKSUM, checked on every load
 CHECKSUM = "content_sha256"
+# Every key a release header may hold (a sealed file with any other is refused, issue 22 §3), and
+# those of its sections; ``metadata`` is what the run adds (the universe is checked where it is read).
+HEADER_KEYS = ("format", "version", "bits", "projection_size", "universe_size", "n", CHECKSUM, "mechanism",
+               "citation", "epsilon", "delta", "neighbouring", "noise", "noise_scale_u", "projection_epsilon",
+               "count_epsilon", "n_is_noisy", "independence", "queries", "sparsity", "beta", "accuracy",
+               "secure", "noise_source", "metadata")
+ACCURACY_KEYS = tuple(f.name for f in dataclass_fields(theory.Accuracy))
+METADATA_KEYS = ("universe", "dataset")
 MAX_PROJECTION = 1 << 22  # T beyond this is hours of hashing; the paper's T is shown, not used
 _MAX_RELEASE_BYTES = 16 * MAX_PROJECTION + (1 << 24)  # T values at 8 bytes (×2 slack) + header
 _CELL_BLOCK = 256  # cells hashed per block when projecting (T × block signs in memory)
@@ -166,6 +176,8 @@ class ProjectionRelease:
                              "changed after it was written (an edited header, ε, n or value, or damage); "
                              "refused")
         header[CHECKSUM] = sealed
+        if problem := _unknown_header_key(header):
+            raise ValueError(f"{p}: {problem} (a release written by another program or a newer SVT Studio)")
         try:
             T, size, n = int(header["projection_size"]), int(header["universe_size"]), int(header["n"])
             h = PolynomialHash(int(header["bits"]), coefficients)
@@ -174,6 +186,15 @@ class ProjectionRelease:
         if noisy.shape != (T,):
             raise ValueError(f"{p}: damaged release: {noisy.size} projected values for T = {T}")
         return cls(h, T, size, noisy, n, header, sha256=digest)
+
+
+def _unknown_header_key(header: dict[str, Any]) -> str | None:
+    """The first unknown key of the header or of its sections, by its path (``accuracy.x``)."""
+    sections = [(header, HEADER_KEYS, "")]
+    sections += [(header[name], keys, name) for name, keys in (("accuracy", ACCURACY_KEYS),
+                                                                ("metadata", METADATA_KEYS))
+                 if isinstance(header.get(name), dict)]
+    return next((m for obj, keys, where in sections if (m := unknown_key(obj, keys, where))), None)
 
 
 def _content_digest(header: dict[str, Any], noisy: np.ndarray, coefficients: np.ndarray) -> str:
