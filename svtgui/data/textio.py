@@ -134,11 +134,12 @@ def read_bytes(path: str | Path, *, what: str, limit: int = TEXT_LIMIT, allow_em
         size = os.fstat(f.fileno()).st_size
         data = b"" if size > limit else f.read(limit + 1)
     if max(size, len(data)) > limit:
-        raise InputFileError(
-            f"the file is {size_text(max(size, len(data)))}, more than the {size_text(limit)} a {what} "
-            "may be; is it the right file?",
-            path=path,
-        )
+        n = max(size, len(data))
+        big, cap = size_text(n), size_text(limit)
+        if big == cap:  # "1.0 MiB, more than the 1.0 MiB": rounding hid the difference, say it in bytes
+            big, cap = f"{n:,} bytes", f"{limit:,} bytes ({cap})"
+        raise InputFileError(f"the file is {big}, more than the {cap} a {what} may be; is it the right file?",
+                             path=path)
     return data
 
 

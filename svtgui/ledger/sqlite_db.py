@@ -84,7 +84,7 @@ class SqliteDb:
         try:
             version, app_id, tables = _schema_state(c)  # reading first detects a non-database
         finally:
-            c.execute("ROLLBACK")
+            self._rollback()  # not a bare ROLLBACK: after a full disk SQLite has rolled back already
         if version > SCHEMA_VERSION:
             raise LedgerError(f"ledger {self.path} has schema version {version}, newer than this SVT Studio "
                               f"understands ({SCHEMA_VERSION}); upgrade SVT Studio. "

@@ -396,3 +396,41 @@ def test_a_report_path_under_a_regular_file_names_that_file(known, capsys):
     line = _refused(_run(known, "--report", str(known["data"] / "r.html")), capsys, "--report",
                     f"{known['data']} is a file, not a directory", ledger=known["ledger"])
     assert "does not exist" not in line
+
+
+def test_a_config_just_over_the_size_cap_says_by_how_much(known, capsys):
+    # "the file is 1.0 MiB, more than the 1.0 MiB a config file may be" (issue 22 §5)
+    from svtgui.cli.config import CONFIG_LIMIT
+
+    config = known["dir"] / "big.toml"
+    config.write_text("# " + "x" * (CONFIG_LIMIT - 2) + "\n")  # one byte over the cap
+    line = _refused(_run(known, "--config", str(config)), capsys, "--config", ledger=known["ledger"])
+    assert f"{CONFIG_LIMIT + 1:,} bytes, more than the {CONFIG_LIMIT:,} bytes" in line
+
+
+@pytest.mark.parametrize("where", [
+    {"column": "x", "op": "=", "value": "thirty"},  # matched nothing, and was charged (issue 22 §5)
+    {"column": "x", "op": "!=", "value": "thirty"},
+    {"column": "x", "op": "in", "value": [1, "thirty"]},
+    {"column": "x", "op": ">=", "value": "abc"},  # refused already: the same class
+])
+def test_a_value_a_numeric_column_cannot_hold_is_refused_whatever_the_operator(known, where, capsys):
+    queries = known["dir"] / "thirty.json"
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "count", "where": where}]}))
+    argv = ["run", *_inputs(known["data"], queries, known["schema"]), "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, "--queries", "'x' is numeric", "is not a number", ledger=known["ledger"])
+
+
+def test_a_full_disk_while_the_ledger_opens_is_named_not_masked_by_the_rollback(tmp_path, monkeypatch, capsys):
+    # SQLite rolls a transaction back by itself on SQLITE_FULL; the ROLLBACK in a finally then failed
+    # with "cannot rollback - no transaction is active", which was all the curator saw (issue 22 §5)
+    from svtgui.ledger import sqlite_db
+
+    def full(conn):
+        conn.execute("ROLLBACK")  # what SQLite does on a full disk, before the error reaches Python
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(sqlite_db, "_schema_state", full)
+    line = _refused(["ledger", "--ledger", str(tmp_path / "l.sqlite")], capsys, "the disk is full")
+    assert "rollback" not in line.split("(")[0]

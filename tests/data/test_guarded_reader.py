@@ -100,7 +100,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "big.json"
     with big.open("wb") as f:
         f.truncate(textio.TEXT_LIMIT + 1)  # sparse: costs no disk
-    with pytest.raises(QueryError, match="more than the 64.0 MiB a query file may be"):
+    with pytest.raises(QueryError, match=r"more than the 67,108,864 bytes \(64.0 MiB\) a query file may be"):
         read_queries(big)
 
 
