@@ -323,6 +323,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
                                            "up front; add queries first"))
     elif not queries and info.input != mechanisms.RELEASE and not adaptive:
         problems.append(Problem("queries", "the query list is empty: there is nothing to answer"))
+    typed_sensitivity = "sensitivity" in params
     _derive(params, names, info, facts, monotonic, problems, warnings, adaptive=adaptive)
     if facts.reach and "sensitivity" in params and not info.linear:
         beyond = lattice_problem(f"'{facts.farthest}'", facts.reach, params["sensitivity"],
@@ -339,7 +340,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
             mech = _throwaway(mechanism_id, params)
             cost, cutoff = mech.guarantee, getattr(mech, "cutoff", None)
         except ParamError as exc:
-            problems.append(Problem(exc.param if exc.param in names else "mechanism", str(exc)))
+            problems.append(_blamed(exc, names, facts, typed_sensitivity))
         except ValueError as exc:
             problems.append(Problem("mechanism", str(exc)))
     _delta_limits(params.get("delta"), schema, problems, warnings)
@@ -420,6 +421,17 @@ def _delta_limits(delta: Any, schema: Any, problems: list[Problem], warnings: li
         warnings.append(f"δ = {plain(d, 12)} is at least 1/n = 1/{n:,}: the guarantee allows releasing one "
                         "row's data outright with probability δ, and with n rows that is likely for "
                         "someone; choose δ well below 1/n")
+
+
+def _blamed(exc: ParamError, names: set[str], facts: QueueFacts, typed_sensitivity: bool) -> Problem:
+    """The problem a refused mechanism is, tied to what the curator can change: a Δ nobody typed
+    comes from the widest query's declared bounds, so that query (and its bounds) is at fault — a
+    sum with upper bound 1e308 was blamed on "sensitivity"."""
+    if exc.param == "sensitivity" and not typed_sensitivity and facts.widest:
+        return Problem("queries", f"'{facts.widest}' needs Δ = {plain(facts.sensitivity, 12)}, derived from "
+                                  f"its bounds: {exc}; give it narrower bounds (the query's clip or the "
+                                  "column's declared public bounds)")
+    return Problem(exc.param if exc.param in names else "mechanism", str(exc))
 
 
 def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanism:

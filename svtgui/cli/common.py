@@ -14,7 +14,7 @@ from typing import Any
 
 from svtgui.app import dataset_identity
 from svtgui.cli.config import amount_option, seed_option
-from svtgui.cli.errors import CliError
+from svtgui.cli.errors import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 from svtgui.core.budget import Budget, fmt
 from svtgui.core.mechanisms.sparse_project import ProjectionRelease
 from svtgui.ledger import DatasetRecord, Ledger
@@ -130,6 +130,18 @@ def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]
                     f"({dataset_identity.RESEMBLES}): pass --same-dataset-as {lookalikes[0].dataset_id} if "
                     "it is that dataset (a changed file: it shares that budget), or --new-dataset if it is a "
                     "different dataset (its own budget, with --budget-epsilon)")
+
+
+def plan_refusal(plan: Any, options: dict[str, str]) -> CliError:
+    """Every problem of a refused plan (``app.plan.Plan``) in one line, each named by its option
+    (``options``: field → option), and the exit code docs/cli.md promises: 3 only when the budget is
+    all that is wrong, 2 when any input is bad (a second problem was dropped, and a bad --out beside
+    an overspend exited 2 under the budget's message)."""
+    texts = list(dict.fromkeys(f"{options[p.field]}: {p.message}" if p.field in options else p.message
+                               for p in plan.problems))
+    budget_only = plan.fits is False and len(plan.problems) == 1
+    code = EXIT_BUDGET if budget_only else EXIT_BAD_INPUT
+    return CliError("; ".join(texts) + " (nothing was charged)", code)
 
 
 def load_release(path: str, expect_sha256: str | None = None) -> ProjectionRelease:

@@ -62,6 +62,17 @@ def _shares(split: Sequence[float], n: int, name: str) -> list[float]:
     return [s / total for s in split]
 
 
+def _split_epsilon(eps: float, split: Sequence[float], parts: Sequence[str]) -> list[float]:
+    """ε shared among ``parts`` by ``split``; a share that rounds to 0 (ε = 5e-324 split in three)
+    is refused naming ε and the split ("epsilon must be > 0, got 0.0" named a value nobody typed)."""
+    shares = [eps * s for s in _shares(split, len(parts), "split")]
+    if any(s <= 0 for s in shares):
+        given = ", ".join(f"{part} {share:g}" for part, share in zip(parts, shares, strict=True))
+        raise validation.ParamError("epsilon", f"epsilon = {eps:g} is too small to split {len(parts)} ways "
+                                               f"({given}: a share rounds to 0); raise epsilon")
+    return shares
+
+
 # -- auto-clipped mean -------------------------------------------------------------------------------
 
 
@@ -104,7 +115,7 @@ def auto_avg(
     """
     eps = validation.positive("epsilon", epsilon)
     validation.finite("threshold", threshold)
-    e_svt, e_sum, e_count = (eps * s for s in _shares(split, 3, "split"))
+    e_svt, e_sum, e_count = _split_epsilon(eps, split, ("the bound search", "the sum", "the count"))
     sweep = list(sweep) if sweep is not None else generators.clip_bound_sweep(column, 1, 150_000, 5)
     if not sweep:
         raise QueryError("the clip-bound sweep is empty")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -422,7 +423,7 @@ def test_a_value_a_numeric_column_cannot_hold_is_refused_whatever_the_operator(k
     _refused(argv, capsys, "--queries", "'x' is numeric", "is not a number", ledger=known["ledger"])
 
 
-def test_a_full_disk_while_the_ledger_opens_is_named_not_masked_by_the_rollback(tmp_path, monkeypatch, capsys):
+def test_a_full_disk_at_the_ledger_s_opening_is_named_not_the_rollback(tmp_path, monkeypatch, capsys):
     # SQLite rolls a transaction back by itself on SQLITE_FULL; the ROLLBACK in a finally then failed
     # with "cannot rollback - no transaction is active", which was all the curator saw (issue 22 §5)
     from svtgui.ledger import sqlite_db
@@ -434,3 +435,45 @@ def test_a_full_disk_while_the_ledger_opens_is_named_not_masked_by_the_rollback(
     monkeypatch.setattr(sqlite_db, "_schema_state", full)
     line = _refused(["ledger", "--ledger", str(tmp_path / "l.sqlite")], capsys, "the disk is full")
     assert "rollback" not in line.split("(")[0]
+
+
+def test_no_usable_range_is_suggested_when_it_is_empty(known, capsys):
+    # "--epsilon 1e300" also advised "sensitivity must be in [1.01e+300, 1e+300]" (issue 22 §5)
+    argv = [*_run(known), "--epsilon", "1e300", "--budget-epsilon", "1e301"]
+    line = _refused(argv, capsys, "epsilon must be in [", ledger=known["ledger"])
+    for low, high in re.findall(r"must be in \[([^,\]]+), ([^\]]+)\]", line):
+        assert float(low) <= float(high), line
+
+
+def test_a_sum_whose_bound_is_past_the_sampler_blames_the_query_not_sensitivity(known, capsys):
+    queries = known["dir"] / "huge-sum.json"
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "sum", "column": "x", "lower": 0, "upper": 1e308}]}))
+    argv = ["run", *_inputs(known["data"], queries, known["schema"]), "--ledger", str(known["ledger"])]
+    argv[argv.index("sparse")] = "numeric_sparse"
+    line = _refused(argv, capsys, "--queries", "1e+308", "narrower bounds", ledger=known["ledger"])
+    assert not line.split("error: ")[1].startswith("sensitivity")
+
+
+def test_an_epsilon_too_small_to_split_names_epsilon_not_a_rounded_zero(known, capsys):
+    # "recipe auto-mean --epsilon 5e-324" said "epsilon must be > 0, got 0.0" (issue 22 §5)
+    line = _refused(["recipe", "auto-mean", "--data", str(known["data"]), "--schema", str(known["schema"]),
+                     "--column", "x", "--epsilon", "5e-324", "--ledger", str(known["ledger"])], capsys,
+                    "too small to split 3 ways", ledger=known["ledger"])
+    assert "got 0.0" not in line
+
+
+def test_a_refused_plan_reports_every_problem_and_the_documented_code(known, tmp_path, monkeypatch, capsys):
+    # sparse-project build with two problems named one; exit 3 only when the budget is all that is wrong
+    from svtgui.app import outputs
+
+    argv = ["sparse-project", "build", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--columns", "colour", "--T", "64", "--ledger", str(known["ledger"]),
+            "--out", str(tmp_path / "r.npz")]
+    monkeypatch.setattr(outputs, "_free_bytes", lambda folder: 10)  # and no room for the release file
+    line = _refused([*argv, "--epsilon", "50"], capsys, "does not fit", "--out", "bytes are free",
+                    ledger=known["ledger"])
+    assert line.count("(nothing was charged)") == 1
+    monkeypatch.setattr(outputs, "_free_bytes", lambda folder: 10**12)
+    assert main([*argv, "--epsilon", "50"]) == 3  # the budget alone: 3
+    capsys.readouterr()

@@ -25,6 +25,7 @@ from svtgui.cli.common import (
     TEST_SEED_WARNING,
     add_dataset_options,
     applicable_budget,
+    plan_refusal,
     print_release,
     register_dataset,
     screen,
@@ -32,7 +33,7 @@ from svtgui.cli.common import (
 )
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
-from svtgui.cli.errors import EXIT_BAD_INPUT, EXIT_BUDGET, CliError, end_interrupted
+from svtgui.cli.errors import EXIT_BUDGET, CliError, end_interrupted
 from svtgui.cli.inputs import command_inputs
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
@@ -227,7 +228,6 @@ def _plan(led: Ledger, ds: Any, query_list: Any, s: dict[str, Any], reports: lis
     file is created and removed in its folder, so a read-only folder or a full disk is found now),
     the budget — before anything is registered or charged. Exit 2 (3 when only the budget is short),
     nothing changed."""
-
     budget = applicable_budget(led, ds, s)
     params = _mechanism_params(s)
     plan = build(ds, query_list.queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")),
@@ -236,12 +236,8 @@ def _plan(led: Ledger, ds: Any, query_list: Any, s: dict[str, Any], reports: lis
         screen(led, request_for(ds, query_list.queries, plan, seed=s.get("test_seed")))
         warn("run", plan.warnings)  # an allowed release over domains read from the data says so here
         return plan
-    first = plan.problems[0]
-    option = {"report": "--report", "queries": "--queries", "release_out": "--release-out",
-              "universe": "--universe"}.get(first.field)
-    message = f"{option}: {first.message}" if option else first.message
-    code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else EXIT_BAD_INPUT
-    raise CliError(f"{message} (nothing was charged)", code)
+    raise plan_refusal(plan, {"report": "--report", "queries": "--queries", "release_out": "--release-out",
+                              "universe": "--universe"})
 
 
 def run(args: argparse.Namespace) -> int:

@@ -78,6 +78,7 @@ def build(args: argparse.Namespace) -> int:
     from svtgui.cli.common import (
         TEST_SEED_WARNING,
         applicable_budget,
+        plan_refusal,
         print_release,
         register_dataset,
         screen,
@@ -108,10 +109,7 @@ def build(args: argparse.Namespace) -> int:
                           adaptive=True, inputs=command_inputs({**vars(args), "ledger": led.path}),
                           domains=Domains(allowed=bool(args.allow_data_derived_domains)))
         if not plan.ok:
-            first = plan.problems[0]
-            option = {"universe": "--columns: ", "release_out": "--out: "}.get(first.field, "")
-            code = EXIT_BUDGET if plan.fits is False and len(plan.problems) == 1 else 2
-            raise CliError(f"{option}{first.message} (nothing was charged)", code)
+            raise plan_refusal(plan, {"universe": "--columns", "release_out": "--out"})
         screen(led, request_for(ds, [], plan, seed=args.test_seed))  # before a new dataset is registered
         warn("sparse-project", plan.warnings)
         record = register_dataset(led, ds, vars(args))

@@ -37,9 +37,12 @@ def refusal(entry: MechanismInfo, params: dict[str, Any], error: ValueError, pro
                 or (p.name in ZERO_MEANS_UNUSED and value == 0)):
             continue
         usable = usable_range(entry.id, params, p, probe)
-        if usable is not None and not usable[0] <= value <= usable[1]:
-            parts.append((p.name, f"{p.name} must be in [{_shown(usable[0], up=True)}, "
-                                  f"{_shown(usable[1], up=False)}] with the other settings (got {value:g})"))
+        if usable is None or usable[0] <= value <= usable[1]:
+            continue
+        low, high = _shown(usable[0], up=True), _shown(usable[1], up=False)
+        if float(low) > float(high):  # a sliver narrower than the digits shown ([1.01e+300, 1e+300]):
+            continue  # no value anyone would type, so no advice (the other parameters' ranges remain)
+        parts.append((p.name, f"{p.name} must be in [{low}, {high}] with the other settings (got {value:g})"))
     if not parts:
         return ParamError("epsilon", f"{entry.id}: {error}; no single change of "
                                      f"{', '.join(n for n in RANGED if entry_has(entry, n))} makes it usable")
