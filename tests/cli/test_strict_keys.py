@@ -68,7 +68,7 @@ def files(tmp_path_factory):
     release = d / "release.npz"
     assert main(["sparse-project", "build", "--data", str(data), "--schema", str(d / "schema.json"),
                  "--columns", "colour", "x:2", "--epsilon", "0.1", "--T", "64", "--ledger", str(ledger),
-                 "--budget-epsilon", "10", "--budget-delta", "0.01", "--test-seed", "1",
+                 "--budget-epsilon", "10", "--budget-delta", "0.01",
                  "--out", str(release)]) == 0
     ds = load_dataset(data, LoadOptions(schema=str(d / "schema.json")))
     session = Session.from_state(ds, queries_from_json(QUERIES), "sparse",
@@ -90,7 +90,7 @@ def _refused(argv: list[str], capsys, path: str, ledger: Path) -> None:
 
 
 def _run(files: dict, *extra: str) -> list[str]:
-    return ["run", "--ledger", str(files["ledger"]), "--test-seed", "1", *extra]
+    return ["run", "--ledger", str(files["ledger"]), *extra]
 
 
 SESSION_PATHS = ["", "dataset", "dataset.schema", "dataset.schema.columns[0]", "dataset.schema.columns[1]",
