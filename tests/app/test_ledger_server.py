@@ -126,3 +126,14 @@ def test_a_run_is_held_by_its_session_before_its_charge_commits(server_url, monk
         assert states == [psycopg.pq.TransactionStatus.INTRANS]
         with Ledger.open(server_url) as other:
             assert other.run(run.id).status == "running" and other.recovered == []
+
+
+def test_the_ledger_listing_names_a_server_without_its_password(server_url, capsys):
+    from svtgui.cli import main
+
+    parts = urlsplit(server_url)
+    netloc = f"{parts.username}:s3cret@{parts.hostname}:{parts.port}"
+    with_password = urlunsplit(parts._replace(netloc=netloc))
+    assert main(["ledger", "--ledger", with_password]) == 0  # the test server trusts localhost
+    out = capsys.readouterr().out
+    assert "s3cret" not in out and f"{parts.username}:***@" in out

@@ -86,3 +86,28 @@ def test_the_window_and_the_cli_show_the_same_budget_from_a_server_ledger(qtbot,
     assert main(["ledger", "--json"]) == 0
     (shown,) = json.loads(capsys.readouterr().out)["datasets"]
     assert (shown["spent_epsilon"], shown["remaining_epsilon"]) == ("2.5", "7.5")
+
+
+def test_a_window_run_charges_and_records_on_the_server_ledger(qtbot, server_url, monkeypatch, act):
+    """The run process the window starts opens the server ledger by its URL, as the window does."""
+    from svtgui.ui.app import create_app
+    from svtgui.ui.main_window import MainWindow
+
+    monkeypatch.setenv("SVTGUI_LEDGER", server_url)
+    create_app()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        act.load(qtbot, win)
+        win.queries.set_queries(win.queries.queries[:300])
+        act.run_to_end(qtbot, win)
+        run = win.run_model.run
+        assert run.status in ("finished", "halted"), win.run_page.run_error.text()
+        with Ledger.open(server_url) as team:
+            assert team.run(run.id).status == run.status
+            assert [r.above for r in team.responses(run.id)] == list(win.store.above[: win.store.n])
+            spent = team.budget(team.run(run.id).dataset_id).spent_epsilon
+        assert win.run_page.gauge.dataset_bar.format() == f"ε spent {spent} of 10"
+    finally:
+        win.run_model.shutdown()

@@ -96,7 +96,7 @@ def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
     matches = [d for d in led.datasets() if d.dataset_id.startswith(prefix.lower())]
     if len(matches) != 1:
         what = "no dataset" if not matches else f"{len(matches)} datasets"
-        raise CliError(f"{what} in the ledger {led.path} with an id starting {prefix!r} "
+        raise CliError(f"{what} in the ledger {led.location} with an id starting {prefix!r} "
                        "(`svtgui-cli ledger` lists the ids)")
     return matches[0]
 
@@ -155,7 +155,7 @@ def accept(args: argparse.Namespace) -> int:
     with led:
         for finding in led.accepted:
             print(f"accepted: {finding}")
-        print(f"recorded in ledger {led.path} with your reason; the ledger can be used again")
+        print(f"recorded in ledger {led.location} with your reason; the ledger can be used again")
     return 0
 
 
@@ -172,7 +172,7 @@ def migrate(args: argparse.Namespace) -> int:
         except LedgerError as exc:
             raise CliError(str(exc)) from None
     print(f"copied {len(done.datasets)} dataset(s), {done.runs} run(s) and {done.responses} response(s) "
-          f"from {source.path} to {where}; verified: {done.links} chained record(s) replay identically")
+          f"from {source.location} to {where}; verified: {done.links} chained record(s) replay identically")
     if done.skipped:
         print(f"already there with the same history (not copied again): {', '.join(done.skipped)}")
     if done.rebind:
@@ -183,7 +183,7 @@ def migrate(args: argparse.Namespace) -> int:
 
 def summary(led: Ledger) -> dict[str, Any]:
     """Everything ``ledger`` shows, as JSON-able data (amounts as exact decimal text)."""
-    out: dict[str, Any] = {"ledger": str(led.path), "datasets": [],
+    out: dict[str, Any] = {"ledger": led.location, "datasets": [],
                            "integrity_events": [{"found": e.found, "reason": e.reason, "login": e.login,
                                                  "at": e.at} for e in led.integrity_events()]}
     for d in led.datasets():
