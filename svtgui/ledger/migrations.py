@@ -25,7 +25,7 @@ from collections.abc import Callable
 from svtgui.ledger import chain
 from svtgui.ledger.records import SEEDED_TEXT
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 KEY_BYTES = 32
 DATASET_ID_PREFIX = "ds-"
 LEDGER_ID_PREFIX = "lg-"
@@ -345,6 +345,19 @@ CREATE INDEX relations_by_dataset ON relation_events(dataset_id);
 """
 
 
+# v11: the public name a curator chose for each dataset (issue 21 §10): reports name a dataset by it,
+# by its random id until one is chosen, never by the file's name. The last row wins; append-only.
+_SCHEMA_V11 = """
+CREATE TABLE public_names (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset_id TEXT NOT NULL REFERENCES datasets(dataset_id),
+    name       TEXT NOT NULL CHECK (length(trim(name)) > 0),
+    login      TEXT,
+    at         TEXT NOT NULL
+);
+"""
+
+
 def run(c: sqlite3.Connection, script: str) -> None:
     """Run a script statement by statement (``executescript`` would commit our transaction)."""
     buf = ""
@@ -367,6 +380,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     8: lambda c: run(c, _SCHEMA_V8 + append_only("content_columns", "a recorded column fingerprint")),
     9: lambda c: run(c, _SCHEMA_V9 + append_only("content_rows", "a recorded row sketch")),
     10: lambda c: run(c, _SCHEMA_V10 + append_only("relation_events", "a relation event")),
+    11: lambda c: run(c, _SCHEMA_V11 + append_only("public_names", "a public name")),
 }
 _V1_TABLES = {"datasets", "runs", "responses", "budget_events"}
 # tables a ledger of each version must have (a missing one means the file is damaged)
@@ -379,3 +393,4 @@ TABLES_AT[7] = TABLES_AT[6]
 TABLES_AT[8] = TABLES_AT[7] | {"content_columns", "fingerprint_cache"}
 TABLES_AT[9] = TABLES_AT[8] | {"content_rows"}
 TABLES_AT[10] = TABLES_AT[9] | {"relation_events"}
+TABLES_AT[11] = TABLES_AT[10] | {"public_names"}

@@ -45,7 +45,9 @@ class DatasetRecord:
     ``columns`` is None for a dataset migrated from a ledger that did not record them.
     ``neighbouring`` and ``public_n`` are the relation its budget is kept under now: the registered
     one, or the last logged change (:class:`RelationEvent`); ``public_n`` is None under add/remove-one
-    and for datasets registered before the ledger recorded it.
+    and for datasets registered before the ledger recorded it. ``name`` is the name the rows were
+    registered under (the file's, shown to the curator only); ``public_name`` is the one the curator
+    chose for publication, the random id until then: reports and exports use it, never ``name``.
     """
 
     dataset_id: str
@@ -57,6 +59,7 @@ class DatasetRecord:
     registered_at: str
     columns: tuple[str, ...] | None = None
     public_n: int | None = None
+    public_name: str = ""
 
 
 @dataclass(frozen=True)

@@ -372,6 +372,17 @@ class Ledger:
                         (dataset_id, kind, neighbouring, public_n, reason, login(), _now()))
         self._chain(c, "relation", cur.fetchone()[0])
 
+    def set_public_name(self, dataset_id: str, name: str) -> DatasetRecord:
+        """The name reports publish for the dataset from now on (the curator's choice; logged)."""
+        text = " ".join(str(name).split())
+        if not text:
+            raise ValueError("the public name is empty; give the name reports should use")
+        self._require(dataset_id)
+        with self._transaction() as c:
+            c.execute("INSERT INTO public_names (dataset_id, name, login, at) VALUES (?, ?, ?, ?)",
+                      (dataset_id, text, login(), _now()))
+        return self._require(dataset_id)
+
     def relation_events(self, dataset_id: str | None = None) -> list[RelationEvent]:
         """The relation each dataset was registered under and every logged change, oldest first."""
         sql = "SELECT dataset_id, kind, neighbouring, public_n, reason, login, at FROM relation_events"
@@ -643,9 +654,11 @@ class Ledger:
 # schema 9) the registered relation with no public n.
 _LAST_RELATION = ("(SELECT e.{} FROM relation_events e WHERE e.dataset_id = datasets.dataset_id "
                   "ORDER BY e.id DESC LIMIT 1)")
+_PUBLIC_NAME = ("COALESCE((SELECT p.name FROM public_names p WHERE p.dataset_id = datasets.dataset_id "
+                "ORDER BY p.id DESC LIMIT 1), dataset_id)")
 _DATASET_COLUMNS = (f"dataset_id, name, total_epsilon, total_delta, "
                     f"COALESCE({_LAST_RELATION.format('neighbouring')}, neighbouring), bounds_json, "
-                    f"registered_at, columns_json, {_LAST_RELATION.format('public_n')}")
+                    f"registered_at, columns_json, {_LAST_RELATION.format('public_n')}, {_PUBLIC_NAME}")
 _RUN_COLUMNS = ("id, dataset_id, mechanism_id, params_json, epsilon, delta, noise, noise_description, "
                 "status, started_at, ended_at, queries_planned, software_version")
 _RESPONSE_FIELDS = ("run_id", "idx", "description", "above", "value", "gap", "time", "simulated")
@@ -685,9 +698,10 @@ def _run(row: tuple) -> RunRecord:
 
 
 def _dataset(row: tuple) -> DatasetRecord:
-    f, name, e, d, nb, bounds, at, cols, n = row
+    f, name, e, d, nb, bounds, at, cols, n, public = row
     return DatasetRecord(f, name, Fraction(e), Fraction(d), nb, json.loads(bounds), at,
-                         None if cols is None else tuple(json.loads(cols)), None if n is None else int(n))
+                         None if cols is None else tuple(json.loads(cols)), None if n is None else int(n),
+                         public)
 
 
 def _number(v: float | None) -> float | int | None:

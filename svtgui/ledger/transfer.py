@@ -134,6 +134,9 @@ def _copy(source: Any, c: Any, wanted: set[str], done: Copied) -> dict[tuple[str
         chain.append(c, kind, new)
         mapping[(kind, ref)] = str(new)
         done.links += 1
+    c.executemany("INSERT INTO public_names (dataset_id, name, login, at) VALUES (?, ?, ?, ?)",
+                  [r for r in src("SELECT dataset_id, name, login, at FROM public_names ORDER BY id")
+                   if r[0] in wanted])
     if not done.rebind:
         c.executemany("INSERT INTO legacy_files VALUES (?, ?)",
                       [r for r in src("SELECT tag, dataset_id FROM legacy_files") if r[1] in wanted])

@@ -116,3 +116,34 @@ def test_a_deleted_relation_change_is_noticed(registered):
     with pytest.raises(LedgerTampered, match="relation event"):
         Ledger.open(path)
 
+
+
+# -- issue 21 §10: reports name a dataset by a public name, never by its file ------------------------
+
+
+def test_reports_name_the_dataset_by_its_public_name_never_the_file(tmp_path, capsys):
+    data = tmp_path / "hiv_patients_st_marys_2024.csv"
+    data.write_text("age\n" + "".join(f"{i % 90}\n" for i in range(N)))
+    queries = tmp_path / "q.json"
+    queries.write_text('{"format": "svtgui-queries", "version": 1, "queries": '
+                       '[{"kind": "range", "column": "age", "low": 0, "high": 30}]}')
+    ledger = tmp_path / "l.sqlite"
+    common = ["run", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse",
+              "--epsilon", "0.5", "--threshold", "50", "--cutoff", "1", "--ledger", str(ledger),
+              "--budget-epsilon", "5"]
+    outs = [tmp_path / f"first{s}" for s in (".json", ".html", ".csv")]
+    assert main([*common, *[a for o in outs for a in ("--report", str(o))]]) == 0
+    with Ledger.open(ledger) as led:
+        (record,) = led.datasets()
+    for out in outs:
+        text = out.read_text(encoding="utf-8")
+        assert "hiv_patients" not in text and str(tmp_path) not in text, out.name
+        assert record.dataset_id in text or out.suffix == ".csv"  # the CSV's tables name no dataset
+    assert json.loads(outs[0].read_text())["dataset"]["name"] == record.dataset_id  # the default: the id
+    assert main(["ledger", "set-name", record.dataset_id, "Clinic survey", "--ledger", str(ledger)]) == 0
+    capsys.readouterr()
+    later = tmp_path / "later.json"
+    assert main([*common, "--report", str(later)]) == 0
+    assert json.loads(later.read_text())["dataset"]["name"] == "Clinic survey"
+    assert main(["ledger", "set-name", record.dataset_id, "   ", "--ledger", str(ledger)]) == 2
+    assert "public name is empty" in capsys.readouterr().err

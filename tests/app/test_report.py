@@ -52,7 +52,8 @@ def _run(ledger, ds, mechanism, params, seed=None):
 @pytest.fixture
 def ledger(tmp_path, dataset):
     with Ledger.open(tmp_path / "l.sqlite") as led:
-        register(led, dataset, 100, "0.01")
+        record = register(led, dataset, 100, "0.01")
+        led.set_public_name(record.dataset_id, EVIL_NAME)  # the curator's public name: user text, escaped
         yield led
 
 

@@ -114,8 +114,9 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
                      "run_recorded_by": run.software_version},
         "release_date": today,
         "statistics": [st.to_json() for st in table],
-        "dataset": {"name": dataset.name, "id": dataset.dataset_id, "neighbouring": declared["neighbouring"],
-                    "declared_bounds": declared["bounds"]},
+        # named by the curator's public name (the random id until one is chosen), never the file's name
+        "dataset": {"name": dataset.public_name, "id": dataset.dataset_id,
+                    "neighbouring": declared["neighbouring"], "declared_bounds": declared["bounds"]},
         "mechanism": {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation,
                       "guarantee": info.guarantee, "interactive": info.interactive},
         "parameters": run.params,
@@ -227,7 +228,7 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
     acc = data["accuracy"]
     params = params_text(data["parameters"])
     return [
-        ("Dataset", f"{ds['name']} (dataset id {ds['id']})"),
+        ("Dataset", ds["id"] if ds["name"] == ds["id"] else f"{ds['name']} (dataset id {ds['id']})"),
         ("Neighbouring relation", NEIGHBOURS.get(ds["neighbouring"], ds["neighbouring"])),
         ("Declared public bounds", bounds_text(ds.get("declared_bounds") or {})),
         ("Mechanism", f"{mech['name']} ({mech['id']}), {mech['guarantee']}"),

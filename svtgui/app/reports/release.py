@@ -102,7 +102,7 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
         "version": RELEASE_VERSION,
         "software": {"name": "SVT Studio (svtgui)", "version": __version__},
         "release_date": today,
-        "dataset": {"name": dataset.name, "id": dataset.dataset_id, "neighbouring": relation},
+        "dataset": {"name": dataset.public_name, "id": dataset.dataset_id, "neighbouring": relation},
         "statistics": [st for r in runs for st in statistics(ledger, r.id)],
         "guarantee": {"epsilon": fmt(epsilon), "delta": fmt(delta), "differentially_private": private,
                       "composition": f"basic composition of {len(runs)} runs: their ε and δ add up",

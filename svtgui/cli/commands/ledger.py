@@ -80,6 +80,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--reason", required=True, help="why the relation changes (kept in the ledger)")
     add_ledger_option(s)
     s.set_defaults(handler=set_relation)
+    n = actions.add_parser(
+        "set-name", help="the name reports publish for a dataset (default: its random id)",
+        description="Choose the public name release reports use for a dataset. Until one is chosen they "
+                    "name it by its random id, never by the data file's name or path (which can say what, "
+                    "or whom, the data is about). Logged; the last name set wins.",
+        epilog="example: svtgui-cli ledger set-name ds-7974 'Census sample 2024'")
+    n.add_argument("dataset_id", metavar="ID",
+                   help="the dataset's id, ds-… as `svtgui-cli ledger` lists it (a unique prefix is enough)")
+    n.add_argument("name", help="the public name")
+    add_ledger_option(n)
+    n.set_defaults(handler=set_name)
     m = actions.add_parser(
         "migrate", help="copy this ledger into a team's ledger on a PostgreSQL server (verified)",
         description="Copy every dataset, budget event, charge and response of this ledger into a server "
@@ -107,6 +118,17 @@ def raise_total(args: argparse.Namespace) -> int:
         new = led.raise_total(d.dataset_id, args.total_epsilon, args.total_delta, note=args.note)
         print(f"{new.name} ({new.dataset_id}): total ε {fmt(d.total_epsilon)} → "
               f"{fmt(new.total_epsilon)}, δ {fmt(d.total_delta)} → {fmt(new.total_delta)} (logged)")
+    return 0
+
+
+def set_name(args: argparse.Namespace) -> int:
+    with open_ledger(args.ledger) as led:
+        d = find_dataset(led, args.dataset_id)
+        try:
+            new = led.set_public_name(d.dataset_id, args.name)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    print(f"{new.name} ({new.dataset_id}): reports now name it “{new.public_name}” (was “{d.public_name}”)")
     return 0
 
 
@@ -189,7 +211,8 @@ def summary(led: Ledger) -> dict[str, Any]:
     for d in led.datasets():
         b = led.budget(d.dataset_id)
         out["datasets"].append({
-            "id": d.dataset_id, "name": d.name, "neighbouring": d.neighbouring, "public_n": d.public_n,
+            "id": d.dataset_id, "name": d.name, "public_name": d.public_name, "neighbouring": d.neighbouring,
+            "public_n": d.public_n,
             "total_epsilon": fmt(b.total_epsilon), "spent_epsilon": fmt(b.spent_epsilon),
             "remaining_epsilon": fmt(b.remaining_epsilon), "total_delta": fmt(b.total_delta),
             "spent_delta": fmt(b.spent_delta), "remaining_delta": fmt(b.remaining_delta),
@@ -231,6 +254,8 @@ def show(args: argparse.Namespace) -> int:
         print("no datasets yet: `svtgui-cli run --budget-epsilon E ...` registers one")
     for d in data["datasets"]:
         print(f"\n{d['name']}  [{d['id']}]  neighbours: {relation_text(d['neighbouring'], d['public_n'])}")
+        if d["public_name"] != d["id"]:
+            print(f"  reports name it: {d['public_name']}")
         print(f"  ε: total {d['total_epsilon']}, spent {d['spent_epsilon']}, "
               f"remaining {d['remaining_epsilon']}")
         print(f"  δ: total {d['total_delta']}, spent {d['spent_delta']}, remaining {d['remaining_delta']}")
