@@ -33,6 +33,16 @@ def test_build_then_answer_without_the_data(census_copy, tmp_path, capsys):
     true_fraction = (pd.read_csv(census_copy)["sex"] == "Female").mean()
     assert abs(row["fraction"] - true_fraction) < release.header["accuracy"]["alpha"]
     assert row["cells"] == 4 * 4  # (3 age bins + missing) × (2 incomes + other + missing), sex fixed
+    # the answer's interval is the release's accuracy statement, as a count (issue 24 §1)
+    alpha, n = release.header["accuracy"]["alpha"], release.n
+    assert row["confidence"] == 1 - release.header["accuracy"]["beta"]
+    assert row["interval"][0] <= max(0.0, (row["fraction"] - alpha) * n) + 1
+    assert row["interval"][1] >= (row["fraction"] + alpha) * n - 1
+    assert row["interval"][0] <= true_fraction * n <= row["interval"][1]
+    assert main(args[:-1]) == 0  # the statistics table
+    text = capsys.readouterr().out
+    assert text.startswith("statistic") and "count of rows where sex = 'Female'" in text and " to " in text
+    assert "the release's accuracy statement" in text
     assert main(["sparse-project", "info", "--release", str(out)]) == 0
     assert "sex: Female, Male" in capsys.readouterr().out
     assert np.all(release.noisy == ProjectionRelease.load(out).noisy)

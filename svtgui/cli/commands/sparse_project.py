@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from typing import Any
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.common import add_dataset_options, load_release, print_theory
@@ -172,14 +174,47 @@ def answer(args: argparse.Namespace) -> int:
         linear = [universe.query(q) for q in queries]
     except QueryError as exc:
         raise CliError(f"query does not fit the release's universe: {exc}") from None
+    from svtgui.app.reports.statistics import statistics_text
+
     values = release.answer_many(linear)
-    m = release.header.get("sparsity")
-    for q, lq, v in zip(queries, linear, values, strict=True):
-        note = f" (touches {lq.sparsity} cells > m = {m}: outside the accuracy statement)" \
-            if m and lq.sparsity > m else ""
+    table = answer_statistics(release, queries, linear, values)
+    for q, lq, v, st in zip(queries, linear, values, table, strict=True):
         if args.json:
             print(json.dumps({"query": q.to_json(), "fraction": v, "count": v * release.n,
-                              "cells": lq.sparsity}, ensure_ascii=False))
-        else:
-            print(f"{v:.5f}  ≈ {v * release.n:.1f} rows  {q.describe()}{note}")
+                              "cells": lq.sparsity, "interval": st["interval"],
+                              "confidence": st["confidence"]}, ensure_ascii=False))
+    if not args.json:
+        print(statistics_text(table))
+        acc = release.header["accuracy"]
+        print(f"intervals: the release's accuracy statement, α = {acc['alpha']:.4g} of n̂ = {release.n:,}, "
+              f"for up to k = {release.header.get('queries')} queries of at most m = "
+              f"{release.header.get('sparsity')} cells together, with probability ≥ {1 - acc['beta']:g} "
+              "(a bound: the projection adds error of its own, so no exact interval exists)")
+        for st in table:
+            if st["interval"] is None:
+                print(f"  no interval for {st['name']}: {st['method']}")
     return 0
+
+
+def answer_statistics(release: Any, queries: list[Any], linear: list[Any],
+                      values: Any) -> list[dict[str, Any]]:
+    """Each answer as a count with the release's (α, β) interval (None for a query touching more
+    than m cells: outside the statement), in the statistics table's form."""
+    from svtgui.app.reports.statistics import rounded
+
+    acc, m, n = release.header["accuracy"], release.header.get("sparsity"), release.n
+    table = []
+    for q, lq, v in zip(queries, linear, values, strict=True):
+        count = float(v) * n
+        inside = (not m or lq.sparsity <= m) and math.isfinite(acc["alpha"])  # no statement: no interval
+        # a count is never negative: the interval starts at 0 at the lowest
+        low, high = max(0.0, (float(v) - acc["alpha"]) * n), (float(v) + acc["alpha"]) * n
+        interval = (low, high) if inside else None
+        value, interval = rounded(count, interval, integer=False) if interval else (round(count), None)
+        table.append({"name": q.describe(), "value": value, "interval": None if interval is None
+                      else list(interval), "confidence": 1 - acc["beta"] if inside else None,
+                      "epsilon": f"{release.header.get('epsilon'):g}", "run": "—",
+                      "method": "SparseProject release; the release's accuracy statement" if inside else
+                      f"touches {lq.sparsity} cells > m = {m}: outside the accuracy statement"
+                      if m and lq.sparsity > m else "the accuracy statement holds no finite α here"})
+    return table
