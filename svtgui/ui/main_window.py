@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QStackedWidget,
     QTabWidget,
     QWidget,
@@ -29,6 +30,7 @@ from svtgui.app.dataset_identity import recall_declared, remember_declared
 from svtgui.app.outputs import Inputs
 from svtgui.app.runs.model import RUNNABLE, STATE, STATUS, RunModel
 from svtgui.app.runs.state import RunState
+from svtgui.app.work_in_progress import WorkInProgress
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.wording import count
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         # The set-up (dataset, queries, mechanism, parameters, totals): the panels bind to it.
         self.workspace = Workspace()
+        self.work = WorkInProgress()  # each dataset's queue and parameters, kept between openings
         self._pending_queries: Any = None  # a sample's QueryList, queued once its rows are open
         self._pending_entries: dict[str, Any] = {}  # a sample's starting parameters, set after its load
         self._remember = False
@@ -367,21 +370,27 @@ class MainWindow(QMainWindow):
 
     def _loaded(self, ds) -> None:
         listed, self._pending_queries = self._pending_queries, None
-        self.adopt_dataset(ds, listed.queries if listed else None, remember=self._remember,
-                           from_data=listed.from_data if listed else ())
         entries, self._pending_entries = self._pending_entries, {}
-        self.workspace.set_entries(entries)
+        if not self.adopt_dataset(ds, listed.queries if listed else None, remember=self._remember,
+                                  from_data=listed.from_data if listed else (), resume=True):
+            self.workspace.set_entries(entries)  # a sample's starting values, unless work was resumed
 
     def adopt_dataset(self, ds: Any, queries: list[Any] | None = None, remember: bool = False,
-                      from_data: tuple[str, ...] = ()) -> None:
+                      from_data: tuple[str, ...] = (), resume: bool = False) -> bool:
         """Show a loaded dataset everywhere (with its queue, and the domains read from the data it was
-        built from) — an ordinary open and a restored session."""
+        built from) — an ordinary open and a restored session.
+
+        The set-up of the dataset being left is kept first; with ``resume``, the set-up last left on
+        these rows (queue, mechanism, parameters) comes back instead of ``queries``. True when it did.
+        """
+        self._keep_work()
         recalled = self._recall_declared(ds)
         if recalled is not None:
             ds = ds.with_schema(recalled)
         self.dataset_panel.show_dataset(ds)
         self.schema_editor.set_schema(ds.schema, ds.n_rows, dataset=ds)
         self.workspace.set_dataset(ds, queries or [], from_data)  # the panels follow its dataset event
+        resumed = resume and self._resume_work()
         if remember and ds.path is not None:
             self.settings.add_recent_file(ds.path)
             self.refresh_recent()
@@ -391,8 +400,24 @@ class MainWindow(QMainWindow):
             "choose a mechanism (Ctrl+3) and queries (Ctrl+4), then Run (F5)."
             + (" Declared bounds and levels restored as you last declared them for these rows."
                if recalled is not None else "")
+            + (" Your queue, mechanism and parameters for these rows are back as you left them."
+               if resumed else "")
         )
         self._run_state(self.run_model.state)
+        return resumed
+
+    def _keep_work(self) -> str | None:
+        """Keep the open dataset's set-up for the next time its rows are opened; why not, or None."""
+        try:
+            return self.work.keep(self.workspace, self.run_model.ledger)
+        except LedgerError as exc:
+            return f"the queue and parameters could not be kept: {exc}"
+
+    def _resume_work(self) -> bool:
+        try:
+            return self.work.restore(self.workspace, self.run_model.ledger)
+        except LedgerError:
+            return False
 
     def _recall_declared(self, ds: Any) -> Any | None:
         """The schema last declared for these rows (ledger), if the file brought none of its own."""
@@ -567,7 +592,19 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     # -- closing --------------------------------------------------------------------------------------
+    def _quit_anyway(self, why: str) -> bool:
+        """Asked when quitting would lose the queue (it could not be kept): quit anyway, or stay."""
+        answer = QMessageBox.question(
+            self, "Quit and lose the queue?", f"{why[0].upper()}{why[1:]}.\n\nQuit anyway? Export the "
+            "queries (Ctrl+E) or save the session (Ctrl+S) first to keep them.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        lost = self._keep_work() if self.workspace.queries else None
+        if lost is not None and not self._quit_anyway(lost):
+            event.ignore()
+            return
         self.run_presenter.shutdown()
         self.loader.cancel()
         self.settings.geometry = self.saveGeometry()

@@ -13,7 +13,11 @@ from svtgui.ui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot):
+def window(qtbot, monkeypatch):
+    # Closed by the test harness, a window never waits on "Quit and lose the queue?" (asked when its
+    # work in progress cannot be kept, e.g. with a ledger a test made unusable); the question's own
+    # test puts the real one back.
+    monkeypatch.setattr(MainWindow, "_quit_anyway", lambda _self, _why: True)
     create_app()
     win = MainWindow()
     qtbot.addWidget(win)
