@@ -477,3 +477,31 @@ def test_a_refused_plan_reports_every_problem_and_the_documented_code(known, tmp
     monkeypatch.setattr(outputs, "_free_bytes", lambda folder: 10**12)
     assert main([*argv, "--epsilon", "50"]) == 3  # the budget alone: 3
     capsys.readouterr()
+
+
+# -- strict keys, signals (issue 22 §3, §4; full matrices: test_strict_keys, test_signals_at_start) ------
+
+def test_a_misspelled_key_inside_a_schema_is_named_by_its_path(known, tmp_path, capsys):
+    schema = json.loads(json.dumps(SCHEMA))
+    schema["columns"][0]["uper"] = schema["columns"][0].pop("upper")
+    bad = tmp_path / "typo.json"
+    bad.write_text(json.dumps(schema))
+    argv = ["run", *_inputs(known["data"], known["queries"], bad), "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, "unknown key 'columns[0].uper'", ledger=known["ledger"])
+
+
+def test_a_signal_during_the_start_up_imports_is_the_interruption(monkeypatch, capsys):
+    # pandas turns a KeyboardInterrupt inside its import into "Unable to import required dependency
+    # numpy": main() printed that traceback (exit 1) instead of the one "interrupted" line
+    import signal
+
+    import svtgui.cli as cli
+
+    def interrupted_import(name):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # raises KeyboardInterrupt here, as inside numpy's import
+        except KeyboardInterrupt as exc:
+            raise ImportError("Unable to import required dependency numpy") from exc
+
+    monkeypatch.setattr(cli.importlib, "import_module", interrupted_import)
+    _refused(["mechanisms"], capsys, "interrupted (Ctrl-C)")
