@@ -112,7 +112,7 @@ class Inputs:
         p = Path(target).expanduser()
         what = self.conflict(p)
         if what is not None:
-            raise OutputConflict(f"{p} is {what}, an input of this command: writing there would destroy it; "
+            raise OutputConflict(f"{p} is {what}, which is read here: writing there would destroy it; "
                                  "give another file name")
         return p
 

@@ -205,7 +205,7 @@ def test_cli_never_writes_a_report_over_the_data_or_the_ledger(cli, capsys):
     data = tmp / "toy.csv"
     before = data.read_bytes()
     assert run(good, "--budget-epsilon", "5", "--report", str(data)) == 2
-    assert "is the dataset, an input" in capsys.readouterr().err
+    assert "is the dataset, which is read here" in capsys.readouterr().err
     assert data.read_bytes() == before and state() == ([], [])
     assert run(good, "--budget-epsilon", "5") == 0
     assert run(good, "--report", str(tmp / ".." / tmp.name / "toy.csv")) == 2  # the same file, another path

@@ -163,5 +163,5 @@ def test_export_refuses_a_link_to_the_ledger_or_the_dataset(finished_run, tmp_pa
         answer_dialog(monkeypatch, "getSaveFileName", tmp_path / name)
         win.sessions.act_export_release.trigger()
         notice = win.sessions.notice
-        assert not notice.ok and "an input of this command" in notice.text(), notice.text()
+        assert not notice.ok and "would destroy it" in notice.text(), notice.text()
         assert win.sessions.exporting is None and original.read_bytes() == before

@@ -33,7 +33,7 @@ def test_export_queries_refuses_the_dataset_and_its_sidecar(opened, tmp_path, mo
     for target in (data, tmp_path / "link.json", sidecar_path(data)):
         answer_dialog(monkeypatch, "getSaveFileName", target)
         win.export_queries()
-        assert "an input of this command" in win.queries.error.text(), win.queries.error.text()
+        assert "would destroy it" in win.queries.error.text(), win.queries.error.text()
     assert (data.read_bytes(), sidecar_path(data).read_bytes()) == before
     answer_dialog(monkeypatch, "getSaveFileName", tmp_path / "q.json")
     win.export_queries()  # any other file is written
