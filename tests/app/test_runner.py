@@ -18,6 +18,7 @@ import pytest
 
 from svtgui.app.runs.runner import plan_run, start_run
 from svtgui.core.budget import BudgetExceeded
+from svtgui.data.fingerprint import RowsFingerprint
 from svtgui.data.schema import Schema
 from svtgui.ledger import Ledger
 
@@ -48,9 +49,11 @@ def evaluate(ds, queries):
 
 
 def _rows(content: str, name: str = "toy") -> SimpleNamespace:
-    """A stand-in dataset whose rows have this (private) content fingerprint under any key."""
+    """A stand-in dataset whose rows have this (private) identity under any key (and the same as their
+    fingerprint of a schema-5 ledger, which the ledger's content without column fingerprints is)."""
     return SimpleNamespace(name=name, columns=[], schema=Schema(()), dataset_id=None,
-                           content_fingerprint=lambda key: content)
+                           known_fingerprint=lambda key: RowsFingerprint((), content),
+                           known_legacy_fingerprint=lambda key: content)
 
 
 DS = _rows(FP)
