@@ -1,53 +1,67 @@
-"""Data of any size: a census-like Parquet file of N rows on DuckDB, and the memory engine on 10^7.
+"""Large data on DuckDB as a curator meets it, each step a ratio against hand-written DuckDB.
 
-    nice .venv/bin/python bench/scale.py [--rows N] [--sample M] [--cache DIR]
+    nice .venv/bin/python bench/scale.py [--rows N] [--queries K] [--cache DIR]
 
-Generates once, with DuckDB, ``census-N.parquet`` (age, sex, education, income, capital_gain,
-hours_per_week; default N = 10^8) in a cache folder outside the repository (default
-``~/.cache/svtgui-bench``) and a sample of its first M rows (default 10^7). Then, in this one
-process, measures on the automatic engine (DuckDB for the large file): open (schema, row count,
-preview), the content fingerprint (one pass), 10,000 random age-range counts, the 30,000-query
-clip-bound search on capital_gain, 1,000 two-condition counts, and the latency of one adaptive
-query on a column not seen before; then the same on the memory engine for the sample, for
-comparison (in a child process whose peak is printed separately). Ends with
-``scale: rows=N seconds=S peak_rss_mb=M`` (S: the whole run; M: this process's peak resident
-memory). Issue 16's targets at 10^8 rows on a 2-core machine: S ≤ 60, M ≤ 2,000.
+Generates once, with DuckDB, a census-like Parquet file of N rows (default 5×10^7: age, sex,
+education, income, capital_gain, hours_per_week) and a CSV file of the same rows, in a cache folder
+outside the repository (default ``~/.cache/svtgui-bench``), and K random age-range counts (default
+11,000, seeded). Then, for the Parquet file and for the CSV file, it runs in fresh processes:
+
+* **hand-written DuckDB**: ``read_parquet`` / ``read_csv``, one ``GROUP BY age``, and numpy
+  answering the K range counts from the histogram (what a DuckDB expert writes for this batch);
+* **first open**: ``svtgui-cli run --engine duckdb`` on the file with a new ledger — open, content
+  fingerprint, plan, the K answers through Sparse (secure noise; T above every count, so every
+  query is answered), the ledger's commits;
+* **re-open**: the same command again on the same ledger (the fingerprint is cached there).
+
+Each svtgui time is printed as a ratio to the hand-written time measured on the same file in the
+same run (the faster of two hand-written runs, one before and one after, so the ratio is never
+flattered by a slow baseline). Ratios survive a busy machine; seconds do not. Issue 25's goals at
+5×10^7 rows: first open ≤ 3×, re-open ≤ 1.5×, CSV ≤ 2×; peak memory of the run ≤ 1 GB at 10^8.
+The last line: ``scale: rows=N parquet_first=R parquet_reopen=R csv_first=R csv_reopen=R peak_rss_mb=M``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from svtgui.data.engines import open_dataset  # noqa: E402
-from svtgui.data.evaluate import evaluate  # noqa: E402
-from svtgui.data.fingerprint import new_key  # noqa: E402
-from svtgui.data.generators import clip_bound_sweep  # noqa: E402
-from svtgui.data.predicates import Condition, Junction  # noqa: E402
-from svtgui.data.queries import Count, RangeCount  # noqa: E402
-
 EDUCATION = ["HS-grad", "Some-college", "Bachelors", "Masters", "Assoc-voc", "11th", "Doctorate", "9th"]
 
+HAND_WRITTEN = """
+import json, sys, time
+import duckdb, numpy as np
+source, queries = sys.argv[1], json.load(open(sys.argv[2]))["queries"]
+con = duckdb.connect()
+reader = f"read_parquet('{source}')" if source.endswith(".parquet") else f"read_csv('{source}', header=true)"
+h = con.sql(f"SELECT age, count(*) AS n FROM {reader} WHERE age IS NOT NULL GROUP BY age").fetchnumpy()
+order = np.argsort(h["age"])
+values, rows = h["age"][order].astype(np.float64), np.concatenate(([0], np.cumsum(h["n"][order])))
+low = np.array([q["low"] for q in queries], dtype=np.float64)
+high = np.array([q["high"] for q in queries], dtype=np.float64)
+answers = rows[np.searchsorted(values, high, "left")] - rows[np.searchsorted(values, low, "left")]
+assert len(answers) == len(queries)
+"""
 
-def generate(path: Path, rows: int, source: Path | None = None) -> None:
-    """The census-like file (or, with ``source``, its first ``rows`` rows), written by DuckDB."""
+
+def generate(path: Path, rows: int) -> None:
+    """The census-like Parquet file, written by DuckDB (the same rows for the same N on every machine)."""
     import duckdb
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     edu = "[" + ", ".join(f"'{e}'" for e in EDUCATION) + "]"
-    body = (f"SELECT * FROM read_parquet('{source}') LIMIT {rows}" if source is not None else
-            f"SELECT (17 + floor(random() * 74))::INTEGER AS age, "
+    body = (f"SELECT (17 + floor(random() * 74))::INTEGER AS age, "
             f"CASE WHEN random() < 0.48 THEN 'Female' ELSE 'Male' END AS sex, "
             f"{edu}[1 + floor(random() * {len(EDUCATION)})::INTEGER] AS education, "
             f"floor(random() * 200000)::INTEGER AS income, "
@@ -62,81 +76,87 @@ def generate(path: Path, rows: int, source: Path | None = None) -> None:
     tmp.rename(path)
 
 
-def cached(cache: Path, rows: int, sample: int) -> tuple[Path, Path]:
-    big = cache / f"census-{rows}.parquet"
-    small = cache / f"census-{rows}-first-{sample}.parquet"
-    if not big.exists():
-        print(f"generating {big} (once) …", flush=True)
-        generate(big, rows)
-    if not small.exists():
-        generate(small, sample, source=big)
-    return big, small
+def as_csv(parquet: Path) -> Path:
+    """The same rows as CSV (with a header), written once next to the Parquet file."""
+    import duckdb
+
+    path = parquet.with_suffix(".csv")
+    if not path.exists():
+        tmp = path.with_suffix(".csv.tmp")
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT * FROM read_parquet('{parquet}')) TO '{tmp}' (HEADER, DELIMITER ',')")
+        con.close()
+        tmp.rename(path)
+    return path
 
 
-def measure(path: Path, label: str, rng: np.random.Generator) -> None:
-    """Open, fingerprint and the three query batches plus one adaptive query, each timed."""
-    def step(name: str, t0: float, extra: str = "") -> float:
-        now = time.perf_counter()
-        print(f"  {label:<7} {name:<38} {now - t0:8.2f} s  {extra}", flush=True)
-        return now
+def write_queries(path: Path, k: int) -> None:
+    rng = np.random.default_rng(25)
+    lows = rng.integers(17, 90, k)
+    widths = rng.integers(1, 20, k)
+    queries = [{"kind": "range", "column": "age", "low": int(a), "high": int(a + w)}
+               for a, w in zip(lows, widths, strict=True)]
+    path.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": queries}),
+                    encoding="utf-8")
 
-    t = time.perf_counter()
-    ds = open_dataset(path)
-    names = [c.name for c in ds.schema.columns]
-    n = ds.n_rows
-    preview = ds.preview(20) if ds.engine != "memory" else ds.frame.head(20)
-    t = step("open (schema, count, preview)", t, f"engine={ds.engine} rows={n:,} columns={len(names)} "
-             f"preview={len(preview)} rows")
-    ds.content_fingerprint(new_key())
-    t = step("content fingerprint (one pass)", t)
-    lo = rng.integers(17, 90, 10_000)
-    widths = rng.integers(1, 20, 10_000)
-    ranges = [RangeCount("age", int(a), int(a + w)) for a, w in zip(lo, widths, strict=True)]
-    evaluate(ds, ranges)
-    t = step("10,000 age-range counts", t)
-    sweep = clip_bound_sweep("capital_gain", 1, 150_000, 5)
-    evaluate(ds, sweep)
-    t = step(f"clip-bound search ({len(sweep):,} queries)", t)
-    pairs = [Count(Junction("and", (Condition("education", "=", str(rng.choice(EDUCATION))),
-                                    Condition("hours_per_week", ">=", int(h)))))
-             for h in rng.integers(1, 99, 1000)]
-    evaluate(ds, pairs)
-    t = step("1,000 two-condition counts", t)
-    adaptive = Junction("and", (Condition("income", ">=", 150_000), Condition("sex", "=", "Female")))
-    evaluate(ds, [Count(adaptive)])
-    step("one adaptive query (new columns)", t)
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    """Wall-clock seconds of a fresh process (its start-up and imports included)."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[2:5]} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return seconds
+
+
+def measure(data: Path, queries: Path, rows: int, work: Path, label: str) -> tuple[float, float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SVTGUI_STATE_DIR": str(work / f"state-{label}"),
+           "SVTGUI_CONFIG_DIR": str(work / "config")}
+    hand = [sys.executable, "-c", HAND_WRITTEN, str(data), str(queries)]
+    ledger = work / f"{label}.ledger"
+    run = [sys.executable, "-m", "svtgui.cli", "run", "--engine", "duckdb", "--data", str(data),
+           "--queries", str(queries), "--mechanism", "sparse", "--epsilon", "1", "--threshold", str(2 * rows),
+           "--cutoff", "1", "--ledger", str(ledger), "--budget-epsilon", "100"]
+    baseline = timed(hand, env)
+    first = timed(run, env)
+    again = timed(run, env)
+    baseline = min(baseline, timed(hand, env))
+    print(f"  {label:<8} hand-written DuckDB (GROUP BY + numpy)  {baseline:8.2f} s", flush=True)
+    print(f"  {label:<8} svtgui-cli run, first open            {first:8.2f} s  = {first / baseline:5.2f}x",
+          flush=True)
+    print(f"  {label:<8} svtgui-cli run, re-open               {again:8.2f} s  = {again / baseline:5.2f}x",
+          flush=True)
+    return first / baseline, again / baseline
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=10**8)
-    ap.add_argument("--sample", type=int, default=10**7)
+    ap.add_argument("--rows", type=int, default=5 * 10**7)
+    ap.add_argument("--queries", type=int, default=11_000)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "svtgui-bench")
     args = ap.parse_args()
-    sample = min(args.sample, args.rows)
-    big, small = cached(args.cache, args.rows, sample)
-    start = time.perf_counter()
-    rng = np.random.default_rng(16)
-    print(f"file: {big} ({big.stat().st_size / 1e9:.2f} GB)")
-    measure(big, "auto", rng)
-    print(f"  peak resident memory so far (the large file's part): {_peak_mb():.0f} MB", flush=True)
-    size = small.stat().st_size / 1e9
-    print(f"memory engine on the first {sample:,} rows ({size:.2f} GB), for comparison "
-          "(in a child process, so its pandas frame does not count towards this process's peak):")
-    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-        child_peak = pool.submit(_measure_memory, small).result()
-    print(f"  peak resident memory of the memory engine's process: {child_peak:.0f} MB", flush=True)
-    seconds = time.perf_counter() - start
-    print(f"scale: rows={args.rows} seconds={seconds:.1f} peak_rss_mb={_peak_mb():.0f}")
-
-
-def _measure_memory(path: Path) -> float:
-    measure(path, "memory", np.random.default_rng(16))
-    return _peak_mb()
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    parquet = args.cache / f"census-{args.rows}.parquet"
+    if not parquet.exists():
+        print(f"generating {parquet} (once) …", flush=True)
+        generate(parquet, args.rows)
+    csv = as_csv(parquet)
+    load = os.getloadavg()
+    sizes = f"Parquet {parquet.stat().st_size / 1e9:.2f} GB, CSV {csv.stat().st_size / 1e9:.2f} GB"
+    print(f"rows: {args.rows:,}; {args.queries:,} age-range counts; {sizes}; load average {load[0]:.2f}",
+          flush=True)
+    with tempfile.TemporaryDirectory(prefix="svtgui-scale-") as tmp:
+        work = Path(tmp)
+        queries = work / "ranges.json"
+        write_queries(queries, args.queries)
+        pq_first, pq_again = measure(parquet, queries, args.rows, work, "parquet")
+        csv_first, csv_again = measure(csv, queries, args.rows, work, "csv")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"  peak resident memory of any one process: {peak:.0f} MB; "
+          f"load average now {os.getloadavg()[0]:.2f}")
+    print(f"scale: rows={args.rows} parquet_first={pq_first:.2f} parquet_reopen={pq_again:.2f} "
+          f"csv_first={csv_first:.2f} csv_reopen={csv_again:.2f} peak_rss_mb={peak:.0f}")
 
 
 if __name__ == "__main__":
