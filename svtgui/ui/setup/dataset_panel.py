@@ -142,7 +142,8 @@ class DatasetPanel(QWidget):
         else:
             reason = "data made in memory"
         names = {"memory": "in memory (pandas)", "duckdb": "by DuckDB, in place", "spark": "by Spark"}
-        preview = f" Preview: the first {PREVIEW_ROWS:,} rows." if ds.engine != "memory" else ""
+        # a CSV file on DuckDB is read from a copy that keeps no row order: not "the first" rows
+        preview = f" Preview: {PREVIEW_ROWS:,} rows." if ds.engine != "memory" else ""
         self.engine.setText(f"Evaluated {names[ds.engine]}: {reason}.{preview}")
         self.engine_choice.setCurrentIndex(self.engine_choice.findData(
             ds.engine if self.requested_engine != "auto" or ds.engine == "spark" else "auto"))
