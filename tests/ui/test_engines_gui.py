@@ -44,7 +44,7 @@ def test_open_failure_is_shown_on_the_page(qtbot, window, tmp_path: Path) -> Non
     bad.write_bytes(b"PAR1 not really")
     window.engines.open_with(str(bad), {"engine": "duckdb"})
     qtbot.waitUntil(lambda: window.dataset_panel.error.isVisible(), timeout=30_000)
-    assert "DuckDB cannot read" in window.dataset_panel.error.text() and window.ds is None
+    assert "not a readable Parquet file" in window.dataset_panel.error.text() and window.ds is None
 
 
 def test_spark_dialog_checks_its_entries(qtbot) -> None:
