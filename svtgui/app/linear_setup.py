@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from svtgui.app.outputs import folder_problem
 from svtgui.core.linear import LinearQuery
 from svtgui.core.mechanisms.pmw import ROWS
 from svtgui.core.validation import ParamError
@@ -108,8 +109,8 @@ def release_path(value: Any) -> Path:
         raise ValueError(f"release_out: {p.name!r} must end in {RELEASE_SUFFIX} (an .npz release file)")
     if p.is_dir():
         raise ValueError(f"release_out: {p} is a directory; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"release_out: directory {p.parent} does not exist")
+    if problem := folder_problem(p):  # a missing folder, or a regular file where a folder must be
+        raise ValueError(f"release_out: {problem}")
     if not os.access(p.parent, os.W_OK):
         raise ValueError(f"release_out: directory {p.parent} is not writable")
     return p

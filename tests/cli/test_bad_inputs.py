@@ -505,3 +505,12 @@ def test_a_signal_during_the_start_up_imports_is_the_interruption(monkeypatch, c
 
     monkeypatch.setattr(cli.importlib, "import_module", interrupted_import)
     _refused(["mechanisms"], capsys, "interrupted (Ctrl-C)")
+
+
+def test_a_release_file_under_a_regular_file_names_that_file(known, capsys):
+    argv = ["sparse-project", "build", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--columns", "colour", "--epsilon", "0.1", "--T", "64", "--ledger", str(known["ledger"]),
+            "--out", str(known["queries"] / "r.npz")]
+    line = _refused(argv, capsys, "--out", f"{known['queries']} is a file, not a directory",
+                    ledger=known["ledger"])
+    assert "does not exist" not in line
