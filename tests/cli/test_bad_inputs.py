@@ -311,7 +311,8 @@ def test_a_declared_public_n_that_is_not_the_row_count_is_refused_before_the_cha
     mean.write_text(json.dumps([{"kind": "mean", "where": {"column": "x", "op": "<", "value": 10}}]))
     argv = ["run", *_inputs(known["data"], mean, schema), "--ledger", str(known["ledger"])]
     line = _refused(argv, capsys, "wrong-n.json", "declared public n (5", ledger=known["ledger"])
-    assert "300" not in line  # the data's own count is not repeated
+    assert "300" not in line.replace(str(known["dir"]), "")  # the data's own count is not repeated (the
+    # test's folder name may hold any number: pytest numbers its temporary folders)
 
 
 def test_a_library_message_with_line_breaks_is_printed_on_one_line(known, monkeypatch, capsys):
