@@ -141,7 +141,9 @@ def test_a_parameter_of_the_wrong_json_type_is_named(known, param, capsys):
 def test_a_catalogue_parameter_in_the_config_is_type_checked(known, capsys):
     config = known["dir"] / "params.toml"
     config.write_text("[params]\nsensitivity = true\n")
-    _refused(_run(known, "--config", str(config)), capsys, "sensitivity", ledger=known["ledger"])
+    line = _refused(_run(known, "--config", str(config)), capsys,
+                    f"--config {config}: key 'params.sensitivity'", ledger=known["ledger"])
+    assert "--param" not in line  # it was reported as "--param sensitivity: …" (issue 22 §5)
 
 
 @pytest.mark.parametrize("value", ["abc", True, [1]])
