@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -87,6 +87,9 @@ class ConditionRow(QWidget):
             self.op.addItem(OP_TEXT[op], op)
         self.value = named(QLineEdit(), "Condition value", "A number, a category, or a list a, b, … for 'in'")
         self.levels = named(QComboBox(), "Declared levels", "Pick one of the column's declared levels")
+        # narrow beside the value: the list opens as wide as its longest level
+        self.levels.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.levels.setMinimumContentsLength(7)
         self.levels.activated.connect(self._pick)
         self.remove = named(QPushButton("−"), "Remove condition", "Remove this condition")
         self.remove.setMaximumWidth(32)
@@ -95,7 +98,7 @@ class ConditionRow(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.column, 2)
         lay.addWidget(self.op, 1)
-        lay.addWidget(self.value, 2)
+        lay.addWidget(self.value, 3)
         lay.addWidget(self.levels, 1)
         lay.addWidget(self.remove)
         self.op.currentIndexChanged.connect(
@@ -111,8 +114,9 @@ class ConditionRow(QWidget):
         levels = col.categories if col is not None and col.kind == ColumnKind.CATEGORICAL else None
         self.levels.clear()
         if levels:
-            self.levels.addItem("levels read from the data (NOT public)…" if col.levels_from_data
-                                else "declared levels…")
+            self.levels.addItem("⚠ levels (from data)" if col.levels_from_data else "levels…")
+            self.levels.setItemData(0, "levels read from the data: NOT public" if col.levels_from_data
+                                    else "the column's declared levels", Qt.ItemDataRole.ToolTipRole)
             self.levels.addItems(list(levels))
         self.levels.setVisible(bool(levels))
 
