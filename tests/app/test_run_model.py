@@ -248,3 +248,13 @@ def test_adaptive_queries_need_a_live_run_and_a_refusal_does_not_outlive_it(mode
     model.poll()
     _start(model)
     assert model.adaptive_error is None
+
+
+def test_the_gauge_names_delta_only_when_the_dataset_allows_any(model):
+    worker = _start(model)  # a total of ε = 5, δ = 0
+    worker.charge(1.0)
+    model.poll()
+    detail = model.budget.gauge().detail
+    assert detail.startswith("δ: none allowed (pure ε-DP)") and "0 of 0" not in detail
+    model.budget.raise_total("5", "1e-6")
+    assert model.budget.gauge().detail.startswith("δ spent 0 of 0.000001;")

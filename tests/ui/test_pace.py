@@ -27,6 +27,10 @@ def test_a_slow_pace_streams_slowly_pause_and_step_still_work_and_the_pace_is_re
     assert c.state == "paused"
     # 2 per second: 50 rows would take 25 s after the first; the window shows one row at a time.
     assert store.n < 50
+    # How far the paced run got and about how long the rest takes at this pace (issue 24 §5).
+    left = round((2000 - store.n) / 2.0)
+    assert page.progress.isVisible() and page.progress.value() == store.n and page.progress.maximum() == 2000
+    assert page.progress.format() == f"{store.n:,} of 2,000 — about {left // 60} min {left % 60} s left"
     before = store.n
     qtbot.mouseClick(page.step_button, LEFT)  # a step is answered at once, not in half a second
     qtbot.waitUntil(lambda: store.n >= before + 1, timeout=30_000)

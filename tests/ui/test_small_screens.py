@@ -81,3 +81,27 @@ def test_every_teaching_page_fits_the_small_screen_whatever_it_shows(qtbot, monk
     for name in win.pages:
         win.show_page(name)
         assert win.minimumSizeHint().width() <= room, name
+
+
+def test_the_standard_svt_panel_needs_no_scrolling_at_1366_by_768(qtbot, monkeypatch):
+    """Issue 24 §5: every Standard SVT parameter was below the fold. Tick boxes, the slider and the
+    derived Δ reserve no room for a typing error they cannot have; the form has no margin of its own."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from svtgui.ui.main_window import MainWindow
+
+    create_app()
+    monkeypatch.setattr(MainWindow, "screen", lambda self: SmallScreen())
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    win.open_sample("census")
+    qtbot.waitUntil(lambda: win.ds is not None, timeout=30_000)
+    win.mechanism.picker.select("standard_svt")
+    win.show_page("mechanism")
+    win.mechanism.flush()
+    scroll = win.mechanism.findChild(QScrollArea)
+    qtbot.waitUntil(lambda: scroll.viewport().height() > 300)  # laid out in the window
+    below = scroll.widget().sizeHint().height() - scroll.viewport().height()
+    assert below <= 0, f"{below} pixels below the fold"
+    win.run_presenter.shutdown()

@@ -76,13 +76,15 @@ class FieldError(ErrorLabel):
 
     LINES = 2
 
-    def __init__(self, field: str) -> None:
+    def __init__(self, field: str, lines: int = LINES) -> None:
+        """``lines``: the box's height; 0 for a field whose value cannot be wrong as typed (a tick box,
+        a value derived from the queue), whose rare message may then move the fields below it."""
         super().__init__(field)
         policy = self.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)
+        policy.setRetainSizeWhenHidden(lines > 0)
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # never widens the form
         self.setSizePolicy(policy)
-        self.setFixedHeight(self.LINES * self.fontMetrics().lineSpacing() + 2)
+        self.setFixedHeight(max(lines, 1) * self.fontMetrics().lineSpacing() + 2)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.field = field
         self._full = ""
@@ -183,6 +185,7 @@ class ParamForm(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.form = QFormLayout(self)
+        self.form.setContentsMargins(0, 0, 0, 0)  # the Parameters box frames it already
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.info: MechanismInfo | None = None
         self.editors: dict[str, QWidget] = {}
@@ -204,7 +207,8 @@ class ParamForm(QWidget):
                 text = label(p.name)
                 tip = _tooltip(p, info)
                 named(editor, text, tip)
-                error = FieldError(text)
+                chosen = p.kind == "bool" or p.name in DERIVED or isinstance(editor, ShareSlider)
+                error = FieldError(text, 0 if chosen else FieldError.LINES)  # picked, never mistyped
                 box = QWidget()
                 col = QVBoxLayout(box)
                 col.setContentsMargins(0, 0, 0, 0)
