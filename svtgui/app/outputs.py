@@ -27,22 +27,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from svtgui.data.loaders import sidecar_path
 from svtgui.ledger import is_server
 
 #: SQLite's side files of a database (a file written over one of them damages the ledger too).
 LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal")
-#: The schema the loaders read beside a data file when none is given (``adult.schema.json``).
-SIDECAR_SUFFIX = ".schema.json"
 
 
 class OutputConflict(ValueError):
     """An output that would replace one of the command's inputs (or the ledger)."""
-
-
-def sidecar_path(data_path: str | os.PathLike[str]) -> Path:
-    """The declared schema the loaders read beside ``data_path`` when no schema file is given."""
-    p = Path(data_path)
-    return p.with_name(p.stem + SIDECAR_SUFFIX)
 
 
 @dataclass(frozen=True)

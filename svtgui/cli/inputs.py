@@ -63,13 +63,11 @@ def outputs_of(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def guard_outputs(settings: Mapping[str, Any], inputs: Inputs | None = None) -> Inputs:
-    """Refuse (exit 2, before anything is read or charged) an output that is one of the inputs;
-    return the inputs for the command's later checks."""
-    inputs = inputs if inputs is not None else command_inputs(settings)
+def guard_outputs(settings: Mapping[str, Any]) -> None:
+    """Refuse (exit 2, before anything is read or charged) an output that is one of the inputs."""
+    inputs = command_inputs(settings)
     for option, path in outputs_of(settings):
         try:
             inputs.guard(path)
         except OutputConflict as exc:
             raise CliError(f"{option}: {exc} (nothing was charged)") from None
-    return inputs

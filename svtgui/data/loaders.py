@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import io
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -142,6 +143,12 @@ def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema
     return declared_schema(path, inferred, options, len(frame))
 
 
+def sidecar_path(path: str | os.PathLike[str]) -> Path:
+    """The declared schema read beside a data file when none is given: ``adult.schema.json``."""
+    p = Path(path)
+    return p.with_name(p.stem + ".schema.json")
+
+
 def declared_schema(path: Path, inferred: Schema, options: LoadOptions, n_rows: int) -> Schema:
     """``inferred`` merged with the curator's declared schema (``options.schema`` or the sidecar),
     which must fit the data: its columns, their kinds and, under ``replace``, its n (``n_rows``)."""
@@ -149,7 +156,7 @@ def declared_schema(path: Path, inferred: Schema, options: LoadOptions, n_rows: 
     if isinstance(declared, Schema):
         source = path
     else:
-        sidecar = path.with_name(path.stem + ".schema.json")
+        sidecar = sidecar_path(path)
         source = Path(declared) if declared is not None else sidecar if sidecar.exists() else None
         if source is None:
             return inferred

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from svtgui.app.outputs import Inputs, OutputConflict, check_output, sidecar_path
+from svtgui.app.outputs import Inputs, OutputConflict, check_output
 from svtgui.cli import build_parser, main
 from svtgui.cli.inputs import INPUT_OPTIONS, OTHER_FILE_OPTIONS, OUTPUT_OPTIONS, command_inputs
+from svtgui.data.loaders import sidecar_path
 
 SCHEMA = {"format": "svtgui-schema", "version": 1, "neighbouring": "add_remove",
           "columns": [{"name": "x", "kind": "numeric", "lower": 0, "upper": 100},

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from session_gui_helpers import answer_dialog
 
-from svtgui.app.outputs import sidecar_path
+from svtgui.data.loaders import sidecar_path
 from svtgui.data.queries import ClippedSum, RangeCount
 from svtgui.ui.main_window import sample_path
 
