@@ -88,3 +88,28 @@ def test_queue_numbers_line_up_past_nine(qapp):
     numbers = (1, 9, 10, 99, 100, 999, 1000, 54321)
     widths = {metrics.horizontalAdvance(number_column(n) + ".") for n in numbers}
     assert max(widths) - min(widths) < 0.5, widths
+
+
+def test_a_split_saves_one_file_per_wider_sensitivity(qtbot, window, act, tmp_path, monkeypatch):
+    """Wider queries of several Δ go to one file each (a mixed file would pay the same price again);
+    the save dialog says why the narrow ones stay (issue 24 §5)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from svtgui.data.queries import ClippedSum, read_queries
+
+    act.load(qtbot, window)
+    page = window.queries
+    counts = list(page.queries[:3])
+    gains = [ClippedSum("capital_gain", 0, 5000), ClippedSum("capital_gain", 0, 5000)]
+    hours = ClippedSum("hours_per_week", 0, 99)
+    page.set_queries([*counts, gains[0], hours, gains[1]])
+    titles = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(
+        lambda parent, title, *a: (titles.append(title), (str(tmp_path / "wider.queries.json"), ""))[1]))
+    assert page.split_by_sensitivity()
+    assert "a run's noise follows its widest query" in titles[0] and "Δ = 1 stay here" in titles[0]
+    assert page.queries == counts
+    assert [q.describe() for q in read_queries(tmp_path / "wider-delta-99.queries.json").queries] == \
+        [hours.describe()]
+    assert len(read_queries(tmp_path / "wider-delta-5000.queries.json").queries) == 2
+    assert not (tmp_path / "wider.queries.json").exists()

@@ -54,6 +54,19 @@ MIME = "application/x-svtgui-query-rows"
 UNDO_DEPTH = 20  # Remove / Clear steps that Undo can take back
 
 
+def split_files(path: Path, wide: list[tuple[Any, float]]) -> list[tuple[Path, list[Any]]]:
+    """The wider queries, one file per sensitivity: ``path`` itself when they share one Δ, else
+    ``STEM-delta-Δ.SUFFIXES`` beside it (``wider-delta-90.queries.json``)."""
+    by_delta: dict[float, list[Any]] = {}
+    for q, s in wide:
+        by_delta.setdefault(s, []).append(q)
+    if len(by_delta) == 1:
+        return [(path, next(iter(by_delta.values())))]
+    stem, dot, suffixes = path.name.partition(".")
+    return [(path.with_name(f"{stem}-delta-{exact(s)}{dot}{suffixes}".replace(",", "")), qs)
+            for s, qs in sorted(by_delta.items())]
+
+
 FIGURE_SPACE = "\u2007"  # as wide as a digit in every font (a plain space is narrower)
 PUNCTUATION_SPACE = "\u2008"  # as wide as the thousands comma
 NUMBER_WIDTH = 7  # "999,999": the queue's numbers line up up to a million queries
@@ -280,7 +293,10 @@ class QueriesPage(QWidget):
     def split_by_sensitivity(self, path: str | Path | None = None) -> bool:
         """Keep the smallest-Δ queries; save the others to ``path`` (default: ask), then remove them.
 
-        Undoable like Remove (Ctrl+Z). Nothing changes if the file cannot be written.
+        Each wider Δ gets a file of its own (``wide-delta-90.queries.json`` beside ``path`` when there
+        are several): a file of mixed Δ would pay the same price again in its own run. The save dialog
+        says what is kept and why. Undoable like Remove (Ctrl+Z). Nothing changes if a file cannot be
+        written.
         """
         schema = self.schema
         if schema is None:
@@ -288,29 +304,36 @@ class QueriesPage(QWidget):
         sens = [float(q.sensitivity(schema)) for q in self.queries]
         low = min(sens)
         keep = [q for q, s in zip(self.queries, sens, strict=True) if s == low]
-        wide = [q for q, s in zip(self.queries, sens, strict=True) if s != low]
+        wider = [(q, s) for q, s in zip(self.queries, sens, strict=True) if s != low]
+        wide = [q for q, _ in wider]
         if not wide:
             return False
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, f"Save the {count(len(wide), 'wider query')}",
-                                                    "wider.queries.json", "Query lists (*.json)")
+            title = (f"Save the {count(len(wide), 'wider query')} for runs of their own — a run's noise "
+                     f"follows its widest query, so the {count(len(keep), 'query')} with Δ = {exact(low)} "
+                     "stay here and pay only for their own Δ")
+            chosen, _ = QFileDialog.getSaveFileName(self, title, "wider.queries.json", "Query lists (*.json)")
             if not chosen:
                 return False
             path = chosen
+        groups = split_files(Path(path), wider)
         try:
-            self.workspace.input_files().guard(path)
-            doc = queries_to_json(wide, self.workspace.queries_from_data)
-            Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+            for target, _ in groups:
+                self.workspace.input_files().guard(target)
+            for target, queries in groups:
+                doc = queries_to_json(queries, self.workspace.queries_from_data)
+                target.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
         except OutputConflict as exc:
             self.error.show_error(f"{exc}; the queue is unchanged")
             return False
         except OSError as exc:
-            self.error.show_error(f"{path}: {exc.strerror or exc}; the queue is unchanged")
+            self.error.show_error(f"{exc.filename or path}: {exc.strerror or exc}; the queue is unchanged")
             return False
         self._keep_for_undo()
         self.queries.reset(keep)
+        files = ", ".join(target.name for target, _ in groups)
         self._undo_note(f"Kept {count(len(keep), 'query')} with Δ = {exact(low)}; saved "
-                        f"{count(len(wide), 'query')} to {Path(path).name} for a run of their own.",
+                        f"{count(len(wide), 'query')} to {files}, one Δ a file, for runs of their own.",
                         len(wide))
         return True
 
