@@ -47,15 +47,15 @@ DECLARED = Domains()
 
 
 def release_notes(schema: Any, queries: Sequence[Any], brought: Iterable[str] = (),
-                  universe: Any = None) -> tuple[str, ...]:
+                  universe: Any = None, columns: Iterable[str] | None = None) -> tuple[str, ...]:
     """Every domain read off the data that a release depends on: those ``brought`` by its query list
     (or recipe), the schema levels read from the data of a column a query reads, and the universe's
-    axes whose levels were not declared (the universe's description is published whole)."""
-    columns: set[str] = set()
-    for q in queries:
-        read = getattr(q, "columns", None)
-        if callable(read):
-            columns |= set(read())
+    axes whose levels were not declared (the universe's description is published whole).
+    ``columns``: the columns the queries read, when the caller keeps them already (the queue's
+    facts: a long queue is then not walked again on every plan)."""
+    if columns is None:
+        read_by = (getattr(q, "columns", None) for q in queries)
+        columns = {c for read in read_by if callable(read) for c in read()}
     from_schema = provenance.schema_notes(schema, sorted(columns)) if schema is not None else []
     axes = []
     if universe is not None:

@@ -74,6 +74,7 @@ class QueueFacts:
     problem: Problem | None = None  # the first query that does not fit the schema
     reach: float = 0.0  # the largest |answer| any query can have on public_rows(schema) rows
     farthest: str = ""  # the query that can reach it
+    columns: frozenset[str] = frozenset()  # every column a query reads (complete when there is no problem)
 
     @property
     def mixed(self) -> bool:
@@ -151,6 +152,7 @@ class QueueTally:
         self.problem: Problem | None = None  # the first query that does not fit (later ones are not checked)
         self.rows = public_rows(schema)
         self.reach, self.farthest = 0.0, ""  # the largest |answer| a query can have on self.rows rows
+        self.columns: set[str] = set()
 
     def add(self, queries: Sequence[Any]) -> None:
         """Take in ``queries``, appended after those already counted."""
@@ -179,6 +181,9 @@ class QueueTally:
             self.integer = self.integer and bool(q.integer)
             if self.monotonic and not _monotonic(q, self.schema):
                 self.monotonic, self.first_non_monotonic = False, q
+            read = getattr(q, "columns", None)
+            if callable(read):
+                self.columns.update(read())
         self.count += len(queries)
 
     def facts(self) -> QueueFacts:
@@ -194,7 +199,8 @@ class QueueTally:
         else:
             reason = "every query only grows when a row is added."
         return QueueFacts(self.count, self.top, self.widest, self.low, self.integer,
-                          add_remove and self.monotonic, reason, reach=self.reach, farthest=self.farthest)
+                          add_remove and self.monotonic, reason, reach=self.reach, farthest=self.farthest,
+                          columns=frozenset(self.columns))
 
 
 @dataclass(frozen=True)
@@ -307,7 +313,8 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
         for key in run_params:
             params.pop(key, None)
     notes = domain_check.release_notes(schema, queries, domains.from_data,
-                                       linear_plan.universe if linear_plan is not None else None)
+                                       linear_plan.universe if linear_plan is not None else None,
+                                       columns=facts.columns if facts.problem is None else None)
     refused = domain_check.problem(notes, domains.allowed)
     if refused is not None and dataset is not None:
         problems.append(Problem(domain_check.FIELD, refused))

@@ -14,7 +14,7 @@ from svtgui.app.project_file import Session, load, save
 from svtgui.app.workspace import DATASET, MECHANISM, PARAMS, QUERIES, TOTALS, Workspace
 from svtgui.core.budget import Budget
 from svtgui.data import Dataset
-from svtgui.data.queries import queries_from_json
+from svtgui.data.queries import ClippedSum, Count, queries_from_json
 
 COUNT = {"kind": "count", "where": {"column": "x", "op": ">=", "value": 10}}
 SUM = {"kind": "sum", "column": "x", "lower": 0, "upper": 99}
@@ -72,9 +72,11 @@ def test_changes_are_told_once_and_only_when_something_changed(ws, ds):
 
 
 def test_the_plan_is_built_once_per_change_and_each_query_checked_once(ws, monkeypatch):
-    checked = []
+    checked, read = [], []
     real = plan_module.validate_query
     monkeypatch.setattr(plan_module, "validate_query", lambda q, s: checked.append(q) or real(q, s))
+    for kind in (Count, ClippedSum):  # the columns a query reads (for domains read off the data)
+        monkeypatch.setattr(kind, "columns", lambda q, _real=kind.columns: read.append(q) or _real(q))
     ws.set_queries(queries_from_json([COUNT] * 3))
     ws.set_entries({"epsilon": "1", "threshold": "100", "cutoff": 2})
     first = ws.plan
@@ -83,9 +85,10 @@ def test_the_plan_is_built_once_per_change_and_each_query_checked_once(ws, monke
         ws.set_entry("epsilon", eps)
         assert ws.plan.cost.epsilon == float(eps)
     assert len(checked) == 3
-    added = queries_from_json([SUM])
+    added, before = queries_from_json([SUM]), len(read)
     ws.queries.append(added)  # an append checks the new query alone
     assert ws.plan.queue.count == 4 and ws.plan.queue.sensitivity == 99 and checked[3:] == added
+    assert read[before:] == added * len(read[before:])  # nor are the other queries' columns read again
     ws.set_queries(queries_from_json([COUNT]))
     assert ws.plan.queue.count == 1 and len(checked) == 5
 
