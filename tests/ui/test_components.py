@@ -236,3 +236,24 @@ def test_file_open_starts_in_the_folder_of_the_last_file(qtbot, window, tmp_path
                         staticmethod(lambda parent, title, start, filters: (seen.append(start), ("", ""))[1]))
     window.open_file()
     assert seen == [str(data)]
+
+
+def test_the_schema_page_summarises_missing_values(qtbot):
+    """How many rows lack a value, per column, on the Schema page (issue 24 §5): by the engines' own
+    definition of a missing cell (empty, NA, NaN), shown only where there are some."""
+    import numpy as np
+    import pandas as pd
+
+    from svtgui.data import Dataset
+    from svtgui.ui.setup.schema_editor import COL_STATUS, SchemaEditor
+
+    frame = pd.DataFrame({"age": [30.0, np.nan, 41.0, np.nan], "job": ["a", None, "b", "c"],
+                          "full": [1, 2, 3, 4]})
+    ds = Dataset.from_frame(frame, name="gaps")
+    editor = SchemaEditor()
+    qtbot.addWidget(editor)
+    editor.set_schema(ds.schema, ds.n_rows, ds)
+    status = {editor.table.item(r, 0).text(): editor.table.item(r, COL_STATUS).text()
+              for r in range(editor.table.rowCount())}
+    assert status["age"].endswith("2 missing (50.0%)") and status["job"].endswith("1 missing (25.0%)")
+    assert "missing" not in status["full"]
