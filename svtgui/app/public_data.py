@@ -7,8 +7,9 @@ ledger. :mod:`svtgui.app.gate` refuses both on anything else.
 
 Why by content and never by name: a copy of ``census.csv`` with edited rows, saved as
 ``census.csv`` anywhere, is private data. A dataset is a bundled sample only when its parsed rows are
-the rows of a bundled sample file (the content fingerprint that keys budgets, so the sample re-saved
-in another order, format or engine is still the sample; one edited cell is not).
+the rows of a bundled sample file (each row, cell by cell, as the engine-independent cell hashes of
+the fingerprint see it: the sample re-saved in another row order, format or engine is still the
+sample; one edited cell, or one column's values re-paired across rows, is not).
 
 Toy data is rows built in memory by code (``Dataset.from_frame``: the teaching mode's people,
 tests, generated frames): never read from a file, so no curator's file reaches it through the window
@@ -20,9 +21,13 @@ The promise is about the window and the CLI.)
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any
 
+import numpy as np
+
 from svtgui.assets import sample_files
+from svtgui.data.fingerprint import CellKeys, cell_key, pandas_hashes
 
 #: The fingerprint key for comparing rows with the public samples (a ledger's key is secret; this one
 #: need not be: only public rows can match, and no digest leaves the process).
@@ -44,26 +49,45 @@ def is_bundled_sample(ds: Any) -> bool:
     """True when the rows of ``ds`` are the rows of a bundled sample file, whatever its file's name,
     folder, format or engine.
 
-    Compared by the content fingerprint (:mod:`svtgui.data.fingerprint`, the one that keys budgets)
-    under a fixed public key: the samples are public, and the digest stays in memory. The row count
-    and the number of columns are compared first, so private data is read again only when it has a
-    sample's shape.
+    Two public comparisons, both under a fixed public key (the samples are public; no digest leaves
+    the process): the content fingerprint that keys budgets (each column's values), and then every
+    row, cell by cell in column order (:func:`_rows`) — the fingerprint alone is blind to how a
+    column's values pair across rows, and a sample's columns re-paired would be private rows. The
+    row count and the number of columns are compared first, so private data is read again only when
+    it has a sample's shape.
     """
     try:
         shape = (int(ds.n_rows), len(ds.columns))
     except (AttributeError, TypeError, ValueError):
         return False
-    candidates = [fp for sample_shape, fp in _samples() if sample_shape == shape]
-    return bool(candidates) and ds.content_fingerprint(PUBLIC_KEY) in candidates
+    candidates = [(content, rows) for sample_shape, content, rows in _samples() if sample_shape == shape]
+    if not candidates:
+        return False
+    content = ds.content_fingerprint(PUBLIC_KEY)
+    same = [rows for c, rows in candidates if c == content]
+    return bool(same) and _rows(ds) in same
+
+
+def _rows(ds: Any) -> tuple[bytes, ...]:
+    """Every row as a digest of its cells' canonical hashes in column order (the engine-independent
+    cell hashes of :mod:`svtgui.data.fingerprint`), sorted: the rows as a multiset."""
+    keys = CellKeys.of(cell_key(PUBLIC_KEY))
+    digests: list[bytes] = []
+    for frame in ds.record_batches():
+        cells = np.column_stack([pandas_hashes(frame.iloc[:, j], keys) for j in range(frame.shape[1])])
+        digests.extend(hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in cells)
+    return tuple(sorted(digests))
 
 
 @functools.cache
-def _samples() -> tuple[tuple[tuple[int, int], str], ...]:
-    """Each bundled sample's shape and public-key fingerprint, as the loader reads it (once per process)."""
+def _samples() -> tuple[tuple[tuple[int, int], str, tuple[bytes, ...]], ...]:
+    """Each bundled sample's shape, public-key fingerprint and rows, as the loader reads it (once per
+    process)."""
     from svtgui.data import load_dataset
 
     out = []
     for path in sample_files():
         sample = load_dataset(path)
-        out.append(((sample.n_rows, len(sample.columns)), sample.content_fingerprint(PUBLIC_KEY)))
+        out.append(((sample.n_rows, len(sample.columns)), sample.content_fingerprint(PUBLIC_KEY),
+                    _rows(sample)))
     return tuple(out)

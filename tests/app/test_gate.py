@@ -13,12 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import svtgui
 from svtgui.app import dataset_identity, gate, recipes
-from svtgui.app.public_data import is_bundled_sample, is_public
+from svtgui.app.public_data import PUBLIC_KEY, is_bundled_sample, is_public
 from svtgui.app.runs.runner import start_run
 from svtgui.cli import main
 from svtgui.core.noise import seeded
@@ -151,6 +152,15 @@ def test_a_sample_by_content_not_by_name(tmp_path, census_copy):
     first[0] = str(int(first[0]) + 1)
     edited.write_text("".join([lines[0], ",".join(first), *lines[2:]]))
     assert not is_public(load_dataset(edited))
+    # the same values in every column, re-paired across two rows (ages swapped): other people's rows
+    frame = pd.read_csv(census_copy)
+    second = int(np.flatnonzero(frame["age"].to_numpy() != frame["age"][0])[0])
+    frame.loc[[0, second], "age"] = frame.loc[[second, 0], "age"].to_numpy()
+    repaired = tmp_path / "repaired.csv"
+    frame.to_csv(repaired, index=False)
+    same_columns = load_dataset(repaired).content_fingerprint(PUBLIC_KEY)
+    assert same_columns == load_dataset(census_copy).content_fingerprint(PUBLIC_KEY)  # each column alike
+    assert not is_public(load_dataset(repaired))
     reordered = tmp_path / "reordered.parquet"  # the same rows in another order and format
     pd.read_csv(census_copy).iloc[::-1].to_parquet(reordered)
     assert is_bundled_sample(load_dataset(reordered))
