@@ -109,3 +109,17 @@ def test_working_copies_live_in_a_private_folder_removed_when_stale(tmp_path: Pa
     (dead / "copy.csv").write_text("private", encoding="utf-8")
     assert scratch.remove_stale(tmp_path) == [dead]
     assert not dead.exists() and alive.exists()
+
+
+def test_nan_in_parquet_is_missing_and_codes_match_by_text_on_every_path(tmp_path: Path) -> None:
+    """A float column with NaN (and a null) declared categorical: NaN is missing, 13.0 is "13"."""
+    import numpy as np
+
+    pd.DataFrame({"c": [13.0, np.nan, 2.5, 13.0, None, -4.0]}).to_parquet(tmp_path / "codes.parquet")
+    schema = {"format": "svtgui-schema", "version": 1, "columns": [{"name": "c", "kind": "categorical"}]}
+    (tmp_path / "codes.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    batch = [Count(Condition("c", "is_missing")), Count(Condition("c", "=", "13")),
+             Count(Condition("c", "=", 13)), Count(Condition("c", "=", "13.0")),
+             Count(Condition("c", "!=", 2.5)), Count(Condition("c", "in", ["2.5", "-4"]))]
+    for name, got in _answers(tmp_path / "codes.parquet", batch).items():
+        assert got == [2.0, 2.0, 2.0, 0.0, 3.0, 2.0], name
