@@ -35,11 +35,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svtgui.core.progress import ProgressState
 from svtgui.data.fingerprint import SHARED_ROWS, RowsFingerprint, shared_rows
 from svtgui.ledger import ContentIdentity, DatasetRecord, Ledger
+
+if TYPE_CHECKING:  # annotations only: the data layer's types
+    from svtgui.data.dataset import Dataset
+    from svtgui.data.schema import Schema
 
 SHARED_COLUMNS = 2
 RESEMBLES = "the same name, columns holding the same values under any header, or most of the same rows"
@@ -78,7 +82,7 @@ class Identity:
         return self.record is None and bool(self.lookalikes)
 
 
-def fingerprint_of(ledger: Ledger, ds: Any, progress: ProgressState | None = None) -> RowsFingerprint:
+def fingerprint_of(ledger: Ledger, ds: Dataset, progress: ProgressState | None = None) -> RowsFingerprint:
     """The rows' fingerprint under the ledger's key: from the ledger's per-file cache while the file
     is unchanged, else computed (one pass over the rows) and cached. Never leaves the ledger."""
     key = ledger.content_key()
@@ -95,7 +99,7 @@ def fingerprint_of(ledger: Ledger, ds: Any, progress: ProgressState | None = Non
     return fp
 
 
-def _cache(ledger: Ledger, ds: Any, fp: RowsFingerprint, legacy: str | None = None) -> None:
+def _cache(ledger: Ledger, ds: Dataset, fp: RowsFingerprint, legacy: str | None = None) -> None:
     """Keep the fingerprint in the ledger under the file's state, taken again now: a file that changed
     while it was read is not cached."""
     state = ds.read_state()
@@ -104,7 +108,7 @@ def _cache(ledger: Ledger, ds: Any, fp: RowsFingerprint, legacy: str | None = No
                                  {"rows": fp.to_json()} | ({"legacy": legacy} if legacy else {}))
 
 
-def _legacy_of(ledger: Ledger, ds: Any, fp: RowsFingerprint) -> str:
+def _legacy_of(ledger: Ledger, ds: Dataset, fp: RowsFingerprint) -> str:
     """The rows' schema-5 fingerprint (a second pass, paid once per file: cached with the new one)."""
     key = ledger.content_key()
     known = ds.known_legacy_fingerprint(key)
@@ -135,7 +139,7 @@ def resemblance(ledger: Ledger, name: str, fp: RowsFingerprint) -> tuple[Dataset
     return tuple(sorted(alike, key=lambda d: (-rows.get(d.dataset_id, 0.0), -columns.get(d.dataset_id, 0))))
 
 
-def identify(ledger: Ledger, ds: Any) -> Identity:
+def identify(ledger: Ledger, ds: Dataset) -> Identity:
     """Look the rows of ``ds`` up in the ledger; sets ``ds.dataset_id`` when they are known.
 
     Writes to the ledger only to bind rows an older ledger knew by their schema-5 fingerprint or their
@@ -154,7 +158,7 @@ def identify(ledger: Ledger, ds: Any) -> Identity:
     return Identity(None, resemblance(ledger, ds.name, fp))
 
 
-def declared(schema: Any) -> dict[str, Any]:
+def declared(schema: Schema) -> dict[str, Any]:
     """What the curator declared about the rows that a run's sensitivity comes from, as its report
     states it: the neighbouring relation and each column's public bounds (never read from the data).
     Kept with every charge (``Ledger.start_run(declared=)``). Categorical levels are left out: the
@@ -163,7 +167,7 @@ def declared(schema: Any) -> dict[str, Any]:
             "bounds": {c.name: [c.lower, c.upper] for c in schema.columns if c.lower is not None}}
 
 
-def register(ledger: Ledger, ds: Any, total_epsilon: str | float | Fraction,
+def register(ledger: Ledger, ds: Dataset, total_epsilon: str | float | Fraction,
              total_delta: str | float | Fraction = 0, *, different: bool = False) -> DatasetRecord:
     """Register the rows of ``ds`` as a new dataset with this total budget (known rows: unchanged).
 
@@ -193,12 +197,12 @@ def relation_text(neighbouring: str, n: int | None) -> str:
     return f"{text} with n = {n:,}" if neighbouring == "replace" and n is not None else text
 
 
-def declared_n(schema: Any) -> int | None:
+def declared_n(schema: Schema) -> int | None:
     """The public n a schema declares (only under replace-one), else None."""
     return None if schema.neighbouring.value != "replace" or schema.n is None else int(schema.n)
 
 
-def relation_mismatch(record: DatasetRecord, schema: Any) -> str | None:
+def relation_mismatch(record: DatasetRecord, schema: Schema) -> str | None:
     """Why rows declared under ``schema`` cannot be charged to ``record``'s budget, or None.
 
     A budget holds under one neighbouring relation, and under replace-one for one public n: the
@@ -213,7 +217,7 @@ def relation_mismatch(record: DatasetRecord, schema: Any) -> str | None:
             f"{relation_text(*have)} is declared: a budget holds under one relation only")
 
 
-def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
+def bind(ledger: Ledger, ds: Dataset, dataset_id: str) -> DatasetRecord:
     """The curator's statement that the rows of ``ds`` are dataset ``dataset_id``: they share its budget.
 
     Refused (``ValueError``) when the rows already belong to another dataset, or when the relation
@@ -235,12 +239,12 @@ def bind(ledger: Ledger, ds: Any, dataset_id: str) -> DatasetRecord:
 # -- the declared schema, remembered per rows ----------------------------------------------------
 
 
-def declares_nothing(schema: Any) -> bool:
+def declares_nothing(schema: Schema) -> bool:
     """A schema with no declared bounds and no levels: inferred from the file, nothing promised yet."""
     return all(c.lower is None and c.upper is None and not c.categories for c in schema.columns)
 
 
-def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
+def recall_declared(ledger: Ledger, ds: Dataset) -> Schema | None:
     """The schema the curator last declared for these rows, when the file brought none of its own.
 
     Keyed like the budget (the rows' private identity), so the same rows re-saved, renamed or moved
@@ -276,7 +280,7 @@ def recall_declared(ledger: Ledger, ds: Any) -> Any | None:
 _DIGESTS = "svtgui_column_digests"
 
 
-def remember_declared(ledger: Ledger, ds: Any, schema: Any) -> None:
+def remember_declared(ledger: Ledger, ds: Dataset, schema: Schema) -> None:
     """Keep ``schema`` as what the curator declared for the rows of ``ds`` (only in the ledger), with
     the fingerprint of each column it declares, so renamed headers get it back."""
     fp = fingerprint_of(ledger, ds)

@@ -39,9 +39,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only: the run process imports the data layer with the runner
+    from svtgui.data.dataset import Dataset
+    from svtgui.data.queries import Query
+    from svtgui.ledger import RunRecord
 
 from svtgui.app.domains import DECLARED, Domains
 
@@ -72,7 +77,7 @@ class RunJob:
     """Everything the child needs to charge and start a run (the queries follow in chunks)."""
 
     ledger_path: str
-    dataset: Any
+    dataset: Dataset
     mechanism_id: str
     params: dict[str, Any]
     seed: int | None = None
@@ -85,7 +90,7 @@ class RunJob:
 class RunView:
     """The public face of the child's run, as the window sees it (status kept current by the worker)."""
 
-    record: Any  # ledger.RunRecord at the start
+    record: RunRecord  # as charged, at the start
     cutoff: int | None
     params: dict[str, Any]
     status: str = "running"
@@ -145,7 +150,7 @@ class StreamLoop:
         self.steps = 0
         self.stop = False
         self.finish = False
-        self.adaptive: deque[Any] = deque()
+        self.adaptive: deque[Query] = deque()
         self.credits = MAX_IN_FLIGHT
         self.drained = False
         self.batch_size = FIRST_BATCH
@@ -280,7 +285,7 @@ def child_main(ctrl: Connection, out: Connection) -> None:
 
     try:
         job: RunJob = ctrl.recv()
-        queries: list[Any] = []
+        queries: list[Query] = []
         while (chunk := ctrl.recv()) is not None:
             queries.extend(chunk)
     except (EOFError, OSError):

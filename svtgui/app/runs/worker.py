@@ -22,10 +22,15 @@ import contextlib
 import multiprocessing
 import os
 import queue
-from typing import Any, NamedTuple
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from svtgui.app.runs.process import ReleasedBatch, RunJob, RunView, child_main
 from svtgui.app.tasks import Task, TaskState, submit
+
+if TYPE_CHECKING:
+    from svtgui.data.queries import Query
 
 __all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare", "relay"]
 
@@ -39,9 +44,9 @@ RELAY_POLL_SECONDS = 0.01  # how long the relay waits for the child before forwa
 class Spawned(NamedTuple):
     """A run process and its two pipes, seen from the window's side."""
 
-    process: Any
-    to_child: Any  # Connection: window → child
-    from_child: Any  # Connection: child → window
+    process: BaseProcess
+    to_child: Connection  # window → child
+    from_child: Connection  # child → window
 
 
 _prepared: Spawned | None = None
@@ -86,7 +91,7 @@ def _take() -> Spawned:
     return _spawn()
 
 
-def relay(state: TaskState, spawned: Spawned, job: RunJob, queries: list[Any],
+def relay(state: TaskState, spawned: Spawned, job: RunJob, queries: list[Query],
           outbox: queue.SimpleQueue) -> str:
     """Task: hand ``job`` and ``queries`` to the run process, then relay until the run's last message.
 
@@ -137,7 +142,7 @@ def relay(state: TaskState, spawned: Spawned, job: RunJob, queries: list[Any],
         from_child.close()
 
 
-def _forward(ctrl: Any, message: tuple[str, Any] | None) -> bool:
+def _forward(ctrl: Connection, message: tuple[str, Any] | None) -> bool:
     """Send one control message; False once forwarding has ended (closed by the window, or the child)."""
     if message is None:
         return False
@@ -151,11 +156,11 @@ def _forward(ctrl: Any, message: tuple[str, Any] | None) -> bool:
 class RunWorker:
     """Starts the run process and its relay task, forwards requests, hands outcomes to the window's timer."""
 
-    def __init__(self, job: RunJob, queries: list[Any]) -> None:
+    def __init__(self, job: RunJob, queries: list[Query]) -> None:
         self._job = job
         self._queries = queries
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._proc: Any = None
+        self._proc: BaseProcess | None = None
         self.task: Task | None = None
         self._paused = False
         self._done = False
@@ -243,7 +248,7 @@ class RunWorker:
         """Answer about ``rate`` queries per second from now on (None: as fast as possible)."""
         self._tell("pace", rate)
 
-    def ask(self, query: Any) -> None:
+    def ask(self, query: Query) -> None:
         """Queue an adaptive query, answered before the next planned batch."""
         self._tell("ask", query)
 
