@@ -205,3 +205,26 @@ def _run_thirty_queries(qtbot, window, act) -> None:
     act.run_to_end(qtbot, window)
     qtbot.mouseClick(window.run_page.stop_button, LEFT)
     qtbot.waitUntil(lambda: window.run_model.state == "ended", timeout=10_000)
+
+
+def test_history_sets_the_public_name_reports_use(qtbot, window, act, tmp_path, monkeypatch):
+    """Public name… in History (the window's twin of `ledger set-name`): logged in the ledger, shown in the
+    title, and the name the next export publishes; the file's name ("census") never is."""
+    from PySide6.QtWidgets import QInputDialog
+
+    from svtgui.ledger import Ledger
+
+    _run_thirty_queries(qtbot, window, act)
+    panel = window.sessions.show_history()
+    assert panel.rename.isEnabled() and "add/remove-one neighbours" in panel.title.text()
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("Synthetic survey", True)))
+    qtbot.mouseClick(panel.rename, LEFT)
+    assert "reports name it “Synthetic survey”" in panel.title.text()
+    with Ledger.open() as led:
+        assert led.dataset(panel.dataset_id).public_name == "Synthetic survey"
+    panel.select_run(panel.runs_model.runs[-1].id)
+    out = tmp_path / "named.json"
+    answer_dialog(monkeypatch, "getSaveFileName", out)
+    qtbot.mouseClick(panel.export, LEFT)
+    wait_export(qtbot, window)
+    assert json.loads(out.read_text(encoding="utf-8"))["dataset"]["name"] == "Synthetic survey"

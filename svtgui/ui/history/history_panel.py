@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QPushButton,
     QSplitter,
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import recipes
+from svtgui.app.dataset_identity import relation_text
 from svtgui.app.domains import recorded, warning
 from svtgui.app.numbers import amount, exact
 from svtgui.app.reports.content import (
@@ -314,6 +316,10 @@ class HistoryPanel(QDialog):
         self.build_release.clicked.connect(self._release_clicked)
         self.script = named(QPushButton("Reproducible script…"), "Reproducible script of the selected runs")
         self.script.clicked.connect(self._script_clicked)
+        self.rename = named(QPushButton("Public name…"), "Public name of the dataset",
+                            "The name release reports publish for this dataset (until one is chosen: its "
+                            "random id, never the file's name)")
+        self.rename.clicked.connect(self._rename_clicked)
         self.reason = named(QLabel(""), "Export unavailable reason")
         self.reason.setWordWrap(True)
         self.refresh_button = named(QPushButton("Refresh"), "Refresh history", "Read the ledger again (F5)")
@@ -337,6 +343,7 @@ class HistoryPanel(QDialog):
         split.setSizes([200, 440])
         buttons = QHBoxLayout()
         buttons.addWidget(self.reason, 1)
+        buttons.addWidget(self.rename)
         buttons.addWidget(self.script)
         buttons.addWidget(self.build_release)
         buttons.addWidget(self.export)
@@ -373,6 +380,7 @@ class HistoryPanel(QDialog):
     def refresh(self) -> None:
         """Read the dataset's runs and budget from the ledger again (keeps the selected run)."""
         keep = self.selected_run()
+        self.rename.setEnabled(False)  # until the ledger says the dataset is there
         if self.dataset_id is None:
             self.title.setText(f"History of “{self.dataset_name}”" if self.dataset_name else "No dataset")
             self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it."
@@ -400,7 +408,11 @@ class HistoryPanel(QDialog):
         self.title.setText(
             f"History of “{self.dataset_name or (record.name if record else '')}” "
             f"· ledger id {self.dataset_id}"
+            + (f" · reports name it “{record.public_name}”"
+               if record is not None and record.public_name != record.dataset_id else "")
+            + (f" · {relation_text(record.neighbouring, record.public_n)} neighbours" if record else "")
         )
+        self.rename.setEnabled(record is not None)
         if b is None:
             self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it.")
         else:
@@ -519,6 +531,22 @@ class HistoryPanel(QDialog):
     def _script_clicked(self) -> None:
         if not self._release_reason():
             self.script_requested.emit([r.id for r in self.selected_runs()])
+
+    def _rename_clicked(self) -> None:
+        """Ask the curator for the public name reports use (logged in the ledger), then show it."""
+        if self.dataset_id is None:
+            return
+        text, ok = QInputDialog.getText(self, "Public name", "The name release reports publish for this "
+                                        "dataset (not the file's name, which can say what or whom it is "
+                                        "about):")
+        if not ok:
+            return
+        try:
+            self._ledger().set_public_name(self.dataset_id, text)
+        except (LedgerError, ValueError) as exc:
+            self.reason.setText(str(exc))
+            return
+        self.refresh()
 
     def _export_clicked(self) -> None:
         run = self.selected_run()
