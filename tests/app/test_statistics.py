@@ -145,3 +145,19 @@ def test_the_cli_prints_the_table_after_a_recipe_and_a_run(setup, tmp_path, caps
     assert "as of 20" in err
     with Ledger.open(ledger) as led:
         assert out.strip() == statistics_text(statistics(led, 1))
+
+
+def test_an_older_screening_run_falls_back_to_its_recorded_accuracy(setup):
+    """A run recorded before each answer's Δ was kept: the interval is the 95 % α the run recorded (the
+    widest of its answers'), never an interval for a count guessed for a sum."""
+    led, ds, key, _frame = setup
+    run = led.start_run(key, "recipe_screen_ranges", {"threshold": 10.0, "cutoff": 1, "screen_share": 0.5,
+                                                      "queries": 1}, "1", "0", secure=True,
+                        noise_description="OS CSPRNG")
+    led.record(run.id, [(0, "sum of age", True, 5000.5, None)])
+    for k, v in {"answers": [{"query": "sum of age", "value": 5000.5}], "epsilon_per_answer": 0.5,
+                 "answer_alpha_95": 600.0, "examined": 1, "found": 1}.items():
+        led.record_fact(run.id, k, v)
+    led.finish_run(run.id, "finished")
+    (st,) = statistics(led, run.id)
+    assert st["interval"] == [4400.5, 5600.5] and "recorded 95 % accuracy" in st["method"]

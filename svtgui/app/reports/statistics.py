@@ -30,6 +30,7 @@ from svtgui.ledger import ResponseRecord, RunRecord
 
 CONFIDENCE = 0.95
 NONE_RELEASED = "none released"
+SCREENED_METHOD = "found by Sparse, answered with fresh Laplace noise on the noise lattice; exact interval"
 COUNT_METHOD = "Laplace on the integers, sensitivity 1; exact interval"
 
 
@@ -133,12 +134,17 @@ def _screened(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any],
     by_query = {a["query"]: a for a in facts.get("answers", [])}
     stats = []
     for r in tops:
-        # the answer's own sensitivity and lattice (recorded since this table exists); older runs: counts
         answer = by_query.get(r.description, {})
-        sensitivity, integer = float(answer.get("sensitivity", 1.0)), bool(answer.get("integer", True))
-        stats.append(_laplace_statistic(
-            run, r.description, float(r.value), sensitivity, e_answer, integer=integer,
-            method="found by Sparse, answered with fresh Laplace noise on the noise lattice; exact interval"))
+        if "sensitivity" in answer:  # each answer's own Δ and lattice: recorded since this table exists
+            stats.append(_laplace_statistic(
+                run, r.description, float(r.value), float(answer["sensitivity"]), e_answer,
+                integer=bool(answer["integer"]),
+                method=SCREENED_METHOD))
+        else:  # an older run: the 95 % accuracy it recorded (the widest of its answers'), a bound
+            alpha = float(facts["answer_alpha_95"])
+            stats.append(Statistic(r.description, r.value, (r.value - alpha, r.value + alpha), CONFIDENCE,
+                                   fmt(run.epsilon), run.id, "found by Sparse, answered with fresh Laplace "
+                                   "noise; interval: the run's recorded 95 % accuracy (a bound)"))
     return stats
 
 
