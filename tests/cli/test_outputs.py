@@ -188,5 +188,8 @@ def test_the_guard_compares_files_not_names(tmp_path):
     os.link(data, tmp_path / "other.csv")
     with pytest.raises(OutputConflict, match="is the dataset"):
         check_output(tmp_path / "other.csv", inputs)
+    (tmp_path / "via-link.json").symlink_to(tmp_path / "real.json")  # an input named through a link:
+    (tmp_path / "real.json").write_text("{}")  # the file behind it is protected too
+    assert Inputs().add(tmp_path / "via-link.json", "the query list").conflict(tmp_path / "real.json")
     assert inputs.conflict(tmp_path / "r.html") is None
     assert check_output(tmp_path / "r.html", inputs) == tmp_path / "r.html"
