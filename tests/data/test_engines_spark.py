@@ -112,3 +112,33 @@ def test_an_unreachable_master_exits_2_and_charges_nothing(tmp_path: Path) -> No
     assert "svtgui-cli run: error: --data: Spark did not" in done.stderr
     assert "spark://127.0.0.1:9" in done.stderr
     assert not ledger.exists()  # nothing charged, nothing written
+
+
+def test_cancel_stops_the_fingerprint_job_and_the_session_goes_on(spark, tmp_path: Path) -> None:
+    """The window's Cancel reaches a running Spark job (the fingerprint of a large table takes long)."""
+    import pandas as pd
+
+    from svtgui.data.errors import LoadCancelled
+
+    class CancelledOnceStarted:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def set_progress(self, fraction, text=""):
+            pass
+
+        def is_cancelled(self):
+            self.asked += 1
+            return self.asked > 1  # not before the job starts: while it runs
+
+    path = write(pd.DataFrame({"age": range(2_000_000)}), tmp_path)
+    ds = open_dataset(path, engine="spark", spark_master="local[2]")
+    tracker = spark.sparkContext.statusTracker()
+    with pytest.raises(LoadCancelled):
+        ds.fingerprint(new_key(), CancelledOnceStarted())
+    last = 0
+    while tracker.getJobInfo(last + 1) is not None:  # job ids count up from 0 in a session
+        last += 1
+    assert tracker.getJobInfo(last).status != "SUCCEEDED"  # stopped while it ran, not after it ended
+    batch = [RangeCount("age", 0, 99)]
+    assert list(evaluate(ds, batch)) == list(evaluate(open_dataset(path, engine="memory"), batch))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -30,9 +31,11 @@ from svtgui.data import textio
 from svtgui.data.cells import missing_markers
 from svtgui.data.engines import scratch
 from svtgui.data.engines.base import SPARK, ColumnType, EngineError, TableEngine, lists_as_tuples, text_cell
+from svtgui.data.errors import LoadCancelled
 from svtgui.data.fingerprint import ColumnSums
 
 DEFAULT_TIMEOUT = 600.0
+CANCEL_CHECK = 0.2  # seconds between looks at the caller's Cancel while a job runs
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _ITEMS = ("array<string>", "array<int>", "array<bigint>", "array<smallint>", "array<tinyint>")
 SPARK_LOG = "SVTGUI_SPARK_LOG"
@@ -197,8 +200,9 @@ class SparkTable(TableEngine):
             self._df, self._columns = df, columns
         return self._df
 
-    def _guarded(self, work: Callable[[], Any], what: str) -> Any:
-        """Run ``work`` in its own job group; cancel it and raise after ``timeout`` seconds."""
+    def _guarded(self, work: Callable[[], Any], what: str, progress: ProgressState | None = None) -> Any:
+        """Run ``work`` in its own job group; cancel it and raise after ``timeout`` seconds, or as soon
+        as ``progress`` says the caller cancelled (``LoadCancelled``: the window's Cancel)."""
         spark = self.session()
         group = f"svtgui-{uuid.uuid4().hex[:8]}"
         result: list[Any] = []
@@ -214,10 +218,15 @@ class SparkTable(TableEngine):
 
         worker = threading.Thread(target=run, name="svtgui-spark", daemon=True)
         worker.start()
-        worker.join(self.timeout)
+        deadline = time.monotonic() + self.timeout
+        while worker.is_alive() and time.monotonic() < deadline:
+            left = max(deadline - time.monotonic(), 0.0)
+            worker.join(min(CANCEL_CHECK, left) if progress is not None else left)
+            if worker.is_alive() and progress is not None and progress.is_cancelled():
+                self._cancel(spark, group)
+                raise LoadCancelled("loading was cancelled")
         if worker.is_alive():
-            if not self.master.startswith("sc://"):
-                spark.sparkContext.cancelJobGroup(group)
+            self._cancel(spark, group)
             raise EngineError(f"Spark on {self.master} did not answer within {self.timeout:g} s ({what}); "
                               "is the master reachable and does it have free executors?")
         if errors:
@@ -227,6 +236,10 @@ class SparkTable(TableEngine):
                 raise EngineError(f"not a readable Parquet file ({damage})", path=self.source) from None
             raise EngineError(f"Spark failed ({what}) on {self.master}: {_first_line(e)}") from None
         return result[0]
+
+    def _cancel(self, spark: Any, group: str) -> None:
+        if not self.master.startswith("sc://"):
+            spark.sparkContext.cancelJobGroup(group)
 
     # -- the seam -------------------------------------------------------------------------------
     def columns(self) -> list[ColumnType]:
@@ -281,7 +294,7 @@ class SparkTable(TableEngine):
         textio.report(progress, 0.0)
         cloudpickle.register_pickle_by_value(fingerprint)
         job = df.mapInArrow(fingerprint.partition_sums(cells, columns), fingerprint.PARTITION_SCHEMA)
-        parts = self._guarded(job.toArrow, "fingerprinting the rows")
+        parts = self._guarded(job.toArrow, "fingerprinting the rows", progress)
         textio.report(progress, 1.0)
         return fingerprint.merge_partitions(parts, columns, cells)
 
