@@ -217,6 +217,26 @@ def relation_mismatch(record: DatasetRecord, schema: Schema) -> str | None:
             f"{relation_text(*have)} is declared: a budget holds under one relation only")
 
 
+#: What a change of relation means for the budget already spent (said by the CLI and the window).
+_CONSEQUENCES = {
+    "replace": "Consequence: a budget under replace-one is not a budget under add/remove-one. The {runs} "
+               "run{plural} charged before were private under add/remove-one, which under replace-one "
+               "counts each ε twice (a replaced row is one removal and one addition); the ledger keeps "
+               "summing the charges as they were, so the total now understates that. Only runs declaring "
+               "replace-one with this n are accepted from now on.",
+    "add_remove": "Consequence: a budget under add/remove-one is not a budget under replace-one. The {runs} "
+                  "run{plural} charged before under replace-one assumed n public and protect nothing about "
+                  "whether a row is present; the ledger keeps their charges, but the total guarantee holds "
+                  "under add/remove-one only for runs from now on. Only runs declaring add/remove-one are "
+                  "accepted from now on.",
+}
+
+
+def relation_consequence(neighbouring: str, runs: int) -> str:
+    """What keeping a budget under ``neighbouring`` from now on means for its ``runs`` earlier runs."""
+    return _CONSEQUENCES[neighbouring].format(runs=runs, plural="" if runs == 1 else "s")
+
+
 def bind(ledger: Ledger, ds: Dataset, dataset_id: str) -> DatasetRecord:
     """The curator's statement that the rows of ``ds`` are dataset ``dataset_id``: they share its budget.
 

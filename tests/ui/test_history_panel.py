@@ -228,3 +228,36 @@ def test_history_sets_the_public_name_reports_use(qtbot, window, act, tmp_path, 
     qtbot.mouseClick(panel.export, LEFT)
     wait_export(qtbot, window)
     assert json.loads(out.read_text(encoding="utf-8"))["dataset"]["name"] == "Synthetic survey"
+
+
+def test_history_changes_the_relation_with_its_consequence_and_logs_it(qtbot, window, act, monkeypatch):
+    """Neighbouring relation… (the window's twin of `ledger set-relation`): the dialog says what the
+    change means for the run already charged before OK is possible; the change is logged with the reason."""
+    from PySide6.QtWidgets import QDialog, QDialogButtonBox
+
+    from svtgui.ledger import Ledger
+    from svtgui.ui.history.relation_dialog import RelationDialog
+
+    _run_thirty_queries(qtbot, window, act)
+    panel = window.sessions.show_history()
+    seen = {}
+
+    def confirm(dialog):
+        ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        seen["unchanged"] = ok.isEnabled()
+        dialog.relation.setCurrentIndex(1)  # replace-one
+        dialog.n.setValue(30_000)
+        seen["without_reason"] = ok.isEnabled()
+        dialog.reason.setText("n is published with the survey")
+        seen["consequence"], seen["ready"] = dialog.consequence.text(), ok.isEnabled()
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(RelationDialog, "exec", confirm)
+    qtbot.mouseClick(panel.relation, LEFT)
+    assert seen["ready"] and not seen["unchanged"] and not seen["without_reason"]
+    assert "1 run charged before" in seen["consequence"] and "twice" in seen["consequence"]
+    assert "replace-one with n = 30,000 neighbours" in panel.title.text()
+    assert "n is published with the survey" in panel.budget.text()
+    with Ledger.open() as led:
+        event = led.relation_events(panel.dataset_id)[-1]
+    assert (event.kind, event.neighbouring, event.public_n) == ("change", "replace", 30_000)

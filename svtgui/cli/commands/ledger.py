@@ -133,7 +133,7 @@ def set_name(args: argparse.Namespace) -> int:
 
 
 def set_relation(args: argparse.Namespace) -> int:
-    from svtgui.app.dataset_identity import relation_text
+    from svtgui.app.dataset_identity import relation_consequence, relation_text
 
     if (args.relation == "replace") != (args.n is not None):
         raise CliError("--n: replace-one needs the public number of rows n; add/remove-one has none")
@@ -147,23 +147,8 @@ def set_relation(args: argparse.Namespace) -> int:
     now, was = relation_text(new.neighbouring, new.public_n), relation_text(d.neighbouring, d.public_n)
     print(f"{new.name} ({new.dataset_id}): budget now kept under {now} neighbours (was {was}); logged with "
           "your reason.")
-    print(RELATION_CONSEQUENCES[args.relation].format(runs=runs, plural="" if runs == 1 else "s"))
+    print(relation_consequence(args.relation, runs))
     return 0
-
-
-#: What a change of relation means for the budget already spent (printed after the change).
-RELATION_CONSEQUENCES = {
-    "replace": "Consequence: a budget under replace-one is not a budget under add/remove-one. The {runs} "
-               "run{plural} charged before were private under add/remove-one, which under replace-one "
-               "counts each ε twice (a replaced row is one removal and one addition); the ledger keeps "
-               "summing the charges as they were, so the total now understates that. Only runs declaring "
-               "replace-one with this n are accepted from now on.",
-    "add_remove": "Consequence: a budget under add/remove-one is not a budget under replace-one. The {runs} "
-                  "run{plural} charged before under replace-one assumed n public and protect nothing about "
-                  "whether a row is present; the ledger keeps their charges, but the total guarantee holds "
-                  "under add/remove-one only for runs from now on. Only runs declaring add/remove-one are "
-                  "accepted from now on.",
-}
 
 
 def accept(args: argparse.Namespace) -> int:

@@ -54,6 +54,7 @@ from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
 from svtgui.ui.common.background import Background, busy_bar
 from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
+from svtgui.ui.history.relation_dialog import RelationDialog
 
 Index = QModelIndex | QPersistentModelIndex
 # Above this many responses a run lists only its ⊤ rows (loading millions of ⊥ rows would stall the
@@ -320,6 +321,10 @@ class HistoryPanel(QDialog):
                             "The name release reports publish for this dataset (until one is chosen: its "
                             "random id, never the file's name)")
         self.rename.clicked.connect(self._rename_clicked)
+        self.relation = named(QPushButton("Neighbouring relation…"), "Neighbouring relation of the dataset",
+                              "Keep this dataset's budget under another neighbouring relation (logged, with "
+                              "what it means for the runs already charged)")
+        self.relation.clicked.connect(self._relation_clicked)
         self.reason = named(QLabel(""), "Export unavailable reason")
         self.reason.setWordWrap(True)
         self.refresh_button = named(QPushButton("Refresh"), "Refresh history", "Read the ledger again (F5)")
@@ -343,6 +348,7 @@ class HistoryPanel(QDialog):
         split.setSizes([200, 440])
         buttons = QHBoxLayout()
         buttons.addWidget(self.reason, 1)
+        buttons.addWidget(self.relation)
         buttons.addWidget(self.rename)
         buttons.addWidget(self.script)
         buttons.addWidget(self.build_release)
@@ -381,6 +387,7 @@ class HistoryPanel(QDialog):
         """Read the dataset's runs and budget from the ledger again (keeps the selected run)."""
         keep = self.selected_run()
         self.rename.setEnabled(False)  # until the ledger says the dataset is there
+        self.relation.setEnabled(False)
         if self.dataset_id is None:
             self.title.setText(f"History of “{self.dataset_name}”" if self.dataset_name else "No dataset")
             self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it."
@@ -413,6 +420,7 @@ class HistoryPanel(QDialog):
             + (f" · {relation_text(record.neighbouring, record.public_n)} neighbours" if record else "")
         )
         self.rename.setEnabled(record is not None)
+        self.relation.setEnabled(record is not None)
         if b is None:
             self.budget.setText("This dataset is not in the ledger yet: no run has been charged against it.")
         else:
@@ -543,6 +551,30 @@ class HistoryPanel(QDialog):
             return
         try:
             self._ledger().set_public_name(self.dataset_id, text)
+        except (LedgerError, ValueError) as exc:
+            self.reason.setText(str(exc))
+            return
+        self.refresh()
+
+    def _relation_clicked(self) -> None:
+        """The window's ``ledger set-relation``: choose, read the consequence, confirm; logged."""
+        if self.dataset_id is None:
+            return
+        try:
+            led = self._ledger()
+            record = led.dataset(self.dataset_id)
+            runs = len(led.runs(self.dataset_id))
+        except (LedgerError, ValueError) as exc:
+            self.reason.setText(str(exc))
+            return
+        if record is None:
+            return
+        dialog = RelationDialog(record, runs, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        c = dialog.choice()
+        try:
+            led.set_relation(self.dataset_id, c.neighbouring, c.public_n, reason=c.reason)
         except (LedgerError, ValueError) as exc:
             self.reason.setText(str(exc))
             return
