@@ -261,3 +261,22 @@ def test_history_changes_the_relation_with_its_consequence_and_logs_it(qtbot, wi
     with Ledger.open() as led:
         event = led.relation_events(panel.dataset_id)[-1]
     assert (event.kind, event.neighbouring, event.public_n) == ("change", "replace", 30_000)
+
+
+def test_a_window_run_under_another_relation_is_refused_by_the_gate(qtbot, window, act):
+    """The window charges through the same gate as the CLI: after the dataset's budget was set to be kept
+    under replace-one, a run still declaring add/remove-one is refused, nothing charged."""
+    from svtgui.ledger import Ledger
+
+    _run_thirty_queries(qtbot, window, act)
+    dataset_id = window.sessions.show_history().dataset_id
+    with Ledger.open() as led:
+        led.set_relation(dataset_id, "replace", 30_000, reason="n is published")
+        before = len(led.runs(dataset_id))
+    window.show_page("run")
+    qtbot.mouseClick(window.run_page.run_button, LEFT)
+    if window.run_page.confirm.isVisible():
+        qtbot.mouseClick(window.run_page.confirm.spend, LEFT)
+    qtbot.waitUntil(lambda: "budgeted under replace-one" in window.run_page.run_error.text(), timeout=30_000)
+    with Ledger.open() as led:
+        assert len(led.runs(dataset_id)) == before
