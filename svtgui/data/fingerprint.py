@@ -27,7 +27,7 @@ ledger migration):
 * text is stripped of surrounding white space; a text equal to a missing marker of any loader
   (:data:`MARKERS`) is missing; a text that spells a decimal number (``"39"``, ``" 1.50"``) is that
   number, so a column read as text by one tool and as numbers by another is the same column;
-* a date or time is its instant in nanoseconds (UTC);
+* a date or time is its instant in microseconds (UTC; finer digits are dropped);
 * an item set (a list cell) is the multiset of its items, each canonical as above;
 * missing (null, NaN, NaT, a marker) is one value of its own.
 
@@ -185,9 +185,10 @@ def arrow_hashes(arr: pa.Array | pa.ChunkedArray, keys: CellKeys) -> np.ndarray:
             missing |= arr.is_null().to_numpy(zero_copy_only=False)
         return _with_missing(_numbers(values, keys), missing, keys)
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        # microseconds: every engine's unit reaches them, and year 9999 still fits (nanoseconds end in 2262)
         tz = t.tz if pa.types.is_timestamp(t) else None
-        ns = pc.cast(pc.cast(arr, pa.timestamp("ns", tz)), pa.int64()).fill_null(0)
-        return _with_missing(_mix(ns.to_numpy(zero_copy_only=False).view(np.uint64), keys.instant),
+        us = pc.cast(pc.cast(arr, pa.timestamp("us", tz), safe=False), pa.int64()).fill_null(0)
+        return _with_missing(_mix(us.to_numpy(zero_copy_only=False).view(np.uint64), keys.instant),
                              _valid_mask(arr), keys)
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         items = arrow_hashes(arr.flatten(), keys)

@@ -332,3 +332,17 @@ def test_dates_blanks_and_markers_give_one_fingerprint_on_every_engine_and_forma
     prints = {open_dataset(path, engine=engine).fingerprint(KEY)
               for path in (csv, parquet) for engine in ("memory", "duckdb")}
     assert len(prints) == 1
+
+
+def test_dates_past_2262_fingerprint_on_every_engine(tmp_path: Path) -> None:
+    """Nanoseconds end in April 2262; a curator's far-future dates (a 'valid until 9999-12-31') must not."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    when = [dt.datetime(9999, 12, 31), dt.datetime(2020, 1, 1), None]
+    pq.write_table(pa.table({"until": pa.array(when, pa.timestamp("us")), "n": [1, 2, 3]}),
+                   path := tmp_path / "far.parquet")
+    assert open_dataset(path, engine="duckdb").fingerprint(KEY) == \
+        open_dataset(path, engine="memory").fingerprint(KEY)
