@@ -20,6 +20,7 @@ from svtgui.app.reports.statistics import decimals, rounded, statistics_text
 from svtgui.app.runs.runner import start_run
 from svtgui.cli import main
 from svtgui.core import intervals, mechanisms
+from svtgui.core.laplace import laplace_scale
 from svtgui.core.noise import seeded
 from svtgui.data.dataset import Dataset
 from svtgui.data.queries import RangeCount
@@ -161,3 +162,32 @@ def test_an_older_screening_run_falls_back_to_its_recorded_accuracy(setup):
     led.finish_run(run.id, "finished")
     (st,) = statistics(led, run.id)
     assert st["interval"] == [4400.5, 5600.5] and "recorded 95 % accuracy" in st["method"]
+
+
+def test_pmw_paid_answers_to_counts_carry_their_exact_interval(tmp_path):
+    """A paid PMW answer is fresh Laplace on the integers (Δ = 1, ε_answer/c): its exact interval; a free
+    one comes from the synthetic histogram and has none."""
+    from svtgui.assets import asset
+    from svtgui.data import generators, load_dataset
+
+    census = load_dataset(asset("samples/census.csv"))
+    with Ledger.open(tmp_path / "l.sqlite") as led:
+        dataset_identity.register(led, census, "10", "0.001")
+        queries = generators.marginals(census.schema, ["sex", "income"], k=1) * 3  # asked again: free
+        params = {"epsilon": 1.0, "delta": 1e-6, "threshold": 1500.0, "cutoff": 10,
+                  "universe": ["sex", "income"]}
+        with start_run(led, census, queries, "pmw", params, seed=7) as run:
+            for _ in run.stream():
+                pass
+        led_rows = led.responses(run.id)
+        table = statistics(led, run.id)
+        names = {p.name for p in mechanisms.info("pmw").params}
+        probe = mechanisms.create("pmw", rng=seeded(0),
+                                  **{k: v for k, v in led.run(run.id).params.items() if k in names})
+    kinds = [r.answered_from_simulation for r in led_rows]
+    stats = [st for st in table if st["name"] != "number of records"]
+    paid = [st for st, free in zip(stats, kinds, strict=True) if free is False]
+    free = [st for st, free in zip(stats, kinds, strict=True) if free]
+    assert paid and free and all(st["interval"] is None for st in free)
+    k = intervals.radius(laplace_scale(1.0, probe.answer_epsilon / probe.cutoff, integer=True), 0.95)
+    assert all(st["interval"] == [st["value"] - k, st["value"] + k] for st in paid)

@@ -105,8 +105,9 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     today = release_date()
     accuracy = _accuracy(run.mechanism_id, run.params, k)
     # the run's plan is its input (kept to replay it), not a released value
-    released = {k: v for k, v in ledger.facts(run_id).items() if k != PLAN_FACT}
-    table = _statistics(run, rows, released, accuracy, k)
+    recorded = ledger.facts(run_id)
+    released = {k: v for k, v in recorded.items() if k != PLAN_FACT}
+    table = _statistics(run, rows, recorded, accuracy, k)  # the plan says which answers are counts
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,

@@ -10,7 +10,8 @@ the entry says why and gives the accuracy statement instead:
 * ⊤/⊥-only and selection mechanisms release no number: one entry, "none released", with α;
 * a noisy gap (Ding et al.) is chosen by the very noise that set it, so the unconditional noise law
   does not describe a released gap: no interval, the accuracy statement;
-* PMW's answers come from a synthetic histogram, bounded by its accuracy statement, not by one draw.
+* PMW's free answers come from a synthetic histogram, bounded by its accuracy statement, not by one
+  draw (its paid answers to counts are fresh Laplace releases: they get their exact interval).
 
 Everything is computed from the ledger's public record of the run (parameters, released rows and
 facts); nothing here sees data, a true answer or a noise value.
@@ -22,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from svtgui.app.run_plans import PLAN_FACT
 from svtgui.core import intervals, mechanisms
 from svtgui.core.budget import fmt
 from svtgui.core.noise import ScaleProbe
@@ -186,10 +188,24 @@ def _mechanism(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any]
         return stats
     why = ("the noisy gap is chosen by the same noise that set it, so no exact interval exists"
            if run.mechanism_id == "gap_svt" else "answered from a noisy synthetic histogram")
+    counts = _planned_counts(facts)
     for r in numbers:
-        stats.append(Statistic(r.description, float(r.value), None, None, fmt(run.epsilon), run.id,
-                               f"{info.name}: {why}; {accuracy}"))
+        paid = r.answered_from_simulation is False and r.index in counts and hasattr(mech, "answer_epsilon")
+        if paid:  # PMW's paid answer to a count: fresh Laplace on the integers, Δ = 1, ε_answer/c
+            stats.append(_laplace_statistic(
+                run, r.description, round(float(r.value)), 1.0, mech.answer_epsilon / mech.cutoff,
+                integer=True, method=f"{info.name}: a paid answer, fresh Laplace noise on the integers; "
+                                     "exact interval"))
+        else:
+            stats.append(Statistic(r.description, float(r.value), None, None, fmt(run.epsilon), run.id,
+                                   f"{info.name}: {why}; {accuracy}"))
     return stats
+
+
+def _planned_counts(facts: dict[str, Any]) -> set[int]:
+    """Indices of the run's planned queries that are plain counts (integer answers), from its plan."""
+    queries = (facts.get(PLAN_FACT) or {}).get("queries") or []
+    return {i for i, q in enumerate(queries) if isinstance(q, dict) and q.get("kind") in ("count", "range")}
 
 
 def _released_count(run: RunRecord, facts: dict[str, Any]) -> list[Statistic]:
