@@ -5,6 +5,7 @@ and export; the builder's pick list of declared levels refuses a value outside t
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from session_gui_helpers import answer_dialog, wait_export
 
 from svtgui.app.domains import recorded
 from svtgui.app.project_file import Session, load, save
@@ -35,7 +36,8 @@ def test_the_builder_offers_declared_levels_and_refuses_a_typo(qtbot, window, ac
     assert not row.levels.isVisible()
 
 
-def test_a_list_from_levels_read_from_the_data_is_refused_until_allowed(qtbot, window, act):
+def test_a_list_from_levels_read_from_the_data_is_refused_until_allowed(qtbot, window, act, monkeypatch,
+                                                                        tmp_path):
     act.load(qtbot, window)
     ws = window.workspace
     levels = [str(v) for v in generators.observed_values(ws.dataset, "occupation")]
@@ -81,6 +83,12 @@ def test_a_list_from_levels_read_from_the_data_is_refused_until_allowed(qtbot, w
     runs = window.sessions.history.runs_model
     noise = runs.data(runs.index(runs.rowCount() - 1, runs.NOISE))
     assert "NOT DP: domains read from the data" in noise
+    # at export: the notice repeats that the release is NOT differentially private
+    answer_dialog(monkeypatch, "getSaveFileName", tmp_path / "release.html", "")
+    window.sessions.act_export_release.trigger()
+    wait_export(qtbot, window)
+    notice = window.sessions.notice
+    assert notice.ok and "NOT differentially private" in notice.informativeText()
 
 
 def test_a_saved_session_reopens_with_its_provenance(qtbot, window, act, tmp_path):
