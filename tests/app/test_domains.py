@@ -193,3 +193,32 @@ def test_an_adaptive_query_over_levels_read_from_the_data_needs_a_run_that_allow
     with start_run(ledger, from_schema, [sales], "sparse", SPARSE, domains=allowed) as run:
         run.submit_query(Count(Condition("occupation", "=", "Tech-support")))
         assert run.answered == 1
+
+
+def test_the_workspace_keeps_the_queues_provenance_until_the_queue_is_empty(census):
+    """Edits keep the marks (a remaining query may be one built from the data); an empty queue, or
+    another dataset, drops them; the override never outlives its dataset."""
+    from svtgui.app.workspace import DOMAINS, Workspace
+
+    note = provenance.values_note("occupation")
+    ws = Workspace("sparse", SPARSE)
+    events = []
+    ws.subscribe(events.append)
+    observed = generators.every_value(census.schema, "occupation",
+                                      generators.observed_values(census, "occupation"))
+    ws.set_dataset(census, observed, (note,))
+    assert ws.queries_from_data == (note,) and ws.plan.by_field().get("domains")
+    ws.queries.remove([0, 1])  # fewer queries, still built from the data
+    assert ws.queries_from_data == (note,)
+    ws.set_allow_from_data(True)
+    assert DOMAINS in events[-1] and "domains" not in ws.plan.by_field()
+    assert ws.plan.domains_from_data == (note,) and ws.plan.domains_allowed
+    ws.queries.reset([])
+    assert ws.queries_from_data == () and DOMAINS in events[-1]
+    ws.set_queries(observed, (note,))  # an imported file that says where its values came from
+    assert ws.queries_from_data == (note,)
+    ws.set_dataset(census, observed, (note,))  # reopened: the marks come back, the override does not
+    assert not ws.allow_from_data and ws.plan.by_field().get("domains")
+    ws.queries.append([RangeCount("age", 20, 30)])
+    ws.add_from_data([provenance.values_note("sex")])
+    assert ws.queries_from_data == (note, provenance.values_note("sex"))
