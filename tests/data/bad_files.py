@@ -95,6 +95,9 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("seed.jsonl", lambda: JSONL_SEED),
         ("seed.parquet", lambda: parquet_seed),
         ("markers-and-blanks.csv", lambda: b"a,b,c\n x ,NA,1\ny, ?,2\nNA ,null,3\nz,n/a , 4\n"),
+        ("stray-quote.csv", lambda: b'h,w\n5\'3",1\n6\'1",2\n'),  # a quote inside an unquoted field: literal
+        ("blank-line-and-crlf.csv", lambda: b"a,b\r\n1,2\r\n\r\n3,4\r\n"),
+        ("late-text.csv", lambda: ("a,b\n" + "1,2\n" * 25_000 + "x,3\n").encode()),  # past DuckDB's sample
     ]
     seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
     for suffix, seed, salt in seeds:
