@@ -346,3 +346,17 @@ def test_dates_past_2262_fingerprint_on_every_engine(tmp_path: Path) -> None:
                    path := tmp_path / "far.parquet")
     assert open_dataset(path, engine="duckdb").fingerprint(KEY) == \
         open_dataset(path, engine="memory").fingerprint(KEY)
+
+
+def test_a_copy_goes_with_its_dataset_and_never_with_a_child_processes_copy(tmp_path: Path) -> None:
+    import gc
+
+    ds = open_dataset(_census_csv(tmp_path, 500), engine="duckdb")
+    copy = ds.table.copy
+    clone = pickle.loads(pickle.dumps(ds))  # what the run's child process receives
+    assert evaluate(clone, [RangeCount("age", 20, 40)])[0] == evaluate(ds, [RangeCount("age", 20, 40)])[0]
+    clone.table.close()
+    assert copy.exists()  # only the process that made the copy removes it
+    del ds, clone
+    gc.collect()
+    assert not copy.exists()  # the window dropped the dataset (another file opened): the copy is gone

@@ -76,7 +76,7 @@ class DuckDBTable(TableEngine):
                  memory_limit: str | None = None, copy: Path | None = None) -> None:
         self.path = Path(path)
         self.copy = copy  # a private UTF-8 copy of ``path`` to read instead (engines.scratch), or None
-        self.owner = os.getpid()  # only the process that made the copy removes it
+        self._release = scratch.removed_with(self, copy)  # the copy goes with this table
         self.fmt = fmt
         self.delimiter = delimiter
         self.markers = missing_markers(("?",)) if markers is None else markers
@@ -88,7 +88,7 @@ class DuckDBTable(TableEngine):
         self._rows: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_con": None, "_perfect_ht": DEFAULT_PERFECT_HT}
+        return {**self.__dict__, "_con": None, "_perfect_ht": DEFAULT_PERFECT_HT, "_release": None}
 
     @property
     def location(self) -> str:
@@ -162,8 +162,10 @@ class DuckDBTable(TableEngine):
             self._con.close()
             self._con = None
             self._perfect_ht = DEFAULT_PERFECT_HT
-        if not keep_copy:
-            scratch.remove(self.copy, self.owner)
+        if self._release is not None and keep_copy:
+            self._release.detach()
+        elif self._release is not None:
+            self._release()
 
     # -- the seam ---------------------------------------------------------------------------
     def columns(self) -> list[ColumnType]:

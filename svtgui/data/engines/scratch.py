@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import uuid
+import weakref
 from pathlib import Path
 
 from svtgui.core.progress import ProgressState
@@ -46,6 +47,13 @@ def remove(path: Path | None, owner: int | None = None) -> None:
     if path is not None and owner in (None, os.getpid()):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+
+
+def removed_with(owner: object, path: Path | None) -> weakref.finalize | None:
+    """Remove ``path`` when ``owner`` (the table reading it) is closed — call the handle — or
+    collected, in this process only; ``detach()`` the handle to hand the copy on instead. A copy of
+    the owner sent to another process carries no handle: only its maker removes the file."""
+    return None if path is None else weakref.finalize(owner, remove, path, os.getpid())
 
 
 def remove_stale(root: Path | None = None) -> list[Path]:

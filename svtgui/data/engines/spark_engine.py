@@ -92,7 +92,7 @@ class SparkTable(TableEngine):
         self.markers = missing_markers(("?",)) if markers is None else markers
         self.text_types = text_types  # delimited text: (column, DuckDB type) to cast each text column to
         self.copy = copy  # a private UTF-8 copy of ``source`` to read instead (engines.scratch), or None
-        self.owner = os.getpid()
+        self._release = scratch.removed_with(self, copy)  # the copy goes with this table
         self.timeout = timeout or DEFAULT_TIMEOUT
         self.relation = f"svt_{uuid.uuid4().hex[:12]}"
         self._df: Any = None
@@ -101,7 +101,7 @@ class SparkTable(TableEngine):
         self._rows: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_df": None, "_spark": None}
+        return {**self.__dict__, "_df": None, "_spark": None, "_release": None}
 
     @property
     def location(self) -> str:
@@ -300,7 +300,8 @@ class SparkTable(TableEngine):
 
     def close(self) -> None:
         self._df = None
-        scratch.remove(self.copy, self.owner)
+        if self._release is not None:
+            self._release()
 
 
 def _cast_text(name: str, duck_type: str, markers: frozenset[str]) -> str:
