@@ -98,6 +98,7 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("stray-quote.csv", lambda: b'h,w\n5\'3",1\n6\'1",2\n'),  # a quote inside an unquoted field: literal
         ("blank-line-and-crlf.csv", lambda: b"a,b\r\n1,2\r\n\r\n3,4\r\n"),
         ("late-text.csv", lambda: ("a,b\n" + "1,2\n" * 25_000 + "x,3\n").encode()),  # past DuckDB's sample
+        ("late-text.jsonl", lambda: ('{"a": 1}\n' * 25_000 + '{"a": "x"}\n').encode()),
     ]
     seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
     for suffix, seed, salt in seeds:

@@ -89,9 +89,10 @@ SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_
                 "trim(BOTH ' \t' FROM {x})")
 
 
-def text_cell(dialect: Dialect, column: str, markers: frozenset[str]) -> str:
-    """A text column's cells by ``svtgui.data.cells``' rule, in SQL: stripped of blanks, markers NULL."""
-    stripped = dialect.strip.format(x=dialect.ident(column))
+def text_cell(dialect: Dialect, column: str, markers: frozenset[str], text: str | None = None) -> str:
+    """A text column's cells by ``svtgui.data.cells``' rule, in SQL: stripped of blanks, markers NULL
+    (``text``: an expression giving the column's text, when it is not the column itself)."""
+    stripped = dialect.strip.format(x=text or dialect.ident(column))
     marks = ", ".join(dialect.literal(m) for m in sorted(markers))
     return f"CASE WHEN {stripped} IN ({marks}) THEN NULL ELSE {stripped} END"
 

@@ -59,7 +59,7 @@ def kind_of(type_name: str) -> str | None:
         return "numeric"
     if t.startswith(("TIMESTAMP", "DATE")):
         return "datetime"
-    if t == "VARCHAR" or t.startswith("ENUM"):
+    if t == "VARCHAR" or t.startswith("ENUM") or t == "JSON":  # JSON: a field of numbers and texts
         return "categorical"
     return None
 
@@ -99,10 +99,11 @@ class DuckDBTable(TableEngine):
         p = DUCKDB.literal(str(self.copy or self.path))
         if self.fmt == "parquet":
             return f"read_parquet({p})"
-        if self.fmt == "jsonl":
-            return f"read_json({p}, format = 'newline_delimited')"
+        if self.fmt == "jsonl":  # types from every line (as the memory loader's), not the first 20,480
+            return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
+        # delimited text is read here only to tell Spark its columns' types: from the whole file
         return read_csv_sql(self.copy or self.path, self.delimiter or ("\t" if self.fmt == "tsv" else ","),
-                            self.markers)
+                            self.markers, whole_file=True)
 
     def _connection(self) -> Any:
         if self._con is None:
@@ -140,6 +141,9 @@ class DuckDBTable(TableEngine):
                     select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
                 elif base == "VARCHAR":
                     select.append(f"{text_cell(DUCKDB, name, self.markers)} AS {q}")
+                elif base == "JSON":  # each value as the memory loader's text: 1 → "1", "x" → "x"
+                    text = f"json_extract_string({q}, '$')"
+                    select.append(f"{text_cell(DUCKDB, name, self.markers, text)} AS {q}")
                 else:
                     select.append(q)
                 columns.append(ColumnType(name, type_name, kind, is_float))

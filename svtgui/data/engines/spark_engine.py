@@ -322,6 +322,8 @@ def _json_type(duck_type: str) -> str:
     base = t.split("(")[0].strip('"')
     if base == "NULL":
         return "double"
+    if base == "JSON":  # a field holding numbers and texts: read as text
+        return "string"
     return _CAST.get(base, "timestamp" if base.startswith("TIMESTAMP") else "double")
 
 
