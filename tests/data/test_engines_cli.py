@@ -90,3 +90,27 @@ def test_an_engine_failure_mid_run_interrupts_and_keeps_the_spend(census, tmp_pa
     assert run.status == "interrupted"
     with Ledger.open(ledger) as led:
         assert led.budget(run.dataset_id).spent_epsilon == 1
+
+
+def test_a_csv_run_on_duckdb_leaves_no_private_copy_behind(census, tmp_path: Path) -> None:
+    """The validating pass writes a private columnar copy (issue 25 §3); the process removes it at
+    exit, and a folder a killed process left behind is removed by the next one that makes a copy."""
+    import os
+    import subprocess
+    import sys
+
+    data, queries = census
+    csv = tmp_path / "census.csv"
+    pd.read_parquet(data).to_csv(csv, index=False)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    stale = scratch / "svtgui-engine-999999999-left"  # no process has this id
+    stale.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "SVTGUI_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run(
+        [sys.executable, "-m", "svtgui.cli", "run", "--engine", "duckdb", "--data", str(csv), "--queries",
+         str(queries), "--mechanism", "sparse", "--epsilon", "1", "--threshold", "200", "--cutoff", "3",
+         "--ledger", str(tmp_path / "l.db"), "--budget-epsilon", "5"],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert list(scratch.iterdir()) == []
