@@ -257,3 +257,21 @@ def test_the_schema_page_summarises_missing_values(qtbot):
               for r in range(editor.table.rowCount())}
     assert status["age"].endswith("2 missing (50.0%)") and status["job"].endswith("1 missing (25.0%)")
     assert "missing" not in status["full"]
+
+
+def test_keyboard_focus_is_visible_on_the_queue(qtbot, window, act):
+    """Fusion drew the focused queue's frame like an unfocused one (issue 24 §5): it is marked in the
+    highlight colour when Tab reaches it."""
+    act.load(qtbot, window)
+    window.show_page("queries")
+    window.activateWindow()
+    qtbot.waitActive(window)
+    queue, other = window.queries.list, window.queries.clear
+    other.setFocus()
+    qtbot.waitUntil(other.hasFocus)
+    unfocused = queue.grab().toImage().pixelColor(0, 0)
+    queue.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(queue.hasFocus)
+    focused = queue.grab().toImage().pixelColor(0, 0)
+    highlight = queue.palette().color(queue.palette().ColorRole.Highlight)
+    assert focused == highlight and unfocused != highlight

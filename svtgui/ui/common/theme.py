@@ -33,6 +33,16 @@ def named(widget: W, name: str, tip: str | None = None) -> W:
     return widget
 
 
+def focus_visible(view: W) -> W:
+    """Mark ``view``'s keyboard focus with a border in the highlight colour. Fusion draws a focused
+    table's or list's frame like an unfocused one, so a curator tabbing through the window lost
+    track of where the keyboard was. Per widget, not application-wide: an application style sheet
+    changes every widget's size hints, and laid-out pages no longer fit small screens."""
+    name = type(view).__name__
+    view.setStyleSheet(f"{name}:focus {{ border: 2px solid palette(highlight); }}")
+    return view
+
+
 def is_dark() -> bool:
     """Dark palette? ``$SVTGUI_THEME`` (light/dark) overrides the system colour scheme."""
     forced = os.environ.get("SVTGUI_THEME", "").lower()

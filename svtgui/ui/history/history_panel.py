@@ -53,7 +53,15 @@ from svtgui.core import mechanisms
 from svtgui.core.wording import count
 from svtgui.ledger import RUNNING, Ledger, LedgerError, ResponseRecord, RunRecord
 from svtgui.ui.common.background import Background, busy_bar
-from svtgui.ui.common.theme import ABOVE_COLOR, ABOVE_TEXT, BELOW_COLOR, BELOW_TEXT, WARNING_COLOR, named
+from svtgui.ui.common.theme import (
+    ABOVE_COLOR,
+    ABOVE_TEXT,
+    BELOW_COLOR,
+    BELOW_TEXT,
+    WARNING_COLOR,
+    focus_visible,
+    named,
+)
 from svtgui.ui.history.relation_dialog import RelationDialog
 
 Index = QModelIndex | QPersistentModelIndex
@@ -243,7 +251,7 @@ class ReleasedModel(RecordTable):
 
 
 def _table(model: QAbstractTableModel, name: str, tip: str, stretch: int) -> QTableView:
-    view = named(QTableView(), name, tip)
+    view = focus_visible(named(QTableView(), name, tip))
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

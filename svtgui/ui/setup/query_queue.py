@@ -44,7 +44,7 @@ from svtgui.app.query_queue import INSERTED, QueryQueue, QueueChange
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
-from svtgui.ui.common.theme import named
+from svtgui.ui.common.theme import focus_visible, named
 from svtgui.ui.setup.domains_box import DomainsBox
 from svtgui.ui.setup.param_form import ErrorLabel
 from svtgui.ui.setup.query_builder import QueryBuilder
@@ -155,11 +155,11 @@ class QueriesPage(QWidget):
         self.model = QueueModel(workspace.queries, self)
         # A one-column table, not a QListView: a list view lays out every row on each insert (an
         # append to 200,000 queries took a second), a table's fixed rows are placed arithmetically.
-        self.list = named(
+        self.list = focus_visible(named(
             QTableView(),
             "Query queue",
             "Queries in the order they will be asked. Drag to reorder, or Alt+Up / Alt+Down.",
-        )
+        ))
         self.list.setModel(self.model)
         self.list.horizontalHeader().hide()
         self.list.horizontalHeader().setStretchLastSection(True)

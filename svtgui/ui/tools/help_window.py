@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from svtgui.assets import guide
 from svtgui.ui.common.screen import fit_to_screen
-from svtgui.ui.common.theme import named
+from svtgui.ui.common.theme import focus_visible, named
 
 # The guide's heading for each page of the window (the text of its "## …" line).
 SECTIONS = {
@@ -60,7 +60,8 @@ class HelpWindow(QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("SVT Studio — User guide")
-        self.browser = named(QTextBrowser(), "User guide", "The bundled user guide (works offline)")
+        self.browser = focus_visible(named(QTextBrowser(), "User guide",
+                                           "The bundled user guide (works offline)"))
         self.browser.setOpenExternalLinks(True)
         path = guide()
         self.browser.setSearchPaths([str(path.parent)])
@@ -80,7 +81,8 @@ class HelpWindow(QMainWindow):
                           "Back to where you were before the last jump (Alt+Left)")
         self.back.setShortcut(QKeySequence(QKeySequence.StandardKey.Back))
         self.back.clicked.connect(self.go_back)
-        self.contents = named(QTreeWidget(), "Contents", "The guide's sections: click one to go there")
+        self.contents = focus_visible(named(QTreeWidget(), "Contents",
+                                            "The guide's sections: click one to go there"))
         self.contents.setHeaderHidden(True)
         self.contents.itemActivated.connect(self._contents_clicked)
         self.contents.itemClicked.connect(self._contents_clicked)
