@@ -30,9 +30,10 @@ release path then applies it.
 The checks
 ----------
 * :func:`same_relation` — the neighbouring relation, and the public n under replace-one, are part of
-  the registration: a run under another relation or another n is refused (a budget under replace-one
-  is not a budget under add/remove). Changing them is an explicit, logged curator action
-  (``svtgui-cli ledger set-relation``).
+  the registration (:meth:`svtgui.ledger.Ledger.relation_events`): a run under another relation or
+  another n is refused (a budget under replace-one is not a budget under add/remove). Changing them
+  is an explicit, logged curator action (``svtgui-cli ledger set-relation``, History ▸ Neighbouring
+  relation…).
 * :func:`seeded_only_on_public_data` — seeded (test) noise only on the bundled samples and toy data
   built in memory (:mod:`svtgui.app.public_data`): a known seed makes the noise removable.
 * :func:`domains_declared_or_allowed` — a release that depends on a domain read off the data (a
