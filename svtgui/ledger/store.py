@@ -634,8 +634,11 @@ class Ledger:
                               (dataset_id,))
         return [_run(r) for r in rows]
 
-    def responses(self, run_id: int, *, only_above: bool = False) -> list[ResponseRecord]:
-        sql = _RESPONSES + (" AND above = 1" if only_above else "") + " ORDER BY idx"
+    def responses(self, run_id: int, *, only_above: bool = False,
+                  limit: int | None = None) -> list[ResponseRecord]:
+        """The run's responses in order (only its ⊤ ones; only the first ``limit``)."""
+        sql = (_RESPONSES + (" AND above = 1" if only_above else "") + " ORDER BY idx"
+               + (f" LIMIT {int(limit)}" if limit is not None else ""))
         return [_response(r) for r in self._read(sql, (int(run_id),))]
 
     def response(self, run_id: int, index: int) -> ResponseRecord | None:

@@ -280,3 +280,26 @@ def test_a_window_run_under_another_relation_is_refused_by_the_gate(qtbot, windo
     qtbot.waitUntil(lambda: "budgeted under replace-one" in window.run_page.run_error.text(), timeout=30_000)
     with Ledger.open() as led:
         assert len(led.runs(dataset_id)) == before
+
+
+def test_history_reads_only_the_first_statistics_of_a_long_run(qtbot, window, act, monkeypatch):
+    """The Statistics column needs the first statistic and a count: a run of thousands of released
+    numbers is not read whole on the window's thread (only HEADLINE_ROWS of its rows)."""
+    from svtgui.ledger import Ledger
+    from svtgui.ui.history import history_panel
+
+    monkeypatch.setattr(history_panel, "HEADLINE_ROWS", 2)
+    ds = load_dataset(sample_path("census"))
+    with Ledger.open() as led:
+        from svtgui.app.dataset_identity import register
+
+        key = register(led, ds, 10).dataset_id
+        run = led.start_run(key, "numeric_sparse", {"epsilon": 2.0, "threshold": 100.0, "cutoff": 5}, 2,
+                            secure=True, noise_description="OS CSPRNG")
+        led.record(run.id, [(i, f"count {i}", True, 1000 + i, None) for i in range(5)])
+        led.finish_run(run.id, "halted")
+    act.load(qtbot, window)
+    panel = window.sessions.show_history()
+    assert len(panel.runs_model.statistics[run.id]) == 2  # read: the first two
+    headline = cells(panel.runs_model, 0)[6]
+    assert headline.startswith("count 0: 1,000 (") and headline.endswith("; 4 more statistics")

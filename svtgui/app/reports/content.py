@@ -150,13 +150,14 @@ def _statistics(run: RunRecord, rows: list[ResponseRecord], released: dict[str, 
     return run_statistics(run, tops, released, accuracy_text(accuracy, k))
 
 
-def statistics(ledger: Ledger, run_id: int) -> list[dict[str, Any]]:
+def statistics(ledger: Ledger, run_id: int, limit: int | None = None) -> list[dict[str, Any]]:
     """The statistics table of one run (JSON form), as its report opens with it; reads only ⊤ rows
-    (and PMW's answers), so it is cheap for the CLI and History even after a long run."""
+    (and PMW's answers), so it is cheap for the CLI and History even after a long run. ``limit``: at
+    most about that many (History's headline needs the first few, not a PMW run's 100,000)."""
     run = ledger.run(run_id)
     catalogue = recipes.info(run.mechanism_id) is None
     pmw = catalogue and mechanisms.info(run.mechanism_id).input == mechanisms.HISTOGRAM
-    rows = ledger.responses(run_id, only_above=not pmw)
+    rows = ledger.responses(run_id, only_above=not pmw, limit=limit)
     k = run.queries_planned or ledger.response_counts(run_id)[0]
     accuracy = _accuracy(run.mechanism_id, run.params, k)
     return [st.to_json() for st in _statistics(run, rows, ledger.facts(run_id), accuracy, k)]

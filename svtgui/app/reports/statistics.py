@@ -269,12 +269,13 @@ def statistics_text(statistics: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def headline(statistics: list[dict[str, Any]]) -> str:
-    """A run's statistics in one line (History's column): the first one, and how many more."""
+def headline(statistics: list[dict[str, Any]], total: int | None = None) -> str:
+    """A run's statistics in one line (History's column): the first one, and how many more (``total``:
+    how many there are when ``statistics`` holds only the first few)."""
     if not statistics:
         return ""
     name, value, interval, confidence, _eps, _run = cells(statistics[0])
     first = (f"{name}: {value}" if statistics[0]["interval"] is None
              else f"{name}: {value} ({interval}, {confidence})")
-    more = len(statistics) - 1
+    more = max(total if total is not None else 0, len(statistics)) - 1
     return first + (f"; {count(more, 'more statistic')}" if more else "")

@@ -68,6 +68,8 @@ Index = QModelIndex | QPersistentModelIndex
 # Above this many responses a run lists only its ⊤ rows (loading millions of ⊥ rows would stall the
 # window; the exported CSV has them all).
 MAX_ROWS_SHOWN = 200_000
+# History reads at most this many rows per run for its Statistics column (the first, and the tooltip's)
+HEADLINE_ROWS = 20
 STATUS_TEXT = {
     "running": "● running",
     "finished": "✓ finished",
@@ -204,11 +206,20 @@ class RunsModel(RecordTable):
             amount(run.delta),
             STATUS_TEXT.get(run.status, run.status),
             f"{tops:,} ⊤ of {n:,}",
-            headline(self.statistics.get(run.id, [])),
+            headline(self.statistics.get(run.id, []), self._released_numbers(run)),
             when(run.started_at),
             when(run.ended_at),
             self.noise(run),
         )[col]
+
+    def _released_numbers(self, run: RunRecord) -> int | None:
+        """How many statistics the run has when only the first :data:`HEADLINE_ROWS` were read: one
+        per ⊤ answer (PMW: per answer, and n̂), from the counts History reads anyway."""
+        if len(self.statistics.get(run.id, [])) < HEADLINE_ROWS or recipes.info(run.mechanism_id):
+            return None
+        n, tops = self.counts.get(run.id, (0, 0))
+        linear = mechanisms.info(run.mechanism_id).input == mechanisms.HISTOGRAM
+        return n + 1 if linear else tops
 
     def decoration(self, run: RunRecord, col: int, role: int) -> Any:
         if col == self.NOISE and self.from_data.get(run.id):
@@ -409,7 +420,7 @@ class HistoryPanel(QDialog):
             runs = led.runs(self.dataset_id)
             counts = {r.id: led.response_counts(r.id) for r in runs}
             # what each ended run released, with intervals (⊤ rows only: cheap even for long runs)
-            table = {r.id: statistics(led, r.id) for r in runs if r.status != RUNNING}
+            table = {r.id: statistics(led, r.id, limit=HEADLINE_ROWS) for r in runs if r.status != RUNNING}
             from_data = {r.id: recorded(led.declarations(r.id)) for r in runs}
             b = led.budget(self.dataset_id) if record is not None else None
             accepted = integrity_records(led)
