@@ -258,3 +258,30 @@ def test_the_gauge_names_delta_only_when_the_dataset_allows_any(model):
     assert detail.startswith("δ: none allowed (pure ε-DP)") and "0 of 0" not in detail
     model.budget.raise_total("5", "1e-6")
     assert model.budget.gauge().detail.startswith("δ spent 0 of 0.000001;")
+
+
+def test_a_run_the_gate_refuses_is_refused_before_anything_is_registered(tmp_path, monkeypatch):
+    """The window screens through the gate before registering new rows: private rows inside a demo are
+    refused at Spend, with the gate's line, and the ledger stays empty (no dataset, no run process)."""
+    from svtgui.app.gate import DEMO_ENV
+    from svtgui.data import load_dataset
+
+    StandIn.made.clear()
+    path = tmp_path / "people.csv"
+    path.write_text("x\n" + "".join(f"{i % 100}\n" for i in range(300)))
+    ds = load_dataset(path)
+    ws = Workspace("sparse")
+    ws.set_dataset(ds.with_schema(ds.schema.with_bounds("x", 0, 99)), queries_from_json([COUNT] * 3))
+    ws.set_entries({"epsilon": "1", "threshold": "150", "cutoff": 2})
+    m = RunModel(ws, launcher=Launcher(worker=StandIn, prepare=lambda: None, discard=lambda: None))
+    try:
+        m.budget.refresh()
+        ws.set_totals("5", "0")
+        monkeypatch.setenv(DEMO_ENV, "1")
+        assert m.request_run() is not None
+        assert not m.confirm()
+        assert "screenshot or demo" in (m.error_line() or "") and StandIn.made == []
+        with Ledger.open() as led:
+            assert led.datasets() == [] and led.runs() == []
+    finally:
+        m.shutdown()

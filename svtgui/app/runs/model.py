@@ -29,12 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from svtgui.app import gate
 from svtgui.app.domains import reminder
 from svtgui.app.events import Emitter, Listener
 from svtgui.app.numbers import amount
 from svtgui.app.runs.confirmation import KNOWN, NEW, SEPARATE, SHARED, Confirmation
 from svtgui.app.runs.dataset_budget import DIFFERENT, SAME, DatasetBudget
 from svtgui.app.runs.results import ResultStore
+from svtgui.app.runs.runner import request_for
 from svtgui.app.runs.state import RunClock, RunState
 from svtgui.app.runs.status import StatusFacts, status_line
 from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunView, RunWorker, discard_prepared, prepare
@@ -291,7 +293,9 @@ class RunModel:
             return False
         plan = self.workspace.plan
         params, monotonic = self.workspace.run_inputs()
-        try:
+        try:  # the gate's checks first: a refused run registers nothing (the run process checks again)
+            gate.screen(self.ledger, request_for(self.workspace.dataset, self.planned_queries(), plan,
+                                                 seed=self.seed))
             self.budget.register_or_bind()
         except (ValueError, LedgerError) as exc:
             self._clear_run()
