@@ -75,8 +75,10 @@ so this is the same distribution as drawing on demand, without a numpy round-tri
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -241,26 +243,29 @@ class NoisePool:
     Why: a streamed ``submit`` needs one or two noise values; asking numpy for arrays of size one
     costs more than the whole SVT step. The pool draws blocks from the mechanism's own source
     (secure or seeded: the same words and the same sampler as :meth:`NoiseSource.discrete_laplace`)
-    and pops plain ints. Blocks start small, so a short run does not pre-draw much, and double up
-    to :data:`_POOL_MAX`. Each value is used once; the pool belongs to one mechanism and holds the
+    and hands out plain ints. Blocks start small, so a short run does not pre-draw much, and double
+    up to :data:`_POOL_MAX`. Each value is used once; the pool belongs to one mechanism and holds the
     same kind of secret as the mechanism's noisy threshold.
+
+    ``draw`` is the ``__next__`` of one chained iterator over the blocks (each handed out from its
+    end, the order the pool has always used, so seeded runs replay unchanged): a draw is a single
+    C-level call, with no Python frame, and a refill happens inside the iterator when a block runs out.
     """
 
-    __slots__ = ("_source", "_scale", "_values", "_block")
+    __slots__ = ("_source", "_scale", "_block", "draw")
 
     def __init__(self, source: NoiseSource, scale: float, what: str = "") -> None:
         self._source = source
         self._scale = check_scale(scale, what, minimum=0.0)
-        self._values: list[int] = []
         self._block = _POOL_MIN
+        blocks = iter(self._next_block, None)  # never None: the pool never runs dry
+        self.draw: Callable[[], int] = itertools.chain.from_iterable(map(reversed, blocks)).__next__
 
-    def draw(self) -> int:
-        """One discrete-Laplace integer of this pool's scale."""
-        values = self._values
-        if not values:
-            values.extend(self._source.discrete_laplace(self._scale, self._block).tolist())
-            self._block = min(2 * self._block, _POOL_MAX)
-        return values.pop()
+    def _next_block(self) -> list[int]:
+        """The next block of draws, each block twice the last up to :data:`_POOL_MAX`."""
+        values = self._source.discrete_laplace(self._scale, self._block).tolist()
+        self._block = min(2 * self._block, _POOL_MAX)
+        return values
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,17 @@ def test_pool_draws_the_same_law_as_block_draws():
     assert_mad(draws, 25.0, 1.0, "pool")
 
 
+def test_pool_hands_out_every_block_draw_once_in_its_fixed_order():
+    """Each value of the source's blocks (sizes doubling from 64) exactly once, each block from its
+    end: the order seeded runs have always replayed, across several refills."""
+    pool = NoisePool(noise.seeded(5), 7.0)
+    drawn = [pool.draw() for _ in range(64 + 128 + 256 + 10)]
+    source = noise.seeded(5)
+    blocks = [source.discrete_laplace(7.0, size).tolist() for size in (64, 128, 256, 512)]
+    expected = [v for block in blocks for v in reversed(block)]
+    assert drawn == expected[:len(drawn)]
+
+
 def test_pool_rejects_bad_scale():
     with pytest.raises(ValueError, match="noise scale"):
         NoisePool(noise.seeded(1), 0.0)
