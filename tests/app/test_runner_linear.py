@@ -210,3 +210,24 @@ def test_overspent_release_writes_no_file(ledger, census, tmp_path):
     with pytest.raises(BudgetExceeded):
         start_run(ledger, census, [], "sparse_project", {**SP, "epsilon": 11.0, "release_out": str(out)})
     assert not out.exists() and ledger.runs() == []
+
+
+def test_the_release_file_names_the_dataset_by_its_public_name_never_the_file(tmp_path):
+    """The release file is published: it names the dataset as reports do (the curator's public name,
+    else the random id), never by the data file's name, which can say what or whom it is about."""
+    data = tmp_path / "hiv_clinic_roster.csv"
+    data.write_bytes(asset("samples/census.csv").read_bytes())
+    (tmp_path / "hiv_clinic_roster.schema.json").write_bytes(asset("samples/census.schema.json").read_bytes())
+    roster = load_dataset(data)
+    with Ledger.open(tmp_path / "l.sqlite") as led:
+        record = register(led, roster, 10, "0.001")
+
+        def released_name(out) -> str:
+            start_run(led, roster, [], "sparse_project", {**SP, "release_out": str(tmp_path / out)})
+            header = ProjectionRelease.load(tmp_path / out).header
+            assert "hiv_clinic" not in str(header)
+            return header["metadata"]["dataset"]
+
+        assert released_name("first.npz") == record.dataset_id
+        led.set_public_name(record.dataset_id, "Clinic survey")
+        assert released_name("second.npz") == "Clinic survey"

@@ -69,11 +69,14 @@ class LinearFeed:
         return (r.index, description, r.above, value, None, not r.above)
 
 
-def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, dataset_name: str) -> dict[str, Any]:
-    """Project, add noise, write the file atomically; returns the public facts to record."""
+def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, public_name: str) -> dict[str, Any]:
+    """Project, add noise, write the file atomically; returns the public facts to record.
+
+    ``public_name`` is the dataset's public name in the ledger (the curator's choice, else its random
+    id): the release file is published, and a data file's name can say what or whom it is about."""
     assert plan.release_out is not None
     release = mechanism.release(histogram, metadata={"universe": plan.universe.to_json(),
-                                                     "dataset": dataset_name})
+                                                     "dataset": public_name})
     tmp = plan.release_out.with_name(plan.release_out.name + ".part")
     try:
         release.save(tmp)

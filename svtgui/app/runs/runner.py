@@ -171,7 +171,10 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
     ledger.record_fact(record.id, PLAN_FACT, replay)
     try:
         if release:
-            for key, value in linear.write_release(m, histogram, plan, dataset.name).items():
+            # the release file is published: it names the dataset by its public name, never the file's
+            registration = ledger.dataset(record.dataset_id)
+            assert registration is not None  # charged just now
+            for key, value in linear.write_release(m, histogram, plan, registration.public_name).items():
                 ledger.record_fact(record.id, key, value)
             return Run(ledger, record, dataset, [], m, _default_evaluate)
         m.bind(histogram)  # type: ignore[attr-defined]
