@@ -52,16 +52,16 @@ class Heartbeat:
 
 def fill(dataset_id: str, rows: int) -> int:
     """A finished NumericSparse run of ``rows`` responses (one ⊤ with its value in every 500)."""
-    from svtgui.ledger import Ledger
+    from svtgui.ledger import Ledger, ResponseBatch
 
     with Ledger.open() as led:
         run = led.start_run(dataset_id, "numeric_sparse", {"epsilon": 1.0, "threshold": 100.0, "cutoff": 400},
                             1, secure=True, noise_description="OS CSPRNG")
         chunk = 50_000
         for start in range(0, rows, chunk):
-            led.record(run.id, [(i, f"count of rows where age ≥ {i % 90}", i % 500 == 0,
+            led.record(run.id, ResponseBatch.of([(i, f"count of rows where age ≥ {i % 90}", i % 500 == 0,
                                  1000 + i if i % 500 == 0 else None, None)
-                                for i in range(start, min(start + chunk, rows))])
+                                for i in range(start, min(start + chunk, rows))]))
         led.finish_run(run.id, "finished")
     return run.id
 

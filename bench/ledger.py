@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from svtgui.ledger import Ledger
+from svtgui.ledger import Ledger, ResponseBatch
 
 
 def _charges(led: Ledger, dataset_id: str, n: int) -> float:
@@ -42,7 +42,7 @@ def _responses(led: Ledger, dataset_id: str, n: int, batch: int) -> float:
              None) for i in range(n)]
     start = time.perf_counter()
     for lo in range(0, n, batch):
-        led.record(run.id, rows[lo:lo + batch])
+        led.record(run.id, ResponseBatch.of(rows[lo:lo + batch]))
     seconds = time.perf_counter() - start
     led.finish_run(run.id, "finished")
     return n / seconds

@@ -26,7 +26,7 @@ from svtgui.data import recipes
 from svtgui.data.dataset import Dataset
 from svtgui.data.generators import clip_bound_sweep
 from svtgui.data.queries import ItemSupport, Query
-from svtgui.ledger import FINISHED, INTERRUPTED, Ledger, RunRecord
+from svtgui.ledger import FINISHED, INTERRUPTED, Ledger, ResponseBatch, RunRecord
 
 ACCURACY_BETA = 0.05  # each released number's accuracy is stated at 95 %
 
@@ -171,7 +171,7 @@ class RecipePlan:
             ledger.record_fact(charge.record.id, PLAN_FACT, recipe_plan(self.recipe.id, self.epsilon,
                                                                         self.arguments))
             if rows:
-                ledger.record(charge.record.id, rows)
+                ledger.record(charge.record.id, ResponseBatch.of(rows))
             for key, value in facts.items():
                 ledger.record_fact(charge.record.id, key, value)
         except BaseException:

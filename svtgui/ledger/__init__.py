@@ -30,6 +30,7 @@ from svtgui.ledger.records import (
     DatasetRecord,
     IntegrityEvent,
     RelationEvent,
+    ResponseBatch,
     ResponseRecord,
     RunRecord,
     exact_text,
@@ -40,7 +41,7 @@ __all__ = [
     "APPLICATION_ID", "BudgetEvent", "BudgetExceeded", "ContentIdentity", "DatasetRecord", "END_STATUSES",
     "ENV_VAR", "FINISHED",
     "FREE_TEXT", "HALTED", "INTERRUPTED", "IntegrityEvent", "Ledger", "LedgerDamaged", "LedgerError",
-    "LedgerTampered", "PAID_TEXT", "RUNNING", "RelationEvent",
+    "LedgerTampered", "PAID_TEXT", "RUNNING", "RelationEvent", "ResponseBatch",
     "ResponseRecord", "RunRecord", "SCHEMA_VERSION", "SEEDED_TEXT", "STOPPED", "default_location",
     "default_path", "exact_text", "is_server",
 ]

@@ -7,9 +7,12 @@ computed with live in the ledger's own tables and are never part of a record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 RUNNING, FINISHED, HALTED, STOPPED, INTERRUPTED = "running", "finished", "halted", "stopped", "interrupted"
 END_STATUSES = (FINISHED, HALTED, STOPPED, INTERRUPTED)
@@ -109,6 +112,89 @@ class ResponseRecord:
         if self.answered_from_simulation is None:
             return self.symbol
         return FREE_TEXT if self.answered_from_simulation else PAID_TEXT
+
+
+@dataclass
+class ResponseBatch:
+    """Responses to consecutive queries of one run as columns: the one shape a release takes from the
+    mechanism's arrays to the ledger (:meth:`Ledger.record`), the run process's messages, the window's
+    result store and the CLI's printing — no object per row on the way.
+
+    ``value`` is NaN where nothing was released. The ⊥ mask is applied here, once, when the batch is
+    made: a ⊥ row's value is blanked whatever the caller passed, except PMW's free answers
+    (``simulated`` True: answered from the public synthetic histogram, a release). ``time`` is the
+    commit stamp, set by :meth:`Ledger.record`: a batch with a time is in the ledger.
+    """
+
+    index: np.ndarray  # int64: the mechanism's query index
+    description: list[str]
+    above: np.ndarray  # bool
+    value: np.ndarray  # float64, NaN: nothing released
+    gap: np.ndarray | None = None  # float64, NaN: none released (mechanisms that release a gap)
+    simulated: np.ndarray | None = None  # bool, PMW only: True free, False paid
+    time: str = field(default="")
+
+    def __post_init__(self) -> None:
+        self.index = np.asarray(self.index, dtype=np.int64).reshape(-1)
+        n = len(self.index)
+        self.above = np.asarray(self.above, dtype=bool).reshape(-1)
+        self.value = np.array(self.value, dtype=np.float64).reshape(-1)  # a copy: masked below
+        if self.gap is not None:
+            self.gap = np.asarray(self.gap, dtype=np.float64).reshape(-1)
+        if self.simulated is not None:
+            self.simulated = np.asarray(self.simulated, dtype=bool).reshape(-1)
+        self.description = list(self.description)
+        columns = [self.above, self.value, self.description, self.gap, self.simulated]
+        if any(c is not None and len(c) != n for c in columns):
+            raise ValueError(f"a response batch's columns must all have {n} rows")
+        released = self.above if self.simulated is None else self.above | self.simulated
+        self.value[~released] = np.nan
+
+    @classmethod
+    def of(cls, rows: Sequence[tuple]) -> ResponseBatch:
+        """A few hand-made rows ``(index, description, above, value, gap[, simulated])`` as a batch
+        (a recipe's released rows; test fixtures). ``None`` is NaN."""
+        simulated = [r[5] for r in rows if len(r) > 5]
+        return cls(np.array([r[0] for r in rows], dtype=np.int64), [str(r[1]) for r in rows],
+                   np.array([bool(r[2]) for r in rows], dtype=bool),
+                   np.array([np.nan if r[3] is None else r[3] for r in rows], dtype=np.float64),
+                   np.array([np.nan if r[4] is None else r[4] for r in rows], dtype=np.float64),
+                   np.array(simulated, dtype=bool) if simulated and len(simulated) == len(rows) else None)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def above_count(self) -> int:
+        return int(np.count_nonzero(self.above))
+
+    def values(self) -> list[float | int | None]:
+        """The released values as the ledger stores and reads them: None where nothing was released,
+        an int where the value is integral (a count prints as 12, not 12.0)."""
+        return _released(self.value, number)
+
+    def gaps(self) -> list[float | None]:
+        return [None] * len(self) if self.gap is None else _released(self.gap, float)
+
+    def results(self) -> list[str]:
+        """What the curator reads per row: ⊤/⊥, or whether a PMW answer was free or paid for."""
+        if self.simulated is None:
+            return ["⊤" if a else "⊥" for a in self.above.tolist()]
+        return [FREE_TEXT if s else PAID_TEXT for s in self.simulated.tolist()]
+
+
+def _released(column: np.ndarray, convert: Callable[[float], Any]) -> list[Any]:
+    """A column as Python values, None where NaN: only the released entries are converted (on a long
+    stream most rows are ⊥ and released nothing)."""
+    out: list[Any] = [None] * len(column)
+    for i in np.flatnonzero(~np.isnan(column)).tolist():
+        out[i] = convert(column[i])
+    return out
+
+
+def number(v: float) -> float | int:
+    """An integral float as an int (below 2**53, where floats are exact integers)."""
+    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
 
 
 @dataclass(frozen=True)

@@ -55,9 +55,11 @@ from svtgui.ledger.records import (
     DatasetRecord,
     IntegrityEvent,
     RelationEvent,
+    ResponseBatch,
     ResponseRecord,
     RunRecord,
     exact_text,
+    number,
 )
 from svtgui.ledger.sqlite_db import APPLICATION_ID, SqliteDb
 
@@ -569,20 +571,22 @@ class Ledger:
             self._db.hold_run(run_id)
         return self.run(run_id)
 
-    def record(self, run_id: int, rows: Sequence[tuple]) -> str:
-        """Commit responses ``(index, description, above, value, gap[, answered_from_simulation])``
-        in one transaction (the last field only for PMW: True free, False paid).
-
-        Returns the commit time stamped on them. Call this *before* showing the responses.
+    def record(self, run_id: int, batch: ResponseBatch) -> str:
+        """Commit a batch of responses in one transaction and stamp its commit time on it
+        (``batch.time``, also returned). Call this *before* showing the responses.
         """
         at = _now()
+        simulated = [None] * len(batch) if batch.simulated is None else \
+            [int(s) for s in batch.simulated.tolist()]
+        rows = zip(batch.index.tolist(), batch.description, batch.above.astype(int).tolist(), batch.values(),
+                   batch.gaps(), simulated, strict=True)
         with self._transaction(serial=False) as c:  # responses neither check a budget nor extend the chain
             try:
-                self._db.insert_rows(c, "responses", _RESPONSE_FIELDS, [
-                    (run_id, int(r[0]), str(r[1]), int(bool(r[2])), r[3], r[4], at,
-                     None if len(r) < 6 or r[5] is None else int(bool(r[5]))) for r in rows])
+                self._db.insert_rows(c, "responses", _RESPONSE_FIELDS,
+                                     [(run_id, i, d, a, v, g, at, sim) for i, d, a, v, g, sim in rows])
             except self._db.IntegrityError as exc:
                 raise ValueError(f"run {run_id}: {_first_line(exc)}") from None
+        batch.time = at
         return at
 
     def record_fact(self, run_id: int, key: str, value: Any) -> None:
@@ -708,9 +712,7 @@ def _dataset(row: tuple) -> DatasetRecord:
 
 
 def _number(v: float | None) -> float | int | None:
-    if v is None:
-        return None
-    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+    return None if v is None else number(v)
 
 
 def _first_line(exc: BaseException) -> str:

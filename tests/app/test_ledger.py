@@ -10,6 +10,7 @@ import threading
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from svtgui.core.budget import BudgetExceeded
@@ -17,6 +18,7 @@ from svtgui.ledger import (
     SCHEMA_VERSION,
     Ledger,
     LedgerError,
+    ResponseBatch,
     default_path,
     exact_text,
 )
@@ -134,7 +136,7 @@ def test_total_cannot_be_changed_behind_the_ledgers_back(ledger):
 def test_append_only_rules_are_enforced_by_the_schema(ledger):
     ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
-    ledger.record(run.id, [(0, "q0", True, 5.0, None)])
+    ledger.record(run.id, ResponseBatch.of([(0, "q0", True, 5.0, None)]))
     with raw(ledger) as (conn, refused):
         for sql in ["DELETE FROM runs", "DELETE FROM responses", "UPDATE responses SET value = 1",
                     "UPDATE runs SET epsilon = '0'", "DELETE FROM datasets", "DELETE FROM budget_events",
@@ -151,8 +153,9 @@ def test_append_only_rules_are_enforced_by_the_schema(ledger):
 def test_responses_round_trip_and_are_refused_after_the_run_ends(ledger):
     ledger.register_dataset(CONTENT, "adult", 1)
     run = _start(ledger)
-    ledger.record(run.id, [(0, "age in [0, 30)", False, None, None), (1, "count()", True, 12, None),
-                           (2, "sum(hours)", True, 3.25, 1.5)])
+    ledger.record(run.id, ResponseBatch.of([(0, "age in [0, 30)", False, None, None),
+                                            (1, "count()", True, 12, None),
+                                            (2, "sum(hours)", True, 3.25, 1.5)]))
     got = ledger.responses(run.id)
     assert [(r.index, r.description, r.above, r.value, r.gap) for r in got] == [
         (0, "age in [0, 30)", False, None, None), (1, "count()", True, 12, None),
@@ -160,14 +163,32 @@ def test_responses_round_trip_and_are_refused_after_the_run_ends(ledger):
     assert ledger.response_counts(run.id) == (3, 2)
     assert [r.index for r in ledger.responses(run.id, only_above=True)] == [1, 2]
     with pytest.raises(ValueError):  # duplicate index: the whole batch is refused
-        ledger.record(run.id, [(3, "x", False, None, None), (2, "dup", False, None, None)])
+        ledger.record(run.id, ResponseBatch.of([(3, "x", False, None, None), (2, "dup", False, None, None)]))
     assert ledger.response_counts(run.id) == (3, 2)
     ended = ledger.finish_run(run.id, "halted")
     assert ended.status == "halted" and ended.ended_at
     with pytest.raises(ValueError, match="running"):
-        ledger.record(run.id, [(3, "late", True, 1.0, None)])
+        ledger.record(run.id, ResponseBatch.of([(3, "late", True, 1.0, None)]))
     with pytest.raises(ValueError, match="already ended"):
         ledger.finish_run(run.id, "finished")
+
+
+def test_a_columnar_batch_is_committed_as_released_and_stamped(ledger):
+    """The batch is the one shape into the ledger: a ⊥ row's value never reaches it (the mask is the
+    batch's own), a PMW free answer's does, integral values read back as ints, and the batch carries
+    the commit stamp the rows were stored with."""
+    ledger.register_dataset(CONTENT, "adult", 1)
+    run = _start(ledger)
+    batch = ResponseBatch(np.array([0, 1, 2]), ["a", "b", "c"], np.array([True, False, False]),
+                          np.array([12.0, 99.0, 4.5]), None, np.array([False, False, True]))
+    assert batch.values() == [12, None, 4.5] and not batch.time
+    at = ledger.record(run.id, batch)
+    got = ledger.responses(run.id)
+    assert [(r.value, r.result, r.time) for r in got] == [(12, "paid", at), (None, "paid", at),
+                                                          (4.5, "free (simulated)", at)]
+    assert batch.time == at and batch.results() == [r.result for r in got]
+    with pytest.raises(ValueError, match="3 rows"):
+        ResponseBatch(np.arange(3), ["a"], np.zeros(3, dtype=bool), np.zeros(3))
 
 
 def test_unknown_dataset_and_bad_status_are_refused(ledger):
@@ -195,7 +216,7 @@ def test_runs_of_dead_processes_become_interrupted_and_stay_charged(tmp_path):
         fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
         crashed = _start(led, "0.4")
         live = _start(led, "0.2")  # owned by this (live) process: must be left alone
-        led.record(crashed.id, [(0, "q", True, 1.0, None)])
+        led.record(crashed.id, ResponseBatch.of([(0, "q", True, 1.0, None)]))
     conn = sqlite3.connect(path)
     conn.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", (_dead_pid(), crashed.id))
     conn.commit()
@@ -280,7 +301,8 @@ def test_usable_from_a_worker_thread(ledger):
 
     def work():
         try:
-            ledger.record(run.id, [(i, f"q{i}", i % 2 == 0, None, None) for i in range(100)])
+            rows = [(i, f"q{i}", i % 2 == 0, None, None) for i in range(100)]
+            ledger.record(run.id, ResponseBatch.of(rows))
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -353,10 +375,11 @@ def _reopened_until(location, done, timeout: float = 30.0) -> Ledger:
 def test_a_killed_client_loses_no_charge_and_leaves_no_half_written_run(ledger_location):
     with Ledger.open(ledger_location) as led:
         fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
-    script = ("import sys\nfrom svtgui.ledger import Ledger\n"
+    script = ("import sys\nfrom svtgui.ledger import Ledger, ResponseBatch\n"
               f"led = Ledger.open({str(ledger_location)!r})\n"
               f"run = led.start_run({fp!r}, 'sparse', {{}}, '0.25', secure=True, noise_description='x')\n"
-              "led.record(run.id, [(i, f'q{i}', i % 2 == 0, None, None) for i in range(50)])\n"
+              "rows = [(i, f'q{i}', i % 2 == 0, None, None) for i in range(50)]\n"
+              "led.record(run.id, ResponseBatch.of(rows))\n"
               "print(run.id, flush=True)\nsys.stdin.read()\n")
     child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True, env={**os.environ})
@@ -376,12 +399,12 @@ def test_a_lost_connection_mid_run_stops_it_cleanly_with_one_line(server_url):
     with Ledger.open(server_url) as led:
         fp = led.register_dataset(CONTENT, "adult", 1)[0].dataset_id
         run = _start(led)
-        led.record(run.id, [(0, "q0", True, 1.0, None)])
+        led.record(run.id, ResponseBatch.of([(0, "q0", True, 1.0, None)]))
         pid = led._db.conn.raw.info.backend_pid
         with psycopg.connect(server_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
         with pytest.raises(LedgerError) as lost:
-            led.record(run.id, [(1, "q1", False, None, None)])
+            led.record(run.id, ResponseBatch.of([(1, "q1", False, None, None)]))
     message = str(lost.value)
     assert "\n" not in message and "connection to the server was lost" in message
     with _reopened_until(server_url, lambda d: d.run(run.id).status != "running") as again:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from svtgui.cli import main
-from svtgui.ledger import Ledger, LedgerDamaged, LedgerError
+from svtgui.ledger import Ledger, LedgerDamaged, LedgerError, ResponseBatch
 
 CONTENT = "c" * 64
 
@@ -72,7 +72,8 @@ def _damaged(tmp_path: Path) -> Path:
     with Ledger.open(path) as led:
         dataset_id = led.register_dataset(CONTENT, "adult", 5)[0].dataset_id
         run = led.start_run(dataset_id, "sparse", {}, "1", secure=True, noise_description="OS CSPRNG")
-        led.record(run.id, [(i, f"query {i}", i % 3 == 0, float(i), None) for i in range(2000)])
+        rows = [(i, f"query {i}", i % 3 == 0, float(i), None) for i in range(2000)]
+        led.record(run.id, ResponseBatch.of(rows))
         led.finish_run(run.id, "finished")
     page = 4096
     with path.open("r+b") as f:

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from svtgui.cli import main
-from svtgui.ledger import ContentIdentity, Ledger
+from svtgui.ledger import ContentIdentity, Ledger, ResponseBatch
 
 ADULT, CENSUS = "a" * 64, "c" * 64
 
@@ -24,8 +24,8 @@ def file_ledger(tmp_path):
         for ds, eps in ((adult, "0.5"), (census, "0.25"), (adult, "1")):
             run = led.start_run(ds, "sparse", {"epsilon": eps}, eps, secure=True, noise_description="secure",
                                 declared={"neighbouring": "add_remove", "bounds": {}})
-            led.record(run.id, [(i, f"q{i}", i % 3 == 0, float(i) if i % 3 == 0 else None, None)
-                                for i in range(7)])
+            led.record(run.id, ResponseBatch.of([(i, f"q{i}", i % 3 == 0, float(i) if i % 3 == 0 else None,
+                                                  None) for i in range(7)]))
             led.record_fact(run.id, "n_hat", 30000)
             led.finish_run(run.id, "halted")
         led.raise_total(adult, 3, note="approved by the board")

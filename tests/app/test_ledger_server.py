@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from svtgui.app.reports.content import facts, report_data
-from svtgui.ledger import Ledger, LedgerError, LedgerTampered
+from svtgui.ledger import Ledger, LedgerError, LedgerTampered, ResponseBatch
 
 CONTENT = "b" * 64
 # Logins are cluster-wide: one pair per test process, so parallel test workers never share one.
@@ -46,7 +46,7 @@ def test_a_curator_runs_and_reads_but_only_a_custodian_raises_with_a_logged_reas
     url, ds = team
     with Ledger.open(_as(url, ANA)) as ana:
         run = ana.start_run(ds, "sparse", {}, "0.5", secure=True, noise_description="secure")
-        ana.record(run.id, [(0, "q", True, 3.0, None)])
+        ana.record(run.id, ResponseBatch.of([(0, "q", True, 3.0, None)]))
         ana.finish_run(run.id, "finished")
         with pytest.raises(LedgerError, match="needs the svtgui_custodian role"):
             ana.raise_total(ds, 2, note="I would like more")

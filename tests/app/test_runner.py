@@ -73,6 +73,12 @@ def _run(ledger, queries, mech="sparse", seed=1, monotonic=False, **params):
     return start_run(ledger, DS, queries, mech, params, seed=seed, monotonic=monotonic, evaluate=evaluate)
 
 
+def _released(batch):
+    """A committed batch's rows as tuples (index, description, above, value, gap, time)."""
+    return list(zip(batch.index.tolist(), batch.description, batch.above.tolist(), batch.values(),
+                    batch.gaps(), [batch.time] * len(batch), strict=True))
+
+
 def _ledger_rows(ledger, run_id):
     """Rows as another connection sees them: only what is committed."""
     other = sqlite3.connect(ledger.path)
@@ -96,14 +102,13 @@ def test_every_returned_row_is_already_in_the_ledger(ledger):
     queries = [Q(0)] * 50 + [Q(1000)] * 10
     run = _run(ledger, queries, cutoff=3, epsilon=2.0)
     seen = []
-    for rows in run.stream(batch_size=7):
+    for batch in run.stream(batch_size=7):
         stored = set(_ledger_rows(ledger, run.id))
-        for r in rows:
-            assert (r.index, r.description, r.above, r.value, r.gap, r.time) in stored
-        seen.extend(rows)
+        assert batch.time and set(_released(batch)) <= stored
+        seen.extend(_released(batch))
     assert run.halted and run.finished and run.status == "halted"
-    assert sum(r.above for r in seen) == 3 and run.above_count == 3
-    assert [r.index for r in seen] == list(range(len(seen)))
+    assert sum(r[2] for r in seen) == 3 and run.above_count == 3
+    assert [r[0] for r in seen] == list(range(len(seen)))
     assert ledger.run(run.id).status == "halted"
     with pytest.raises(RuntimeError, match="ended"):
         run.next_batch(5)
@@ -111,8 +116,8 @@ def test_every_returned_row_is_already_in_the_ledger(ledger):
 
 def test_queue_exhausted_then_finish(ledger):
     run = _run(ledger, [Q(-1000)] * 20, cutoff=1)
-    rows = [r for batch in run.stream(batch_size=8) for r in batch]
-    assert len(rows) == 20 and not any(r.above for r in rows) and all(r.value is None for r in rows)
+    rows = [r for batch in run.stream(batch_size=8) for r in _released(batch)]
+    assert len(rows) == 20 and not any(r[2] for r in rows) and all(r[3] is None for r in rows)
     assert not run.finished and run.remaining == 0
     assert run.finish().status == "finished"
 
@@ -205,8 +210,8 @@ def test_overspend_is_refused_with_nothing_charged(ledger):
 def test_non_interactive_selection_records_every_query(ledger):
     queries = [Q(v) for v in [0, 500, 0, 900, 0, 700]]
     run = _run(ledger, queries, mech="em_top_c", cutoff=2, epsilon=5.0)
-    rows = run.next_batch(1)  # the whole list at once, whatever the batch size
-    assert len(rows) == 6 and sum(r.above for r in rows) == 2
+    batch = run.next_batch(1)  # the whole list at once, whatever the batch size
+    assert len(batch) == 6 and batch.above_count == 2
     assert run.status == "finished" and len(ledger.responses(run.id)) == 6
     with pytest.raises(RuntimeError):
         run.next_batch(1)
@@ -250,7 +255,7 @@ def test_seeded_runs_are_reproducible_and_recorded_as_not_secure(ledger):
     queries = [Q(v, integer=False) for v in np.linspace(0, 200, 40)]
     def released():
         run = _run(ledger, queries, mech="numeric_sparse", seed=11, cutoff=5)
-        return [(r.above, r.value) for batch in run.stream(10) for r in batch]
+        return [(r[2], r[3]) for batch in run.stream(10) for r in _released(batch)]
 
     assert released() == released()
     runs = ledger.runs()
@@ -281,7 +286,7 @@ def test_stop_from_another_thread_waits_for_the_batch(ledger):
 
 def test_public_params_hold_no_secret_and_rows_hold_only_releases(ledger):
     run = _run(ledger, [Q(123.0)] * 3, mech="standard_svt", cutoff=1)
-    rows = run.next_batch(3)
-    assert set(vars(rows[0])) == {"run_id", "index", "description", "above", "value", "gap", "time",
-                                  "answered_from_simulation"}
+    batch = run.next_batch(3)
+    assert set(vars(batch)) == {"index", "description", "above", "value", "gap", "simulated", "time"}
+    assert np.isnan(batch.value[~batch.above]).all()
     assert "123" not in repr(run.params)

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from svtgui.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, LedgerError
+from svtgui.ledger import APPLICATION_ID, SCHEMA_VERSION, Ledger, LedgerError, ResponseBatch
 from svtgui.ledger.migrations import MIGRATIONS
 
 FP = "f" * 64
@@ -40,8 +40,9 @@ def test_v1_ledger_is_migrated_with_its_history(tmp_path):
         assert [(r.value, r.gap, r.answered_from_simulation, r.result) for r in old] == [(42, 3.0, None, "⊤")]
         assert float(led.budget(dataset.dataset_id).spent_epsilon) == 0.5
         run = led.start_run(dataset.dataset_id, "pmw", {}, "0.5", secure=True, noise_description="os")
-        led.record(run.id, [(0, "a", False, 10.5, None, True), (1, "b", True, 7, None, False),
-                            (2, "c", True, 1.0, 0.5)])
+        led.record(run.id, ResponseBatch.of([(0, "a", False, 10.5, None, True),
+                                             (1, "b", True, 7, None, False)]))
+        led.record(run.id, ResponseBatch.of([(2, "c", True, 1.0, 0.5)]))
         led.record_fact(run.id, "n_released", 29990)
         rows = led.responses(run.id)
         assert [r.result for r in rows] == ["free (simulated)", "paid", "⊤"]

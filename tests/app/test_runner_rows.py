@@ -1,11 +1,11 @@
-"""The runner's array path gives exactly the rows the Response objects would give."""
+"""The runner's columnar batch gives exactly the rows the Response objects would give."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from svtgui.app.runs.runner import _batch_rows
+from svtgui.app.runs.runner import released
 from svtgui.core.mechanisms import Batch
 
 
@@ -28,7 +28,9 @@ def test_batch_rows_match_responses(with_gaps):
     queries = [_Q(i) for i in range(n)]
     expected = [(r.index, q.describe(), r.above, r.value, r.gap)
                 for r, q in zip(out.responses(), queries, strict=False)]
-    got = _batch_rows(out, queries)
+    batch = released(out, queries)
+    got = list(zip(batch.index.tolist(), batch.description, batch.above.tolist(), batch.values(),
+                   batch.gaps(), strict=True))
     assert got == expected
     # the same Python types, not only equal values (ints stay ints in the ledger and the CLI)
     assert [tuple(map(type, row)) for row in got] == [tuple(map(type, row)) for row in expected]

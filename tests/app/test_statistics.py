@@ -25,7 +25,7 @@ from svtgui.core.noise import seeded
 from svtgui.data.dataset import Dataset
 from svtgui.data.queries import RangeCount
 from svtgui.data.schema import infer_schema
-from svtgui.ledger import Ledger
+from svtgui.ledger import Ledger, ResponseBatch
 from tests.app.report_scan import csv_tables
 from tests.core.core_stats import Z
 
@@ -155,7 +155,7 @@ def test_an_older_screening_run_falls_back_to_its_recorded_accuracy(setup):
     run = led.start_run(key, "recipe_screen_ranges", {"threshold": 10.0, "cutoff": 1, "screen_share": 0.5,
                                                       "queries": 1}, "1", "0", secure=True,
                         noise_description="OS CSPRNG")
-    led.record(run.id, [(0, "sum of age", True, 5000.5, None)])
+    led.record(run.id, ResponseBatch.of([(0, "sum of age", True, 5000.5, None)]))
     for k, v in {"answers": [{"query": "sum of age", "value": 5000.5}], "epsilon_per_answer": 0.5,
                  "answer_alpha_95": 600.0, "examined": 1, "found": 1}.items():
         led.record_fact(run.id, k, v)

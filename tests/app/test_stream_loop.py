@@ -15,14 +15,21 @@ import pytest
 
 from svtgui.app.runs import process
 from svtgui.app.runs.process import FIRST_BATCH, MAX_IN_FLIGHT, StreamLoop, to_arrays
-from svtgui.app.runs.runner import Row
+from svtgui.ledger import ResponseBatch
 
 TIMEOUT = 30  # seconds; only reached when something is broken
 STAMP = "2026-11-25T00:00:00+00:00"
 
 
-def row(index: int, above: bool, value: float | None, free: bool | None = None, query: str = "q") -> Row:
-    return Row(1, index, query, above, value, None, STAMP, free)
+def row(index: int, above: bool, value: float | None, free: bool | None = None, query: str = "q") -> tuple:
+    return (index, query, above, value, None) + (() if free is None else (free,))
+
+
+def committed(rows: list[tuple]) -> ResponseBatch:
+    """Rows as the run hands them back: one batch, stamped by the ledger's commit."""
+    batch = ResponseBatch.of(rows)
+    batch.time = STAMP
+    return batch
 
 
 class ScriptedRun:
@@ -36,20 +43,20 @@ class ScriptedRun:
     def finished(self) -> bool:
         return self.status != "running"
 
-    def _row(self, i: int) -> Row:
+    def _row(self, i: int) -> tuple:
         top = i % 3 == 0
-        return row(i, top, float(i) if top else 7.0)  # a ⊥ row carrying a number: masked by to_arrays
+        return row(i, top, float(i) if top else 7.0)  # a ⊥ row carrying a number: masked by the batch
 
-    def next_batch(self, n: int) -> list[Row]:
+    def next_batch(self, n: int) -> ResponseBatch:
         rows = [self._row(i) for i in range(self.done, min(self.done + n, self.total))]
         self.done += len(rows)
-        return rows
+        return committed(rows)
 
-    def submit_query(self, q: str) -> Row:
+    def submit_query(self, q: str) -> ResponseBatch:
         if q == "bad":
             raise ValueError("column 'nope' is not in the data")
         self.asked.append(q)
-        return row(10_000 + len(self.asked), True, 1.5, query=q)
+        return committed([row(10_000 + len(self.asked), True, 1.5, query=q)])
 
     def stop(self) -> ScriptedRun:
         self.status = "stopped"
@@ -180,7 +187,7 @@ class TimedRun(ScriptedRun):
         super().__init__(10**7)
         self.clock, self.seconds = clock, iter(seconds)
 
-    def next_batch(self, n: int) -> list[Row]:
+    def next_batch(self, n: int) -> ResponseBatch:
         self.clock[0] += next(self.seconds)
         return super().next_batch(n)
 
@@ -204,14 +211,16 @@ def test_batches_grow_towards_the_target_duration(monkeypatch):
     assert sizes == [4 * FIRST_BATCH, 16 * FIRST_BATCH, 4 * FIRST_BATCH]
 
 
-def test_to_arrays_blanks_bottom_values_and_keeps_pmw_free_answers():
+def test_a_batch_blanks_bottom_values_once_and_keeps_pmw_free_answers():
     rows = [row(0, True, 12.5), row(1, False, 99.0), row(2, False, None)]
-    batch = to_arrays(rows, np.arange(3))
+    made = committed(rows)
+    assert made.value[0] == 12.5 and np.isnan(made.value[1:]).all()  # blanked as the batch is made
+    batch = to_arrays(made, np.arange(3))
     assert batch.above.tolist() == [True, False, False] and batch.free is None
     assert batch.value[0] == 12.5 and np.isnan(batch.value[1:]).all()  # ⊥ releases no number
     assert len(set(batch.time.tolist())) == 1
     pmw = [row(0, False, 3.0, free=True), row(1, True, 4.0, free=False), row(2, False, 5.0, free=False)]
-    batch = to_arrays(pmw, np.arange(3))
+    batch = to_arrays(committed(pmw), np.arange(3))
     assert batch.free.tolist() == [True, False, False]
     assert batch.value[:2].tolist() == [3.0, 4.0] and np.isnan(batch.value[2])
 

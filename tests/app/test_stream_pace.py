@@ -10,7 +10,7 @@ import pytest
 
 from svtgui.app.runs import process
 from svtgui.app.runs.process import PACE_TICK, StreamLoop
-from svtgui.ledger import ResponseRecord
+from svtgui.ledger import ResponseBatch
 
 
 class FakeRun:
@@ -20,10 +20,10 @@ class FakeRun:
         self.total, self.done, self.status, self.finished = total, 0, "running", False
         self.batches: list[int] = []
 
-    def next_batch(self, n: int) -> list[ResponseRecord]:
+    def next_batch(self, n: int) -> ResponseBatch:
         k = min(n, self.total - self.done)
-        rows = [ResponseRecord(1, self.done + i, "q", False, None, None, "2026-11-25T00:00:00+00:00")
-                for i in range(k)]
+        rows = ResponseBatch.of([(self.done + i, "q", False, None, None) for i in range(k)])
+        rows.time = "2026-11-25T00:00:00+00:00"  # as the ledger's commit stamps it
         self.done += k
         self.batches.append(k)
         if self.done == self.total:

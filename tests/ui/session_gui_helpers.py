@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFileDialog
 
 from svtgui.app.dataset_identity import register
-from svtgui.ledger import Ledger
+from svtgui.ledger import Ledger, ResponseBatch
 from svtgui.ui.app import create_app
 from svtgui.ui.main_window import MainWindow
 
@@ -39,9 +39,9 @@ def ledger_runs(ds) -> tuple[int, int]:
         params = {"epsilon": 2.0, "threshold": 100.0, "cutoff": 2}
         crashed = led.start_run(fingerprint, "numeric_sparse", params, 2, secure=True,
                                 noise_description="OS CSPRNG")
-        led.record(crashed.id, [(0, "count of rows where age ≥ 40", False, None, None),
+        led.record(crashed.id, ResponseBatch.of([(0, "count of rows where age ≥ 40", False, None, None),
                                 (1, "count of rows where age ≥ 20", True, 24871, None),
-                                (2, "count of rows where age ≥ 90", False, None, None)])
+                                (2, "count of rows where age ≥ 90", False, None, None)]))
         led.finish_run(crashed.id, "interrupted")
         running = led.start_run(fingerprint, "sparse", {"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}, "0.5",
                                 secure=True, noise_description="OS CSPRNG")

@@ -16,7 +16,7 @@ import pytest
 from session_gui_helpers import wait_export, wait_rows
 
 from svtgui.app.dataset_identity import register
-from svtgui.ledger import Ledger
+from svtgui.ledger import Ledger, ResponseBatch
 
 N = 200_000
 pytestmark = pytest.mark.slow
@@ -30,9 +30,9 @@ def big_run(ds) -> int:
         run = led.start_run(dataset_id, "numeric_sparse", params, 1, secure=True,
                             noise_description="OS CSPRNG")
         for start in range(0, N, 50_000):
-            led.record(run.id, [(i, f"count of rows where age ≥ {i % 90}", i % 500 == 0,
+            led.record(run.id, ResponseBatch.of([(i, f"count of rows where age ≥ {i % 90}", i % 500 == 0,
                                  1000 + i if i % 500 == 0 else None, None)
-                                for i in range(start, start + 50_000)])
+                                for i in range(start, start + 50_000)]))
         led.finish_run(run.id, "finished")
     return run.id
 

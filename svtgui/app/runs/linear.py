@@ -31,6 +31,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from svtgui.app.linear_setup import (  # noqa: F401 - the set-up, re-exported for the run's callers
     LINEAR,
     PMW,
@@ -46,8 +48,10 @@ from svtgui.app.linear_setup import (  # noqa: F401 - the set-up, re-exported fo
     set_by_run,
     universe_of,
 )
+from svtgui.app.plan import describe_query
 from svtgui.core.linear import LinearQuery
-from svtgui.core.mechanisms.base import Response
+from svtgui.core.mechanisms.base import Batch
+from svtgui.ledger import ResponseBatch
 
 
 class LinearFeed:
@@ -60,13 +64,15 @@ class LinearFeed:
     def inputs(self, queries: Sequence[Any]) -> list[LinearQuery]:
         return [linear_query(self.universe, q, "query") for q in queries]
 
-    def row(self, r: Response, description: str) -> tuple:
-        """(index, description, above, value in rows, gap, answered_from_simulation)."""
-        value = None if r.value is None else float(r.value) * self.n
-        if value is not None:
-            # paid: an integer count on the noise lattice; free: n̂·⟨Q, p⟩, shown to 0.1 row
-            value = int(round(value)) if r.above else round(value, 1)
-        return (r.index, description, r.above, value, None, not r.above)
+    def released(self, out: Batch, queries: Sequence[Any]) -> ResponseBatch:
+        """PMW's batch as the ledger records it: values in rows (paid: an integer count on the noise
+        lattice; free, from the public synthetic histogram: n̂·⟨Q, p⟩ to 0.1 row), every ⊥ free."""
+        k = out.consumed
+        above = out.above[:k]
+        rows = out.values[:k] * self.n
+        value = np.where(above, np.round(rows), np.round(rows, 1))
+        return ResponseBatch(np.arange(out.start_index, out.start_index + k, dtype=np.int64),
+                             [describe_query(q) for q in queries[:k]], above, value, None, ~above)
 
 
 def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, public_name: str) -> dict[str, Any]:

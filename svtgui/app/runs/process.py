@@ -38,7 +38,6 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,7 +45,7 @@ import numpy as np
 if TYPE_CHECKING:  # annotations only: the run process imports the data layer with the runner
     from svtgui.data.dataset import Dataset
     from svtgui.data.queries import Query
-    from svtgui.ledger import RunRecord
+    from svtgui.ledger import ResponseBatch, RunRecord
 
 from svtgui.app.domains import DECLARED, Domains
 
@@ -109,34 +108,14 @@ class RunView:
         return cls(run.record, run.cutoff, run.params, run.status, run.total)
 
 
-_INDEX, _ABOVE, _VALUE, _TIME, _FREE = (
-    attrgetter(a) for a in ("index", "above", "value", "time", "answered_from_simulation")
-)
-
-
-def to_arrays(rows: list[Any], refs: np.ndarray) -> ReleasedBatch:
-    """Runner rows (``Row``: index, above, value, time, answered_from_simulation) to arrays.
-
-    ``map(attrgetter)`` walks the rows in C (no Python frame per row); ``None`` values become NaN
-    in the float conversion, and ⊥ rows are blanked whatever they carry — except PMW's free
-    answers, which are releases (the runner marks them ``answered_from_simulation``; other
-    mechanisms' rows carry ``None`` there, and then no ``free`` array is built). One commit stamps
-    one time, so each distinct stamp is parsed once.
-    """
-    n = len(rows)
-    index = np.fromiter(map(_INDEX, rows), dtype=np.int64, count=n)
-    above = np.fromiter(map(_ABOVE, rows), dtype=bool, count=n)
-    value = np.array(list(map(_VALUE, rows)), dtype=np.float64).reshape(n)
-    free = None
-    if n and rows[0].answered_from_simulation is not None:
-        free = np.fromiter(map(_FREE, rows), dtype=bool, count=n) & ~above
-    value[~above if free is None else ~(above | free)] = np.nan
-    stamps = {t: datetime.fromisoformat(t).timestamp() for t in set(map(_TIME, rows))}
-    if len(stamps) == 1:
-        times = np.full(n, next(iter(stamps.values())))
-    else:
-        times = np.fromiter(map(stamps.__getitem__, map(_TIME, rows)), dtype=np.float64, count=n)
-    return ReleasedBatch(index, refs, above, value, times, free)
+def to_arrays(batch: ResponseBatch, refs: np.ndarray) -> ReleasedBatch:
+    """A committed batch as the window takes it: its columns unchanged (its ⊥ values are already
+    blanked, PMW's free answers kept: :class:`~svtgui.ledger.ResponseBatch` does that once), where
+    each query came from (``refs``), and the commit time as a number. The descriptions stay here: the
+    window looks them up from its own query list when a row is painted."""
+    stamp = datetime.fromisoformat(batch.time).timestamp()
+    return ReleasedBatch(batch.index, refs, batch.above, batch.value, np.full(len(batch), stamp),
+                         batch.simulated)
 
 
 class StreamLoop:
@@ -237,33 +216,33 @@ class StreamLoop:
             size = 1
         else:
             size = self.batch_size if self.pace is None else max(1, round(self.pace * PACE_TICK))
-        rows = self.run.next_batch(size)  # committed before it returns
+        batch = self.run.next_batch(size)  # committed before it returns
         if stepping:
             self.steps -= 1
-        if not rows:
+        if not len(batch):
             if not self.run.finished:
                 self.drained = True
                 self._send("drained")
             return
-        refs = np.arange(self.planned_done, self.planned_done + len(rows), dtype=np.int64)
-        self.planned_done += len(rows)
+        refs = np.arange(self.planned_done, self.planned_done + len(batch), dtype=np.int64)
+        self.planned_done += len(batch)
         self.credits -= 1
-        self._send("released", to_arrays(rows, refs))
+        self._send("released", to_arrays(batch, refs))
         if self.pace is not None:
-            self.next_due = max(self.next_due, started) + len(rows) / self.pace
+            self.next_due = max(self.next_due, started) + len(batch) / self.pace
         elif not stepping:
-            self._adapt(time.perf_counter() - started, len(rows))
+            self._adapt(time.perf_counter() - started, len(batch))
 
     def _answer_adaptive(self) -> None:
         q = self.adaptive.popleft()
         try:
-            row = self.run.submit_query(q)
+            batch = self.run.submit_query(q)
         except ValueError as exc:
             self._send("adaptive_failed", str(exc))
             return
         self.adaptive_count += 1
         self.credits -= 1
-        self._send("released", to_arrays([row], np.array([-self.adaptive_count], dtype=np.int64)))
+        self._send("released", to_arrays(batch, np.array([-self.adaptive_count], dtype=np.int64)))
 
     def _adapt(self, seconds: float, n: int) -> None:
         """Aim at ``TARGET_SECONDS`` per batch: the first answers show at once, long streams run at speed."""

@@ -78,7 +78,8 @@ class ResultStore:
 
     def append_batch(self, batch: ReleasedBatch) -> None:
         """Add one committed batch as the run process sent it: its ⊥ values are already blanked
-        (:func:`svtgui.app.runs.process.to_arrays`, the one place the ⊥ mask is applied)."""
+        (by :class:`svtgui.ledger.ResponseBatch` as the runner made it, the one place the ⊥ mask is
+        applied)."""
         k = len(batch)
         if k == 0:
             return

@@ -13,7 +13,9 @@ Order of events, which is the whole point of this module:
    shows is therefore already in the ledger, even if the process is killed a microsecond later.
 
 Secrets (true answers, noise, the noisy threshold) stay inside the mechanism and local variables;
-a :class:`Row` carries only what is released.
+a batch carries only what is released: the mechanism's arrays become one
+:class:`~svtgui.ledger.ResponseBatch` (the ⊥ mask applied as it is made), which the ledger commits
+and the caller then gets, unchanged.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import PRIVATE, Batch, Mechanism, SelectionMechanism, StreamingMechanism
-from svtgui.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseRecord, RunRecord
+from svtgui.core.mechanisms.base import Response
+from svtgui.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseBatch, RunRecord
 
 
 class QueryLike(Protocol):
@@ -49,10 +52,6 @@ class QueryLike(Protocol):
 
 
 Evaluator = Callable[[Any, Sequence[QueryLike]], np.ndarray]
-
-
-# One released response exactly as committed to the ledger (nothing secret in it).
-Row = ResponseRecord
 
 
 def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
@@ -187,31 +186,24 @@ def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mec
                feed=linear.LinearFeed(plan.universe, n_released))
 
 
-def _batch_rows(out: Batch, queries: Sequence[QueryLike]) -> list[tuple]:
-    """``(index, description, above, value, gap)`` rows straight from a batch's arrays.
-
-    The same values as ``Batch.responses()`` (None where nothing numeric was released, ints for
-    integral values) without a Response object per query: on long streams this loop is the
-    runner's own cost, next to evaluation and the ledger commit.
-    """
+def released(out: Batch, queries: Sequence[QueryLike]) -> ResponseBatch:
+    """The mechanism's batch as the ledger records it: its arrays as they are, the descriptions of
+    the ``out.consumed`` queries it answered (the ⊥ mask is the batch's own, applied once)."""
     k = out.consumed
-    above = out.above[:k].tolist()
-    values: list[float | int | None] = [None] * k
-    v = out.values[:k]
-    for i in np.flatnonzero(~np.isnan(v)).tolist():
-        values[i] = _number(v[i])
-    gaps: list[float | None] = [None] * k
-    if out.gaps is not None:
-        g = out.gaps[:k]
-        for i in np.flatnonzero(~np.isnan(g)).tolist():
-            gaps[i] = float(g[i])
-    descriptions = [describe_query(q) for q in queries[:k]]
-    return list(zip(range(out.start_index, out.start_index + k), descriptions, above, values, gaps,
-                    strict=True))
+    return ResponseBatch(np.arange(out.start_index, out.start_index + k, dtype=np.int64),
+                         [describe_query(q) for q in queries[:k]], out.above[:k], out.values[:k],
+                         None if out.gaps is None else out.gaps[:k])
 
 
-def _number(v: float) -> float | int:
-    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+def _one(r: Response) -> Batch:
+    """One adaptive query's response as a batch of one, so it takes the same path as a stream."""
+    return Batch(np.array([r.above], dtype=bool), np.array([np.nan if r.value is None else r.value]), 1,
+                 r.index, None if r.gap is None else np.array([r.gap], dtype=np.float64))
+
+
+def _nothing() -> ResponseBatch:
+    """An empty batch: nothing was left to answer."""
+    return ResponseBatch(np.empty(0, dtype=np.int64), [], np.empty(0, dtype=bool), np.empty(0))
 
 
 class Run:
@@ -282,8 +274,8 @@ class Run:
         return f"<Run {self.id} {self.record.mechanism_id} {self.status} {self._answered}/{self.total}>"
 
     # ------------------------------------------------------------------ streaming
-    def next_batch(self, n: int) -> list[Row]:
-        """Answer up to ``n`` planned queries; returns the committed rows (empty when nothing is left).
+    def next_batch(self, n: int) -> ResponseBatch:
+        """Answer up to ``n`` planned queries; returns the committed batch (empty when nothing is left).
 
         Non-interactive mechanisms answer the whole list at once, whatever ``n``. The run ends
         itself (status ``halted``) when the mechanism reaches its cutoff.
@@ -296,23 +288,20 @@ class Run:
                 return self._select_all()
             batch = self._queries[self._position:self._position + n]
             if not batch:
-                return []
+                return _nothing()
             out = self.__mechanism.submit_many(self._inputs(batch))
-            if self._feed:
-                rows = [self._row(r, q) for r, q in zip(out.responses(), batch, strict=False)]
-            else:
-                rows = _batch_rows(out, batch)
-            committed = self._commit(rows)
+            committed = self._commit(self._released(out, batch))
             self._position += out.consumed
             if self.__mechanism.halted:
                 self._end(HALTED)
             return committed
 
-    def submit_query(self, query: QueryLike) -> Row:
+    def submit_query(self, query: QueryLike) -> ResponseBatch:
         """Answer one adaptive query, composed after seeing the previous responses.
 
         The query must fit the run's declared sensitivity Δ (and be integer-valued in an integer
         run, monotonic in a monotonic one); otherwise ``ValueError`` and nothing is recorded.
+        Returns the committed batch of one.
         """
         with self._lock:
             self._require_running()
@@ -321,18 +310,18 @@ class Run:
             self._check_adaptive(query)
             inputs = self._inputs([query])
             r = self.__mechanism.submit(inputs[0] if self._feed else float(inputs[0]))
-            row = self._commit([self._row(r, query)])[0]
+            committed = self._commit(self._released(_one(r), [query]))
             if self.__mechanism.halted:
                 self._end(HALTED)
-            return row
+            return committed
 
-    def stream(self, batch_size: int = 1000) -> Iterator[list[Row]]:
+    def stream(self, batch_size: int = 1000) -> Iterator[ResponseBatch]:
         """Yield committed batches until the planned queries run out or the mechanism halts."""
         while not self.finished:
-            rows = self.next_batch(batch_size)
-            if not rows:
+            batch = self.next_batch(batch_size)
+            if not len(batch):
                 return
-            yield rows
+            yield batch
 
     def stop(self) -> RunRecord:
         """The curator stopped the run early (status ``stopped``; the budget stays spent)."""
@@ -356,10 +345,9 @@ class Run:
         """What the mechanism takes: linear queries (PMW) or the true answers (evaluated here)."""
         return self._feed.inputs(queries) if self._feed else self._answers(queries)
 
-    def _row(self, r: Any, q: QueryLike) -> tuple:
-        if self._feed:
-            return self._feed.row(r, describe_query(q))
-        return (r.index, describe_query(q), r.above, r.value, r.gap)
+    def _released(self, out: Batch, queries: Sequence[QueryLike]) -> ResponseBatch:
+        """PMW's answers in rows (its feed), any other mechanism's as they are."""
+        return self._feed.released(out, queries) if self._feed else released(out, queries)
 
     def _answers(self, queries: Sequence[QueryLike]) -> np.ndarray:
         answers = np.asarray(self._evaluate(self._dataset, queries), dtype=np.float64).reshape(-1)
@@ -396,27 +384,31 @@ class Run:
             raise ValueError(f"{what}: {problem(notes, False)}; this run was charged as differentially "
                              "private, so it cannot take such a query (start a run that allows them)")
 
-    def _select_all(self) -> list[Row]:
+    def _select_all(self) -> ResponseBatch:
         if not isinstance(self.__mechanism, SelectionMechanism):  # a release, made at start: done
             self._position = len(self._queries)
             self._end(FINISHED)
-            return []
+            return _nothing()
         answers = self._answers(self._queries)
         sel = self.__mechanism.select(answers)
-        chosen = {i: (None if sel.values is None else sel.values[k]) for k, i in enumerate(sel.indices)}
-        rows = [(i, describe_query(q), i in chosen, chosen.get(i), None) for i, q in enumerate(self._queries)]
-        committed = self._commit(rows)
+        n = len(self._queries)
+        chosen = np.asarray(sel.indices, dtype=np.int64)
+        above = np.zeros(n, dtype=bool)
+        above[chosen] = True
+        values = np.full(n, np.nan)
+        if sel.values is not None:
+            values[chosen] = sel.values
+        committed = self._commit(released(Batch(above, values, n, 0), self._queries))
         self._position = len(self._queries)
         self._end(FINISHED)
         return committed
 
-    def _commit(self, rows: list[tuple]) -> list[Row]:
-        """Record ``(index, description, above, value, gap[, answered_from_simulation])`` rows."""
-        at = self.ledger.record(self.id, rows)
-        self._answered += len(rows)
-        self._above += sum(1 for r in rows if r[2])
-        return [Row(self.id, r[0], r[1], bool(r[2]), r[3], r[4], at, r[5] if len(r) > 5 else None)
-                for r in rows]
+    def _commit(self, batch: ResponseBatch) -> ResponseBatch:
+        """Record the batch in the ledger (which stamps its time), and only then hand it back."""
+        self.ledger.record(self.id, batch)
+        self._answered += len(batch)
+        self._above += batch.above_count
+        return batch
 
     def _require_running(self) -> None:
         if self.finished:

@@ -13,11 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from svtgui.app.linear_setup import RUN_PARAMS
 from svtgui.app.outputs import Inputs
 from svtgui.app.plan import Plan, build
 from svtgui.app.reports.content import value_text
-from svtgui.app.runs.runner import Row, request_for, start_run
+from svtgui.app.runs.runner import request_for, start_run
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
@@ -37,7 +39,7 @@ from svtgui.cli.errors import EXIT_BUDGET, CliError, end_interrupted
 from svtgui.cli.inputs import command_inputs
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
-from svtgui.ledger import Ledger
+from svtgui.ledger import Ledger, ResponseBatch
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
 # catalogue parameters (split, numeric_share, raise_by, max_passes, sensitivity).
@@ -298,8 +300,8 @@ def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
     bar = Progress(run_.total) if sys.stderr.isatty() else None
     try:
         with run_:
-            for rows in run_.stream(batch_size=batch):
-                _print_rows(rows, args)
+            for released in run_.stream(batch_size=batch):
+                _print_rows(released, args)
                 if bar:
                     bar.update(run_.answered, run_.above_count, run_.cutoff)
     except LedgerError as exc:  # locked by another program, or a full disk, mid-run
@@ -308,23 +310,26 @@ def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
         bar.close()
 
 
-def _print_rows(rows: list[Row], args: argparse.Namespace) -> None:
-    lines = []
-    for r in rows:
-        # PMW: every answer is released (free ones come from the public synthetic histogram)
-        if not (r.above or args.all_rows or r.answered_from_simulation is not None):
-            continue
-        if args.json:
-            extra = {} if r.answered_from_simulation is None else \
-                {"answered_from_simulation": r.answered_from_simulation}
-            lines.append(json.dumps({"index": r.index, "above": r.above, "value": r.value, "gap": r.gap,
-                                     "query": r.description, **extra}, ensure_ascii=False))
-        else:
-            value = value_text(r.value)
-            lines.append(f"{r.index}\t{r.result}\t{value}\t{r.description}")
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
-        sys.stdout.flush()
+def _print_rows(batch: ResponseBatch, args: argparse.Namespace) -> None:
+    """One line per released row of a committed batch, read from its columns: ⊤ rows, and PMW's free
+    answers (released from the public synthetic histogram); every row with --all-rows."""
+    shown = np.ones(len(batch), dtype=bool) if args.all_rows else \
+        batch.above if batch.simulated is None else batch.above | batch.simulated
+    rows = np.flatnonzero(shown).tolist()
+    if not rows:
+        return
+    index, values, results = batch.index.tolist(), batch.values(), batch.results()
+    if args.json:
+        above, gaps = batch.above.tolist(), batch.gaps()
+        free = None if batch.simulated is None else batch.simulated.tolist()
+        lines = [json.dumps({"index": index[k], "above": above[k], "value": values[k], "gap": gaps[k],
+                             "query": batch.description[k],
+                             **({} if free is None else {"answered_from_simulation": free[k]})},
+                            ensure_ascii=False) for k in rows]
+    else:
+        lines = [f"{index[k]}\t{results[k]}\t{value_text(values[k])}\t{batch.description[k]}" for k in rows]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
 
 
 class Progress:
