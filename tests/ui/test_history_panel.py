@@ -285,7 +285,7 @@ def test_a_window_run_under_another_relation_is_refused_by_the_gate(qtbot, windo
 def test_history_reads_only_the_first_statistics_of_a_long_run(qtbot, window, act, monkeypatch):
     """The Statistics column needs the first statistic and a count: a run of thousands of released
     numbers is not read whole on the window's thread (only HEADLINE_ROWS of its rows)."""
-    from svtgui.ledger import Ledger
+    from svtgui.ledger import Ledger, ResponseBatch
     from svtgui.ui.history import history_panel
 
     monkeypatch.setattr(history_panel, "HEADLINE_ROWS", 2)
@@ -296,7 +296,7 @@ def test_history_reads_only_the_first_statistics_of_a_long_run(qtbot, window, ac
         key = register(led, ds, 10).dataset_id
         run = led.start_run(key, "numeric_sparse", {"epsilon": 2.0, "threshold": 100.0, "cutoff": 5}, 2,
                             secure=True, noise_description="OS CSPRNG")
-        led.record(run.id, [(i, f"count {i}", True, 1000 + i, None) for i in range(5)])
+        led.record(run.id, ResponseBatch.of([(i, f"count {i}", True, 1000 + i, None) for i in range(5)]))
         led.finish_run(run.id, "halted")
     act.load(qtbot, window)
     panel = window.sessions.show_history()
