@@ -109,7 +109,10 @@ def _step(number: int, run: RunRecord, plan: dict[str, Any], notes: tuple[str, .
 
 
 def script_text(ledger: Ledger, run_ids: list[int]) -> str:
-    """The Python script that replays these runs (of one dataset) on a data file given to it."""
+    """The Python script that replays these runs (of one dataset) on a data file given to it.
+
+    It is published with the release, so it names the dataset by its public name (the curator's
+    choice, else the random id), never the data file's, which can say what or whom it is about."""
     runs = checked_runs(ledger, run_ids)
     plans = [_plan(ledger, r) for r in runs]
     dataset = ledger.dataset(runs[0].dataset_id)
@@ -123,7 +126,7 @@ def script_text(ledger: Ledger, run_ids: list[int]) -> str:
     calls = ", ".join(f"step_{i}(ledger, ds)" for i in range(1, len(runs) + 1))
     return "\n".join([
         "#!/usr/bin/env python3",
-        f'"""Replay the release of {runs_label(tuple(r.id for r in runs))} of "{dataset.name}" '
+        f'"""Replay the release of {runs_label(tuple(r.id for r in runs))} of "{dataset.public_name}" '
         f"(made with SVT Studio {__version__}).",
         "",
         f"WARNING: RUNNING THIS SCRIPT SPENDS PRIVACY BUDGET: ε = {total:g} in all, charged to the ledger",

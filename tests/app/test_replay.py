@@ -200,3 +200,18 @@ def test_the_plans_replay_as_svtgui_cli_commands(census_runs, tmp_path, capsys):
     assert [p.get("arguments") for p in new] == [p.get("arguments") for p in old]
     with Ledger.open(fresh) as led:
         assert [float(r.epsilon) for r in led.runs()] == [1.0, 1.0, 0.5] and all(r.secure for r in led.runs())
+
+
+def test_the_script_names_the_dataset_by_its_public_name_never_the_file(tmp_path):
+    """The script is published with the release: like reports, it never names the data file."""
+    data = tmp_path / "hiv_clinic_roster.csv"
+    data.write_bytes(CENSUS.read_bytes())
+    ds = load_dataset(data)
+    with Ledger.open(tmp_path / "l.sqlite") as led:
+        record = dataset_identity.register(led, ds, "10")
+        run_id = recipes.auto_mean(ds, "age", 1.0).run(led).record.id
+        text = script_text(led, [run_id])
+        assert "hiv_clinic" not in text and f'of "{record.dataset_id}"' in text
+        led.set_public_name(record.dataset_id, "Clinic survey")
+        text = script_text(led, [run_id])
+        assert "hiv_clinic" not in text and 'of "Clinic survey"' in text
