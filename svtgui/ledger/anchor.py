@@ -24,6 +24,7 @@ from pathlib import Path
 STATE_ENV = "SVTGUI_STATE_DIR"
 _ID = re.compile(r"lg-[0-9a-f]{16}")
 DIR_MODE, FILE_MODE = 0o700, 0o600
+SEAL_KEY_FILE, SEAL_KEY_BYTES = "cache-seal.key", 32
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,30 @@ def forget_path(path: Path, *, keep: str) -> None:
             if a.ledger_id != keep:
                 _write(folder / f"{a.ledger_id}.json",
                        Anchor(a.ledger_id, a.count, a.head, tuple(p for p in a.paths if p != str(path))))
+
+
+def seal_key() -> bytes:
+    """A random secret kept beside the anchors (0600), made on first use.
+
+    Why: the ledger caches each data file's fingerprint (what decides whose budget a run is charged
+    to) in a table that changes without a charge, so no trigger or chain can guard it. An entry edited
+    with ``sqlite3`` would give a spent dataset's rows a fresh budget, or another dataset's. Entries
+    are sealed with this key, which is not in the ledger file: an edit of the ledger alone cannot make
+    a valid one, and an invalid one is ignored (the fingerprint is computed again from the rows).
+    """
+    with _locked() as folder:
+        target = folder / SEAL_KEY_FILE
+        with contextlib.suppress(FileNotFoundError):
+            key = target.read_bytes()
+            if len(key) == SEAL_KEY_BYTES:
+                return key
+        key = os.urandom(SEAL_KEY_BYTES)  # new, or a damaged one replaced: old entries are recomputed
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
+        with os.fdopen(fd, "wb") as out:
+            out.write(key)
+        os.replace(tmp, target)
+        return key
 
 
 def _load(f: Path) -> Anchor | None:

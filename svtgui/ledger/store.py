@@ -455,18 +455,31 @@ class Ledger:
 
     def cached_fingerprint(self, file_id: bytes, check: bytes) -> dict[str, Any] | None:
         """The fingerprint cached for this file (its device and inode) if ``check`` (size, times,
-        sampled blocks) still matches; None otherwise. Private, like every fingerprint."""
+        sampled blocks) still matches and its seal is valid; None otherwise. Private, like every
+        fingerprint. An entry edited behind the ledger's back has no valid seal (:func:`_seal`)."""
+        file_tag, check_tag = self._tag(b"file:", file_id), self._tag(b"check:", check)
         rows = self._read("SELECT fingerprint_json FROM fingerprint_cache WHERE file_tag = ? AND "
-                          "check_tag = ?", (self._tag(b"file:", file_id), self._tag(b"check:", check)))
-        return json.loads(rows[0][0]) if rows else None
+                          "check_tag = ?", (file_tag, check_tag))
+        if not rows:
+            return None
+        doc = json.loads(rows[0][0])
+        sealed = doc.pop(_SEAL, None) if isinstance(doc, dict) else None
+        expected = _seal(file_tag, check_tag, doc)
+        valid = expected is not None and isinstance(sealed, str) and hmac.compare_digest(sealed, expected)
+        return doc if valid else None
 
     def cache_fingerprint(self, file_id: bytes, check: bytes, fingerprint: dict[str, Any]) -> None:
-        """Keep a file's fingerprint (replacing what was cached for an older state of the file)."""
+        """Keep a file's fingerprint, sealed (replacing what was cached for an older state of the
+        file); nothing is cached when the seal's key cannot be kept (the cache only saves time)."""
+        file_tag, check_tag = self._tag(b"file:", file_id), self._tag(b"check:", check)
+        seal = _seal(file_tag, check_tag, fingerprint)
+        if seal is None:
+            return
         with self._transaction() as c:
             c.execute("INSERT INTO fingerprint_cache VALUES (?, ?, ?, ?) ON CONFLICT(file_tag) DO UPDATE SET "
                       "check_tag = excluded.check_tag, fingerprint_json = excluded.fingerprint_json, "
-                      "at = excluded.at", (self._tag(b"file:", file_id), self._tag(b"check:", check),
-                                           json.dumps(fingerprint, sort_keys=True), _now()))
+                      "at = excluded.at", (file_tag, check_tag,
+                                           json.dumps({**fingerprint, _SEAL: seal}, sort_keys=True), _now()))
 
     def _tag(self, lane: bytes, data: bytes) -> str:
         return hmac.new(self.content_key(), lane + data, hashlib.sha256).hexdigest()
@@ -661,6 +674,21 @@ class Ledger:
 # schema 9) the registered relation with no public n.
 _LAST_RELATION = ("(SELECT e.{} FROM relation_events e WHERE e.dataset_id = datasets.dataset_id "
                   "ORDER BY e.id DESC LIMIT 1)")
+_SEAL = "seal"  # a cached fingerprint's seal, kept in its JSON
+
+
+def _seal(file_tag: str, check_tag: str, fingerprint: Any) -> str | None:
+    """The seal of a cached fingerprint: an HMAC under :func:`svtgui.ledger.anchor.seal_key`, kept
+    outside the ledger file, so that editing the cache with ``sqlite3`` cannot move rows to a fresh
+    or another dataset's budget. None when the key cannot be read or made (nothing is then trusted)."""
+    try:
+        key = anchor.seal_key()
+    except OSError:
+        return None
+    text = f"{file_tag}\n{check_tag}\n{json.dumps(fingerprint, sort_keys=True)}"
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
 _PUBLIC_NAME = ("COALESCE((SELECT p.name FROM public_names p WHERE p.dataset_id = datasets.dataset_id "
                 "ORDER BY p.id DESC LIMIT 1), dataset_id)")
 _DATASET_COLUMNS = (f"dataset_id, name, total_epsilon, total_delta, "

@@ -257,3 +257,38 @@ def test_reports_state_an_accepted_finding_with_the_day_only(used):
     text = dict(facts(data))["Ledger integrity"]
     assert "changed outside SVT Studio" in text and "may be understated" in text
     assert event["accepted_by"] in text
+
+
+def _poison_fingerprint_cache(path: Path) -> int:
+    """What an attacker with sqlite3 does to the cache (no trigger guards it; no charge is touched):
+    every cached fingerprint made to look like rows nobody knows. Returns the entries changed."""
+    with sqlite3.connect(path) as c:
+        entries = c.execute("SELECT file_tag, fingerprint_json FROM fingerprint_cache").fetchall()
+        for tag, text in entries:
+            doc = json.loads(text)
+            rows = doc["rows"]
+            rows["columns"] = [["f" * 64 if d != "f" * 64 else "e" * 64, i] for d, i in rows["columns"]]
+            rows["content"] = "0" * 64
+            rows["sketch"] = [v + 1 for v in rows["sketch"]]
+            c.execute("UPDATE fingerprint_cache SET fingerprint_json = ? WHERE file_tag = ?",
+                      (json.dumps(doc), tag))
+    return len(entries)
+
+
+def test_an_edited_fingerprint_cache_gives_spent_rows_no_fresh_budget(tmp_path, capsys):
+    """The cache of file fingerprints decides whose budget a file's rows are charged to and changes
+    without a charge (so the chain cannot cover it): an entry edited with sqlite3 must not be
+    believed, or the same file runs again on a fresh budget after its budget is spent."""
+    data, queries, ledger = tmp_path / "people.csv", tmp_path / "q.json", tmp_path / "l.sqlite"
+    data.write_text("age,hours\n" + "".join(f"{17 + (i * 7) % 70},{(i * 13) % 60}\n" for i in range(500)))
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1,
+                                   "queries": [{"kind": "range", "column": "age", "low": 20, "high": 40}]}))
+    run = ["run", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse", "--epsilon", "1",
+           "--threshold", "100", "--cutoff", "1", "--budget-epsilon", "1", "--ledger", str(ledger)]
+    assert main(run) == 0  # the budget is spent; the file's fingerprint is cached
+    assert _poison_fingerprint_cache(ledger) == 1
+    capsys.readouterr()
+    assert main([*run, "--new-dataset"]) == 3  # still the spent dataset: the edited entry is ignored
+    assert "does not fit what remains" in capsys.readouterr().err
+    with Ledger.open(ledger) as led:
+        assert len(led.runs()) == 1 and len(led.datasets()) == 1
