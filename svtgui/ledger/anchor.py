@@ -29,12 +29,14 @@ SEAL_KEY_FILE, SEAL_KEY_BYTES = "cache-seal.key", 32
 
 @dataclass(frozen=True)
 class Anchor:
-    """What one ledger looked like when last written: chain length and head, and where it was."""
+    """What one ledger looked like when last written: chain length and head, where it was, and a
+    digest of its fingerprint key ("" in anchors written before the key was anchored)."""
 
     ledger_id: str
     count: int
     head: str
     paths: tuple[str, ...]
+    key: str = ""
 
 
 def state_dir() -> Path:
@@ -63,8 +65,10 @@ def at_path(path: Path) -> list[Anchor]:
     return [a for a in found if a is not None and where in a.paths]
 
 
-def advance(ledger_id: str, path: Path, count: int, head: str, *, force: bool = False) -> None:
-    """Record that ledger ``ledger_id`` at ``path`` has ``count`` links ending in ``head``.
+def advance(ledger_id: str, path: Path, count: int, head: str, *, key: str = "",
+            force: bool = False) -> None:
+    """Record that ledger ``ledger_id`` at ``path`` has ``count`` links ending in ``head`` (and, when
+    given, that its fingerprint key has digest ``key``; else the anchored digest is kept).
 
     Never moves an anchor back (another process may have recorded a longer chain meanwhile) unless
     ``force``: a curator's explicit acceptance of what an integrity check found.
@@ -75,12 +79,13 @@ def advance(ledger_id: str, path: Path, count: int, head: str, *, force: bool = 
         target = folder / f"{ledger_id}.json"
         old = _load(target)
         where = str(path)
+        key = key or (old.key if old else "")
         if old is not None and not force and old.count >= count:
-            if where in old.paths:
+            if where in old.paths and old.key == key:
                 return
-            count, head = old.count, old.head  # only the path is new
+            count, head = old.count, old.head  # only the path (or the key's first digest) is new
         paths = tuple(dict.fromkeys([*(old.paths if old else ()), where]))
-        _write(target, Anchor(ledger_id, count, head, paths))
+        _write(target, Anchor(ledger_id, count, head, paths, key))
 
 
 def forget_path(path: Path, *, keep: str) -> None:
@@ -89,8 +94,8 @@ def forget_path(path: Path, *, keep: str) -> None:
     with _locked() as folder:
         for a in at_path(path):
             if a.ledger_id != keep:
-                _write(folder / f"{a.ledger_id}.json",
-                       Anchor(a.ledger_id, a.count, a.head, tuple(p for p in a.paths if p != str(path))))
+                kept = tuple(p for p in a.paths if p != str(path))
+                _write(folder / f"{a.ledger_id}.json", Anchor(a.ledger_id, a.count, a.head, kept, a.key))
 
 
 def seal_key() -> bytes:
@@ -121,7 +126,7 @@ def _load(f: Path) -> Anchor | None:
     try:
         data = json.loads(f.read_text(encoding="utf-8"))
         return Anchor(str(data["ledger_id"]), int(data["count"]), str(data["head"]),
-                      tuple(str(p) for p in data["paths"]))
+                      tuple(str(p) for p in data["paths"]), str(data.get("key", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -131,7 +136,8 @@ def _write(target: Path, a: Anchor) -> None:
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({"ledger_id": a.ledger_id, "count": a.count, "head": a.head, "paths": list(a.paths)}, out)
+        json.dump({"ledger_id": a.ledger_id, "count": a.count, "head": a.head, "paths": list(a.paths),
+                   "key": a.key}, out)
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, target)

@@ -8,7 +8,9 @@ Four checks, each turning what it finds into one phrase a curator can act on:
 * every dataset's total equals its last logged registration or raise;
 * the anchor outside the file (:mod:`svtgui.ledger.anchor`) agrees: the chain is at least as long
   as the anchor recorded and passes through the anchored head (else an older copy was restored, or
-  the last records were deleted), and no other ledger was anchored at this path (replaced).
+  the last records were deleted), no other ledger was anchored at this path (replaced), and the
+  ledger's fingerprint key is the one anchored (a key changed with ``sqlite3`` would make every
+  dataset's rows look new: a fresh budget for rows whose budget is spent).
 
 Proceeding past a finding is an explicit command (``svtgui-cli ledger accept --reason``): the
 finding, the reason, the login and the host are recorded in ``integrity_events`` (chained like a
@@ -19,6 +21,7 @@ is found again.
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
 import socket
 from dataclasses import dataclass, field
@@ -70,6 +73,7 @@ class Inspection:
     findings: list[str] = field(default_factory=list)
     broken: dict[int, str] = field(default_factory=dict)
     totals: dict[str, list] = field(default_factory=dict)
+    key: str = ""  # digest of the ledger's fingerprint key, for the anchor
 
 
 def accepted_state(c: Any) -> tuple[dict[int, str], dict[str, list]]:
@@ -81,6 +85,12 @@ def accepted_state(c: Any) -> tuple[dict[int, str], dict[str, list]]:
         links.update({int(k): v for k, v in data.get("links", {}).items()})
         totals.update(data.get("totals", {}))
     return links, totals
+
+
+def key_digest(c: Any) -> str:
+    """A digest of the ledger's fingerprint key (the key itself never leaves the ledger)."""
+    key = c.execute("SELECT key FROM ledger_key WHERE id = 1").fetchone()[0]
+    return hashlib.sha256(b"svtgui ledger key digest:" + bytes(key)).hexdigest()
 
 
 def deleted_here(path: Path) -> list[str]:
@@ -96,7 +106,7 @@ def inspect(c: Any, db: Checked, anchored: anchor.Anchor | None,
     only advances after a commit, so the snapshot is then never behind it."""
     links, totals = accepted_state(c)
     check = chain.verify(c, links)
-    found = Inspection(chain.ledger_id(c), check.count, check.head, broken=check.broken)
+    found = Inspection(chain.ledger_id(c), check.count, check.head, broken=check.broken, key=key_digest(c))
     found.findings += db.trigger_findings(c)
     found.findings += check.findings
     total_problems, found.totals = totals_findings(c, totals)
@@ -109,6 +119,10 @@ def inspect(c: Any, db: Checked, anchored: anchor.Anchor | None,
         elif anchored.count and check.hashes.get(anchored.count) != anchored.head:
             found.findings.append("its history differs from the one its anchor recorded "
                                   "(rewritten or replaced)")
+        if anchored.key and anchored.key != found.key:
+            found.findings.append("its fingerprint key differs from the one its anchor recorded (changed "
+                                  "outside SVT Studio: every dataset's rows would look new, with a fresh "
+                                  "budget)")
     found.findings += [f"another ledger ({a.ledger_id}, with {a.count} budget records) was at this path "
                        "before (replaced?)" for a in others if a.ledger_id != found.ledger_id and a.count > 0]
     return found

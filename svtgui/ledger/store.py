@@ -198,11 +198,11 @@ class Ledger:
                 with self._transaction() as tx:
                     count, head = integrity.accept(tx, db, found, findings, accept)
                 self._chained = None  # the anchor is moved below, even backwards: that was accepted
-                anchor.advance(self._ledger_id, db.anchor_key, count, head, force=True)
+                anchor.advance(self._ledger_id, db.anchor_key, count, head, key=found.key, force=True)
                 anchor.forget_path(db.anchor_key, keep=self._ledger_id)
                 self.accepted = findings
             else:
-                anchor.advance(self._ledger_id, db.anchor_key, found.count, found.head)
+                anchor.advance(self._ledger_id, db.anchor_key, found.count, found.head, key=found.key)
         except OSError as exc:
             raise LedgerError(f"cannot write the ledger's anchor in {anchor.anchor_folder()} "
                               f"({exc.strerror or exc}); set {anchor.STATE_ENV} to a writable folder"

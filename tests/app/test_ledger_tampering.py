@@ -292,3 +292,34 @@ def test_an_edited_fingerprint_cache_gives_spent_rows_no_fresh_budget(tmp_path, 
     assert "does not fit what remains" in capsys.readouterr().err
     with Ledger.open(ledger) as led:
         assert len(led.runs()) == 1 and len(led.datasets()) == 1
+
+
+def _replace_ledger_key(path: Path) -> None:
+    """Triggers dropped, the fingerprint key replaced, the triggers put back exactly as they were: the
+    chain and the triggers look untouched, and every dataset's rows would look new to the ledger."""
+    fixed, kept = _trigger_sql(path, "key_fixed"), _trigger_sql(path, "key_no_delete")
+    _sql(path, "DROP TRIGGER key_fixed", "DROP TRIGGER key_no_delete",
+         "UPDATE ledger_key SET key = randomblob(32)", fixed, kept)
+
+
+def test_a_replaced_fingerprint_key_is_refused_then_accepted_only_explicitly(used):
+    path, _ = used
+    _replace_ledger_key(path)
+    _refused(path, "fingerprint key")
+    with Ledger.open(path, accept="rebuilt the key on purpose") as led:
+        assert led.accepted and "fingerprint key" in led.accepted[0]
+    with Ledger.open(path) as led:  # the key found was accepted: it is the anchored one now
+        assert not led.accepted
+
+
+def test_an_anchor_written_before_keys_were_anchored_learns_the_key_on_open(used):
+    """Old anchors have no key digest: the next honest open records it, and a later change is found."""
+    path, _ = used
+    (anchored,) = anchor.at_path(path)
+    target = anchor.anchor_folder() / f"{anchored.ledger_id}.json"
+    old = json.loads(target.read_text(encoding="utf-8"))
+    target.write_text(json.dumps({k: v for k, v in old.items() if k != "key"}), encoding="utf-8")
+    Ledger.open(path).close()
+    assert json.loads(target.read_text(encoding="utf-8"))["key"] == old["key"]
+    _replace_ledger_key(path)
+    _refused(path, "fingerprint key")
