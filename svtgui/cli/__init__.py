@@ -105,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from svtgui.cli.inputs import guard_outputs
+    from svtgui.data.engines import scratch
 
+    scratch.remove_stale()  # private copies of rows left by a killed process: gone at start, not at next use
     try:
         guard_outputs(vars(args))  # no command writes over a file it reads (svtgui.cli.inputs)
         return int(args.handler(args) or 0)

@@ -295,10 +295,22 @@ def _parse_delimited(
         raise DatasetError("the file has a header but no data rows", path=path, line=2)
     frame = combine_chunks(chunks)
     if not options.header:
-        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+        frame.columns = numbered_names(frame.shape[1])
     else:
         _check_header(_raw_header(path, encoding, delimiter), path)
     return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
+
+
+def numbered_names(count: int) -> list[str]:
+    """The names of the columns of a file read without a header ("column 1", ...): one definition,
+    so every engine names them alike."""
+    return [f"column {i + 1}" for i in range(count)]
+
+
+def headless_names(path: Path, encoding: str, delimiter: str) -> list[str]:
+    """For an engine reading a delimited file that has no header: its columns' names, one per field
+    of the first record (the memory loader's names; DuckDB and Spark would say ``column0``, ``_c0``)."""
+    return numbered_names(len(_raw_header(path, encoding, delimiter)))
 
 
 def _raw_header(path: Path, encoding: str, delimiter: str) -> list[str]:
@@ -355,6 +367,7 @@ class JsonLines:
         self.path, self.options, self.progress = path, options, progress
         self.fingerprint = ""
         self.encoding = _encoding(path, options, textio.read_sample(path))
+        self.item_kinds: dict[str, str] = {}  # each field so far: "numbers"/"texts" (lists) or "values"
 
     def __iter__(self) -> Iterator[dict]:
         path, encoding = self.path, self.encoding
@@ -377,7 +390,7 @@ class JsonLines:
                     raise DatasetError(
                         f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
                     )
-                yield _flat_record(rec, path, lineno)
+                yield _flat_record(rec, path, lineno, self.item_kinds)
             self.fingerprint = raw.fingerprint
 
 
@@ -431,10 +444,14 @@ def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:
     ]
 
 
-def _flat_record(rec: dict, path: Path, line: int) -> dict:
-    """A record's fields: scalars, or a flat list of scalars (an item set, kept as a tuple).
+def _flat_record(rec: dict, path: Path, line: int, item_kinds: dict[str, str]) -> dict:
+    """A record's fields: scalars, or a flat list of items (an item set, kept as a tuple).
 
-    An object or a list of lists has no column meaning; it is refused, never stringified.
+    An object or a list of lists has no column meaning; it is refused, never stringified. Items are
+    whole numbers or texts, one kind per field in the whole file (``item_kinds``: the kinds seen so
+    far): item 1 and item "1" would be one item to some engines and two to others, and a fraction or
+    true/false is no item id, so every engine refuses such lists alike. A true/false among other
+    values is kept as its JSON text (``true``), as every engine reads a field of mixed values.
     """
     out = {}
     for key, value in rec.items():
@@ -452,9 +469,31 @@ def _flat_record(rec: dict, path: Path, line: int) -> dict:
                     f"field {key!r} is a list holding lists or objects; a list field must hold items "
                     "(numbers or texts)", path=path, line=line,
                 )
+            _check_items(key, value, path, line, item_kinds)
             value = tuple(value)
+        elif value is not None and item_kinds.setdefault(key, "values") != "values":
+            raise DatasetError(f"field {key!r} is a list on some lines and a single value on others",
+                               path=path, line=line)
+        if isinstance(value, bool):
+            value = "true" if value else "false"
         out[key] = value
     return out
+
+
+def _check_items(key: str, items: list, path: Path, line: int, item_kinds: dict[str, str]) -> None:
+    """Refuse a list whose items are not all whole numbers or all texts, or a field that is a list on
+    one line and a single value on another (see :func:`_flat_record`); a null item is no item."""
+    if item_kinds.get(key) == "values":
+        raise DatasetError(f"field {key!r} is a list on some lines and a single value on others",
+                           path=path, line=line)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise DatasetError(f"field {key!r} holds the list item {json.dumps(item)}; list items must be "
+                               "whole numbers or texts", path=path, line=line)
+        kind = "texts" if isinstance(item, str) else "numbers"
+        if item_kinds.setdefault(key, kind) != kind:
+            raise DatasetError(f"field {key!r} mixes numbers and texts in its lists; list items must be all "
+                               "whole numbers or all texts", path=path, line=line)
 
 
 # -- FIMI transactions ------------------------------------------------------------------------------
@@ -647,7 +686,7 @@ def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None
     if frame.empty:
         raise DatasetError(f"sheet {options.sheet!r} holds no rows", path=path)
     if not options.header:
-        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+        frame.columns = numbered_names(frame.shape[1])
     else:
         header = _excel_row(path, options.sheet, 1)
         _check_header(header, path)

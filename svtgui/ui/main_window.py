@@ -34,6 +34,7 @@ from svtgui.app.work_in_progress import WorkInProgress
 from svtgui.app.workspace import Workspace
 from svtgui.assets import asset
 from svtgui.core.wording import count
+from svtgui.data.engines import scratch
 from svtgui.ledger import LedgerError
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__()
+        scratch.remove_stale()  # private copies of rows left by a killed process: gone at start-up
         self.settings = settings or Settings()
         # Preferences → Ledger, unless $SVTGUI_LEDGER was given for this session
         ledger_choice.apply_saved(self.settings.ledger_location)

@@ -99,11 +99,28 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("blank-line-and-crlf.csv", lambda: b"a,b\r\n1,2\r\n\r\n3,4\r\n"),
         ("late-text.csv", lambda: ("a,b\n" + "1,2\n" * 25_000 + "x,3\n").encode()),  # past DuckDB's sample
         ("late-text.jsonl", lambda: ('{"a": 1}\n' * 25_000 + '{"a": "x"}\n').encode()),
+        # JSON lists: items are whole numbers or texts, one kind per field (DuckDB refused JSON[]);
+        # a true/false among other values reads as its JSON text on every engine
+        ("mixed-list.jsonl", lambda: b'{"a": [1, "x"]}\n{"a": [2]}\n'),
+        ("mixed-lists.jsonl", lambda: b'{"a": [1]}\n{"a": ["x"]}\n'),
+        ("fraction-list.jsonl", lambda: b'{"a": [1.5]}\n{"a": [2]}\n'),
+        ("boolean-list.jsonl", lambda: b'{"a": [true]}\n{"a": [false]}\n'),
+        ("null-item.jsonl", lambda: b'{"a": [1, null]}\n{"a": []}\n'),
+        ("list-or-value.jsonl", lambda: b'{"a": [1]}\n{"a": 2}\n'),
+        ("value-or-list.jsonl", lambda: b'{"a": "x"}\n{"a": null}\n{"a": ["x"]}\n'),
+        ("number-or-boolean.jsonl", lambda: b'{"a": 1, "b": true}\n{"a": true, "b": null}\n'),
     ]
     seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
     for suffix, seed, salt in seeds:
         files += [(f"mutant-{i}{suffix}", lambda m=m: m) for i, m in enumerate(_mutations(seed, 12, salt))]
     return files
+
+
+HEADERLESS = ("seed.csv", "seed.tsv", "quoted-newline.csv", "blank-line-and-crlf.csv", "dupe.csv",
+              "noname.csv", "header.csv", "short.csv", "x-twice.csv", "markers-and-blanks.csv")
+"""Delimited files also read as having no header (``LoadOptions(header=False)``): the first line is
+a record and the columns are "column 1", ... on every engine (DuckDB said ``column0``, or took the
+first record for a header)."""
 
 
 def _empty_parquet() -> bytes:

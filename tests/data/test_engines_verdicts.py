@@ -17,8 +17,9 @@ import pytest
 from svtgui.data.engines import open_dataset
 from svtgui.data.errors import DatasetError
 from svtgui.data.evaluate import evaluate
+from svtgui.data.loaders import LoadOptions
 from svtgui.data.queries import Count
-from tests.data.bad_files import engine_corpus, write
+from tests.data.bad_files import HEADERLESS, engine_corpus, write
 
 CORPUS = engine_corpus()
 DIVERGE: dict[str, str] = {}
@@ -38,10 +39,11 @@ def _cell(v: Any) -> Any:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
 
 
-def verdict(path: Path, engine: str) -> tuple:
+def verdict(path: Path, engine: str, options: LoadOptions | None = None) -> tuple:
     """("refused", the one line) or ("accepted", kinds, sorted rows, the count an engine evaluates)."""
     try:
-        ds = open_dataset(path, engine=engine, spark_master="local[2]" if engine == "spark" else None)
+        master = "local[2]" if engine == "spark" else None
+        ds = open_dataset(path, options, engine=engine, spark_master=master)
         rows = ds.frame if engine == "memory" else ds.preview(ds.n_rows)  # every row
         cells = sorted((tuple(_cell(v) for v in row) for row in rows.itertuples(index=False)), key=repr)
         kinds = [(c.name, c.kind.value) for c in ds.schema.columns]
@@ -65,6 +67,12 @@ def test_duckdb_gives_the_memory_engines_verdict(tmp_path: Path, name, content) 
         assert verdict(path, "duckdb") == verdict(path, "memory")
 
 
+@pytest.mark.parametrize("name", HEADERLESS)
+def test_duckdb_reads_a_file_without_a_header_as_memory_does(tmp_path: Path, name) -> None:
+    path, headless = write(tmp_path, name, dict(CORPUS)[name]()), LoadOptions(header=False)
+    assert verdict(path, "duckdb", headless) == verdict(path, "memory", headless)
+
+
 def test_spark_gives_every_file_the_memory_engines_verdict(spark, tmp_path: Path) -> None:
     """One test over the whole corpus (one Spark session; each file costs a few Spark jobs)."""
     differ = []
@@ -75,6 +83,12 @@ def test_spark_gives_every_file_the_memory_engines_verdict(spark, tmp_path: Path
         expected, got = verdict(path, "memory"), verdict(path, "spark")
         if got != expected:
             differ.append(f"{name}: memory {expected!r}, spark {got!r}")
+    headless = LoadOptions(header=False)
+    for name in HEADERLESS[:3]:  # a few: each costs a Spark job
+        path = write(tmp_path, f"headless-{name}", dict(CORPUS)[name]())
+        expected, got = verdict(path, "memory", headless), verdict(path, "spark", headless)
+        if got != expected:
+            differ.append(f"{name} without a header: memory {expected!r}, spark {got!r}")
     assert not differ, "\n".join(differ)
 
 
@@ -85,7 +99,10 @@ def test_issue_22_cases_have_the_verdicts_the_issue_asks_for(tmp_path: Path) -> 
     for name, said in (("corrupt-line.jsonl", "line 2, column 2: not valid JSON"),
                        ("empty-objects.jsonl", "every line is {}"), ("deep.jsonl", "nested too deeply"),
                        ("repeated-name.parquet", "repeats a column name"),
-                       ("truncated.parquet", "not a readable Parquet file")):
+                       ("truncated.parquet", "not a readable Parquet file"),
+                       ("mixed-lists.jsonl", "line 2: field 'a' mixes numbers and texts"),
+                       ("list-or-value.jsonl", "line 2: field 'a' is a list on some lines"),
+                       ("null-item.jsonl", "list item null")):
         outcome = verdict(write(tmp_path, name, cases[name]()), "duckdb")
         assert outcome[0] == "refused" and said in outcome[1], outcome
 

@@ -188,7 +188,7 @@ def test_fuzz_release_files(tmp_path):
 # -- dataset loaders --------------------------------------------------------------------------------
 
 CSV = b'age,sex,"note, quoted"\n34,F,"a ""b"""\n51,M,\n\n29,F,x\n'
-JSONL = b'{"age": 34, "sex": "F", "items": [1, 2]}\n{"age": 51, "sex": null, "items": ["x"]}\n'
+JSONL = b'{"age": 34, "sex": "F", "items": [1, 2]}\n{"age": 51, "sex": null, "items": [3]}\n'
 FIMI = b"1 2 3\n4 5\n\n6\n"
 LOADER_SEEDS = [(".csv", CSV), (".tsv", CSV.replace(b",", b"\t")), (".jsonl", JSONL), (".dat", FIMI)]
 

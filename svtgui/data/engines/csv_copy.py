@@ -5,15 +5,16 @@ Why (issue 25 §3): the memory loader's Python check of every record ran at 2.1�
 fingerprint and evaluation took 80 s against 18 s for a hand-written ``read_csv`` and GROUP BYs.
 
 How: DuckDB reads the file once, with the dialect the memory loader would use (its delimiter and
-encoding, RFC 4180 quotes, a header, no skipped lines, strict mode, the missing markers as NULL),
-and writes it as Parquet into the private working folder (``engines.scratch``: ``0700``, removed
-on close, at exit, and at the next start after a crash); every later pass (fingerprint, plans)
-reads that copy. DuckDB refuses ragged rows, broken quoting and bytes that are not UTF-8 itself;
-when it refuses, the memory loader's own check runs once over the file so the refusal is the
-loader's line (a ragged row with its line and field counts, text after a closing quote, …) on
-every engine. A column type DuckDB guessed from the first rows and a later row breaks is guessed
-again from the whole file (the memory loader reads such a column as text too); a legacy encoding
-found late is read through a UTF-8 copy, as the loader falls back to Windows-1252.
+encoding, RFC 4180 quotes, its header or its names for a file without one, no skipped lines, strict
+mode, the missing markers as NULL), and writes it as Parquet into the private working folder
+(``engines.scratch``: ``0700``, removed on close, at exit, and at the next start after a crash);
+every later pass (fingerprint, plans) reads that copy. DuckDB refuses ragged rows, broken quoting
+and bytes that are not UTF-8 itself; when it refuses, the memory loader's own check runs once over
+the file so the refusal is the loader's line (a ragged row with its line and field counts, text
+after a closing quote, …) on every engine. A column type DuckDB guessed from the first rows and a
+later row breaks is guessed again from the whole file (the memory loader reads such a column as text
+too); a legacy encoding found late is read through a UTF-8 copy, as the loader falls back to
+Windows-1252.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from svtgui.data import textio
 from svtgui.data.engines import scratch
 from svtgui.data.engines.base import DUCKDB, EngineError
 from svtgui.data.errors import DatasetError
-from svtgui.data.loaders import UTF8, LoadOptions, check_delimited, check_header, delimited_dialect
+from svtgui.data.loaders import (
+    UTF8,
+    LoadOptions,
+    check_delimited,
+    check_header,
+    delimited_dialect,
+    headless_names,
+)
 
 POLL_SECONDS = 0.1
 COPY_MEMORY = "512MB"
@@ -45,12 +53,17 @@ class ColumnarCopy:
     rows: int
 
 
-def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, whole_file: bool = False) -> str:
-    """DuckDB's ``read_csv`` of ``source`` with the memory loader's dialect (see the module docstring)."""
+def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, whole_file: bool = False,
+                 header: bool = True) -> str:
+    """DuckDB's ``read_csv`` of ``source`` (UTF-8) with the memory loader's dialect (see the module
+    docstring); without a ``header``, its columns get the memory loader's names."""
     nulls = ", ".join(DUCKDB.literal(m) for m in sorted(markers))
     sample = ", sample_size = -1" if whole_file else ""
-    return (f"read_csv({DUCKDB.literal(str(source))}, header = true, delim = {DUCKDB.literal(delimiter)}, "
-            f"quote = '\"', escape = '\"', skip = 0, strict_mode = true, nullstr = [{nulls}]{sample})")
+    names = "" if header else \
+        f", names = [{', '.join(DUCKDB.literal(n) for n in headless_names(source, 'utf-8', delimiter))}]"
+    return (f"read_csv({DUCKDB.literal(str(source))}, header = {str(header).lower()}, "
+            f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', skip = 0, "
+            f"strict_mode = true, nullstr = [{nulls}]{sample}{names})")
 
 
 def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
@@ -61,8 +74,8 @@ def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
     for _ in range(3):  # at most: a late legacy byte, then a type guessed from the first rows
         text = None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
         try:
-            parquet, rows = _copy(read_csv_sql(text or path, delimiter, markers, whole_file=whole_file),
-                                  progress)
+            parquet, rows = _copy(read_csv_sql(text or path, delimiter, markers, whole_file=whole_file,
+                                               header=options.header), progress)
         except _Refused as refused:
             _, found = check_delimited(path, options, progress)  # the loader's words, when it refuses too
             if found != encoding:

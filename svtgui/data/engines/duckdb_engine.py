@@ -73,12 +73,13 @@ class DuckDBTable(TableEngine):
 
     def __init__(self, path: str | Path, fmt: str, *, delimiter: str | None = None,
                  markers: frozenset[str] | None = None, threads: int | None = None,
-                 memory_limit: str | None = None, copy: Path | None = None) -> None:
+                 memory_limit: str | None = None, copy: Path | None = None, header: bool = True) -> None:
         self.path = Path(path)
         self.copy = copy  # a private UTF-8 copy of ``path`` to read instead (engines.scratch), or None
         self._release = scratch.removed_with(self, copy)  # the copy goes with this table
         self.fmt = fmt
         self.delimiter = delimiter
+        self.header = header  # delimited text: False when its first line is a record
         self.markers = missing_markers(("?",)) if markers is None else markers
         self.threads = threads or os.cpu_count() or 1
         self.memory_limit = memory_limit
@@ -103,7 +104,7 @@ class DuckDBTable(TableEngine):
             return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
         # delimited text is read here only to tell Spark its columns' types: from the whole file
         return read_csv_sql(self.copy or self.path, self.delimiter or ("\t" if self.fmt == "tsv" else ","),
-                            self.markers, whole_file=True)
+                            self.markers, whole_file=True, header=self.header)
 
     def _connection(self) -> Any:
         if self._con is None:

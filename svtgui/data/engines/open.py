@@ -177,14 +177,15 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
             # both engines (and their fingerprints) see the same values
             from svtgui.data.engines.duckdb_engine import DuckDBTable
 
-            sniffer = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, threads=1, copy=copy)
+            sniffer = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, threads=1, copy=copy,
+                                  header=options.header)
             try:
                 text_types = [(c.name, c.type_name) for c in sniffer.columns()]
             finally:
                 sniffer.close(keep_copy=True)
         table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
                            conf=spark_conf or {}, delimiter=delimiter, markers=markers,
-                           timeout=spark_timeout, text_types=text_types, copy=copy)
+                           timeout=spark_timeout, text_types=text_types, copy=copy, header=options.header)
     columns = table.columns()
     if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
         raise EngineError("the file has a header but no data rows", path=path, line=2)  # the loader's words

@@ -4,8 +4,9 @@ DuckDB and Spark read UTF-8 only; a text file in another encoding (which the mem
 is given to them as a UTF-8 copy, so every engine gives it the same verdict. The copies hold the
 private rows, so they live in one folder per process that only its user can open (``0700``), are
 removed when the dataset is closed and when the process ends, and a folder left behind by a
-process that died (a crash, a kill) is removed at the next start. A copy sent to the run's child
-process is read there but only removed by its owner.
+process that died (a crash, a kill) is removed when the next ``svtgui-cli`` command or window
+starts (:func:`remove_stale`: one glob of the temporary folder) and before a new folder is made.
+A copy sent to the run's child process is read there but only removed by its owner.
 """
 
 from __future__ import annotations

@@ -83,12 +83,13 @@ class SparkTable(TableEngine):
     def __init__(self, master: str, source: str, fmt: str, *, conf: dict[str, str] | None = None,
                  delimiter: str | None = None, markers: frozenset[str] | None = None,
                  timeout: float | None = None, text_types: list[tuple[str, str]] | None = None,
-                 copy: Path | None = None) -> None:
+                 copy: Path | None = None, header: bool = True) -> None:
         self.master = master
         self.source = source
         self.fmt = fmt
         self.conf = dict(conf or {})
         self.delimiter = delimiter
+        self.header = header  # delimited text: False when its first line is a record (names from text_types)
         self.markers = missing_markers(("?",)) if markers is None else markers
         self.text_types = text_types  # delimited text: (column, DuckDB type) to cast each text column to
         self.copy = copy  # a private UTF-8 copy of ``source`` to read instead (engines.scratch), or None
@@ -162,7 +163,7 @@ class SparkTable(TableEngine):
                     return reader.json(source)
                 # RFC 4180, as the other engines read it: a quoted field may hold line breaks
                 # (multiLine), and a quote inside one is doubled (escape), not backslashed
-                reader = spark.read.option("header", "true").option("multiLine", "true") \
+                reader = spark.read.option("header", str(self.header).lower()).option("multiLine", "true") \
                     .option("quote", '"').option("escape", '"')
                 if self.text_types is not None:  # every cell as text; cast in the view below
                     reader = reader.schema(", ".join(f"{SPARK.ident(n)} string" for n, _ in self.text_types))
