@@ -195,6 +195,14 @@ class SessionActions(QObject):
     def _export_busy(self) -> str:
         return f"the release of {runs_label(self.exporting[0])} is being exported" if self.exporting else ""
 
+    def _suggested_name(self, run_id: int | tuple[int, ...], suffix: str) -> str:
+        """The save dialog's suggested file name, from the dataset's public name (the curator's choice,
+        else its random id): a report is published under its file name, and the data file's name can
+        say what or whom the data is about."""
+        ledger = self.runs.ledger
+        record = ledger.dataset(ledger.run(run_id[0] if isinstance(run_id, tuple) else run_id).dataset_id)
+        return default_name(record.public_name if record else "dataset", run_id, suffix)
+
     def export_release(self, path: str | Path | None = None,
                        run_id: int | tuple[int, ...] | None = None) -> Notice | None:
         """Export ``run_id`` (default :meth:`export_candidate`; a tuple: one release over those runs, as
@@ -219,7 +227,7 @@ class SessionActions(QObject):
             )
             return self.notice
         if path is None:
-            name = default_name(win.ds.name if win.ds else "dataset", run_id)
+            name = self._suggested_name(run_id, ".html")
             start = self.session_path.parent if self.session_path else Path.home()
             chosen = ask_report_path(
                 self.history if self.history and self.history.isVisible() else win, start / name
@@ -290,8 +298,7 @@ class SessionActions(QObject):
         runs = run_ids or [self.export_candidate()]
         parent = self.history if self.history is not None and self.history.isVisible() else self.win
         if path is None:
-            name = default_name(self.win.ds.name if self.win.ds else "dataset",
-                                runs[0] if len(runs) == 1 else tuple(runs), ".py")
+            name = self._suggested_name(runs[0] if len(runs) == 1 else tuple(runs), ".py")
             start = self.session_path.parent if self.session_path else Path.home()
             chosen, _ = QFileDialog.getSaveFileName(parent, "Export reproducible script", str(start / name),
                                                     "Python script (*.py)")

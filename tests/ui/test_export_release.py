@@ -165,3 +165,26 @@ def test_export_refuses_a_link_to_the_ledger_or_the_dataset(finished_run, tmp_pa
         notice = win.sessions.notice
         assert not notice.ok and "would destroy it" in notice.text(), notice.text()
         assert win.sessions.exporting is None and original.read_bytes() == before
+
+
+def test_the_suggested_file_name_is_the_public_name_never_the_data_file(qtbot, finished_run, monkeypatch):
+    """A report is published under its file name: the save dialog suggests the dataset's public name
+    (its random id until the curator chooses one), never the data file's ('census')."""
+    win, _ = finished_run
+    run_id = win.run_model.run.id
+    suggested: list[str] = []
+
+    def cancel(parent, caption, start="", *rest, **kw):
+        suggested.append(Path(start).name)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(cancel))
+    with Ledger.open() as led:
+        dataset_id = led.run(run_id).dataset_id
+    win.sessions.act_export_release.trigger()
+    assert suggested[-1] == f"{dataset_id}-run-{run_id}-release.html"
+    with Ledger.open() as led:
+        led.set_public_name(dataset_id, "Clinic survey")
+    win.sessions.export_script(run_ids=[run_id])
+    assert suggested[-1] == f"Clinic-survey-run-{run_id}-release.py"
+    assert not any("census" in name for name in suggested)

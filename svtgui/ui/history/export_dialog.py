@@ -93,10 +93,10 @@ def exportable_runs(ledger: Ledger, dataset_id: str) -> list[RunRecord]:
     return [r for r in reversed(ledger.runs(dataset_id)) if r.status != RUNNING]
 
 
-def default_name(dataset_name: str, run_id: int | tuple[int, ...], suffix: str = ".html") -> str:
-    """A file name from the dataset's display name: ``adult-run-3-release.html``, or for a release over
-    several runs ``adult-runs-3-4-7-release.html``."""
-    stem = re.sub(r"[^\w.-]+", "-", Path(dataset_name).stem).strip("-.") or "dataset"
+def default_name(public_name: str, run_id: int | tuple[int, ...], suffix: str = ".html") -> str:
+    """A file name from the dataset's public name: ``ds-1a2b…-run-3-release.html``, or for a release
+    over several runs ``clinic-survey-runs-3-4-7-release.html``."""
+    stem = re.sub(r"[^\w.-]+", "-", public_name).strip("-.") or "dataset"
     if isinstance(run_id, tuple):
         return f"{stem}-runs-{'-'.join(map(str, run_id))}-release{suffix}"
     return f"{stem}-run-{run_id}-release{suffix}"
