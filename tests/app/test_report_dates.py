@@ -105,3 +105,21 @@ def test_the_scan_finds_a_time_where_there_is_one():
         assert TIME_OF_DAY.search(leak), leak
     for clean in ("2026-11-27", "age in [17, 27)", "ε = 1.5", "run 12"):
         assert TIME_OF_DAY.search(clean) is None, clean
+
+
+def test_a_pdf_export_carries_no_time_of_day_in_its_metadata(tmp_path):
+    """Qt stamps the moment a PDF is written (Info dictionary and XMP) to the second; written at the
+    end of a run (`run --report`), that says when the run ended. Only the day may remain, and the file
+    must still parse (the dates are shortened in place, so its byte offsets hold)."""
+    from svtgui.app.reports.pdf import write_html_pdf
+
+    path = tmp_path / "r.pdf"
+    write_html_pdf("<p>Release report</p>", "SVT Studio release report", "SVT Studio", path)
+    raw = path.read_bytes()
+    stamps = re.findall(rb"/(?:CreationDate|ModDate) \(D:([^)]*)\)", raw)
+    stamps += re.findall(rb'xmp:\w*Date="([^"]*)"', raw)
+    assert stamps, "Qt wrote no date: the scan would prove nothing"
+    assert all(re.fullmatch(rb"\d{8}|\d{4}-\d{2}-\d{2}", s) for s in stamps), stamps  # a day, no time
+    if shutil.which("pdfinfo"):
+        info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
+        assert "Pages:" in info.stdout and "rror" not in info.stderr, info.stderr

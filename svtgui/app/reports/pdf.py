@@ -9,6 +9,7 @@ CLI, the report process), an offscreen one is created.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,9 @@ from svtgui.app.reports.html import render
 
 CHART_RESOURCE = "svtgui-chart.png"
 CHART_SCALE = 2  # the chart is rasterised at twice its size, then printed 700 px wide: sharp on paper
+# The creation and modification times Qt stamps into every PDF (its Info dictionary and XMP metadata)
+_INFO_TIME = re.compile(rb"(/(?:CreationDate|ModDate) )\(D:(\d{8})\d{6}[^)]*\)")
+_XMP_TIME = re.compile(rb'(xmp:\w*Date=)"(\d{4}-\d{2}-\d{2})T[^"]*"')
 
 
 def ensure_qt_app() -> QApplication:
@@ -84,3 +88,19 @@ def write_html_pdf(html: str, title: str, creator: str, path: Path,
     del writer  # flushes and closes the file
     if not path.exists() or path.stat().st_size == 0:
         raise OSError(f"Qt did not write {path}")
+    path.write_bytes(dates_only(path.read_bytes()))
+
+
+def dates_only(pdf: bytes) -> bytes:
+    """The PDF with the day kept and the time of day dropped from the dates Qt stamps into it.
+
+    Why: exports state dates only (docs/guarantees.md §6); QPdfWriter writes the moment the file was
+    made to the second, which, written at the end of a run (``run --report``), says when it ended.
+    Each date is shortened in place and padded with blanks (white space between PDF tokens and XML
+    attributes), so every byte offset of the file's cross-reference table stays valid.
+    """
+    def pad(new: bytes, old: bytes) -> bytes:
+        return new + b" " * (len(old) - len(new))
+
+    pdf = _INFO_TIME.sub(lambda m: pad(m[1] + b"(D:" + m[2] + b")", m[0]), pdf)
+    return _XMP_TIME.sub(lambda m: pad(m[1] + b'"' + m[2] + b'"', m[0]), pdf)
