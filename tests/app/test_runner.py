@@ -191,6 +191,19 @@ def test_extreme_epsilon_is_refused_by_name_through_the_runner(ledger, mech, ext
     assert ledger.runs() == [] and ledger.budget(DS.dataset_id).spent_epsilon == 0
 
 
+def test_an_interrupt_right_after_the_charge_ends_the_run_interrupted(ledger, monkeypatch):
+    """Ctrl-C (or SIGTERM, which the CLI turns into the same) between the charge's commit and the
+    caller holding the run must not leave it ``running``: it is ended as interrupted, still charged."""
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ledger, "record_fact", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _run(ledger, [Q(1)])
+    (run,) = ledger.runs()
+    assert run.status == "interrupted" and ledger.budget(DS.dataset_id).spent_epsilon == 1
+
+
 def test_bad_seed_and_unregistered_dataset_charge_nothing(ledger):
     with pytest.raises(ValueError, match="seed"):
         _run(ledger, [Q(1)], seed=-3)

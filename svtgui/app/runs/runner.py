@@ -131,8 +131,12 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
     if plan.linear is not None:
         return _start_linear(ledger, dataset, list(queries), m, plan.linear, replay, request)
     record = gate.charge(ledger, request)
-    ledger.record_fact(record.id, PLAN_FACT, replay)
-    return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
+    try:  # charged: from here on the run ends in the ledger whatever happens (a signal, a full disk)
+        ledger.record_fact(record.id, PLAN_FACT, replay)
+        return Run(ledger, record, dataset, list(queries), m, evaluate or _default_evaluate)
+    except BaseException:
+        ledger.finish_run(record.id, INTERRUPTED)  # the budget stays spent: never refunded
+        raise
 
 
 def request_for(dataset: Any, queries: Sequence[QueryLike], plan: Plan, *,

@@ -264,8 +264,6 @@ def run(args: argparse.Namespace) -> int:
                              monotonic=bool(s.get("monotonic")), plan=plan)
         except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
             raise CliError(str(exc), EXIT_BUDGET) from None
-        if not run_.record.secure:
-            print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
         try:
             _stream(run_, s, args)
         except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
@@ -293,14 +291,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
-    """Print committed rows as they come; the progress bar is drawn only on a terminal."""
+    """Print committed rows as they come; the progress bar is drawn only on a terminal. The charged run
+    is held first thing, so a signal at any moment after the charge ends it interrupted."""
     from svtgui.ledger import LedgerError
 
-    batch = s["batch_size"]
-    bar = Progress(run_.total) if sys.stderr.isatty() else None
     try:
         with run_:
-            for released in run_.stream(batch_size=batch):
+            if not run_.record.secure:
+                print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
+            bar = Progress(run_.total) if sys.stderr.isatty() else None
+            for released in run_.stream(batch_size=s["batch_size"]):
                 _print_rows(released, args)
                 if bar:
                     bar.update(run_.answered, run_.above_count, run_.cutoff)
