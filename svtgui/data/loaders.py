@@ -329,16 +329,23 @@ def _raw_header(path: Path, encoding: str, delimiter: str) -> list[str]:
     return [name.strip() for name in first]
 
 
+_REPEATED_NAME = "the header repeats a column name (names are compared ignoring case)"
+
+
 def _check_header(names: list[object], path: Path, line: int | None = 1) -> None:
-    """Refuse an empty or repeated column name in the header (``names`` as written in the file)."""
+    """Refuse an empty or repeated column name in the header (``names`` as written in the file).
+
+    Names are compared ignoring case: DuckDB and Spark read ``a`` and ``A`` as one name (DuckDB
+    renames the second ``A_1``), so such a file is refused on every engine rather than read two ways.
+    """
     seen: set[str] = set()
     for i, name in enumerate(names):
         text = "" if name is None or (isinstance(name, float) and name != name) else str(name).strip()
         if not text:
             raise DatasetError("the header has an empty column name", path=path, line=line, column=i + 1)
-        if text in seen:
-            raise DatasetError("the header repeats a column name", path=path, line=line, column=text)
-        seen.add(text)
+        if text.casefold() in seen:
+            raise DatasetError(_REPEATED_NAME, path=path, line=line, column=text)
+        seen.add(text.casefold())
 
 
 def _parser_error(path: Path, message: str) -> DatasetError:
@@ -368,6 +375,7 @@ class JsonLines:
         self.fingerprint = ""
         self.encoding = _encoding(path, options, textio.read_sample(path))
         self.item_kinds: dict[str, str] = {}  # each field so far: "numbers"/"texts" (lists) or "values"
+        self.spellings: dict[str, str] = {}  # each field's name so far, by its case-folded name
 
     def __iter__(self) -> Iterator[dict]:
         path, encoding = self.path, self.encoding
@@ -377,21 +385,36 @@ class JsonLines:
                 if not line.strip():
                     continue
                 try:
-                    rec = json.loads(line)
+                    rec = json.loads(line, object_pairs_hook=_fields)
                 except json.JSONDecodeError as e:
                     raise DatasetError(
                         f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
                     ) from None
                 except RecursionError:
                     raise DatasetError("JSON nested too deeply", path=path, line=lineno) from None
+                except _RepeatedKey as e:
+                    raise DatasetError(f"field {e.args[0]!r} appears twice in one record", path=path,
+                                       line=lineno) from None
                 except ValueError as e:  # e.g. an integer too long to convert
                     raise DatasetError(f"not usable JSON: {e}", path=path, line=lineno) from None
                 if not isinstance(rec, dict):
                     raise DatasetError(
                         f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
                     )
+                _same_spelling(rec, self.spellings, path, lineno)
                 yield _flat_record(rec, path, lineno, self.item_kinds)
             self.fingerprint = raw.fingerprint
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object names a field twice (Python keeps the last value, DuckDB refuses the line)."""
+
+
+def _fields(pairs: list[tuple[str, object]]) -> dict:
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        raise _RepeatedKey(next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i])))
+    return fields
 
 
 def _no_records(path: Path, any_record: bool) -> DatasetError:
@@ -442,6 +465,16 @@ def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:
         {name: chunk[name] if name in chunk else empty[name].reindex(range(n)) for name in names}
         for chunk, n in zip(chunks, lengths, strict=True)
     ]
+
+
+def _same_spelling(rec: dict, spellings: dict[str, str], path: Path, line: int) -> None:
+    """Refuse field names that differ in case only, in one record or across the file: DuckDB and
+    Spark read ``a`` and ``A`` as one name, the memory loader as two (see :func:`_check_header`)."""
+    for key in rec:
+        first = spellings.setdefault(key.casefold(), key)
+        if first != key:
+            raise DatasetError(f"fields {first!r} and {key!r} differ in case only; names are compared "
+                               "ignoring case", path=path, line=line)
 
 
 def _flat_record(rec: dict, path: Path, line: int, item_kinds: dict[str, str]) -> dict:
@@ -600,7 +633,10 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
                                path=path, column=name) from None
     table = _decimals_as_floats(table)
     try:
-        frame = table.to_pandas()
+        # a boolean column with nulls stays boolean (not texts "True"), a date column is a date
+        # (not texts), as DuckDB and Spark read them
+        frame = table.to_pandas(date_as_object=False,
+                                types_mapper={pa.bool_(): pd.BooleanDtype()}.get)
     except pa.ArrowException as e:  # e.g. a date outside what pandas can hold
         raise DatasetError(f"the Parquet file's values cannot be converted ({_one_line(e)})",
                            path=path) from None
