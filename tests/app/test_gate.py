@@ -196,11 +196,15 @@ def test_in_a_demo_only_public_rows_pass_the_gate(tmp_path, census_copy):
     assert gate.DEMO_ENV not in os.environ  # the demo ended: the curator's own runs are not restricted
 
 
-def test_a_screenshot_run_of_a_private_file_is_refused_with_one_line(tmp_path):
+@pytest.mark.parametrize("options", [["--run"], ["--page", "dataset"], ["--page", "schema"], []],
+                         ids=["run", "dataset-preview", "schema-summary", "default-page"])
+def test_a_screenshot_of_a_private_file_is_refused_with_one_line(tmp_path, options):
+    """Every page of a private file: a run releases answers, the preview draws its rows and the schema
+    page its missing-value counts, and a picture of any of them is a release nothing charges."""
     data = _private_csv(tmp_path / "people.csv")
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.run([sys.executable, "-m", "svtgui", "--screenshot", str(out), "--run", str(data)],
+    proc = subprocess.run([sys.executable, "-m", "svtgui", "--screenshot", str(out), *options, str(data)],
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("svtgui:")]
