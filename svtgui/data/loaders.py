@@ -298,6 +298,8 @@ def _parse_delimited(
         frame.columns = numbered_names(frame.shape[1])
     else:
         _check_header(_raw_header(path, encoding, delimiter), path)
+        # a name without the blanks around it, as checked above and as DuckDB and Spark name it
+        frame.columns = [str(name).strip() for name in frame.columns]
     return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
 
 

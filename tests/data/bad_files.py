@@ -133,6 +133,7 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("null-field.jsonl", lambda: b'{"a": null, "b": 1}\n{"a": null, "b": 2}\n'),
         ("big-number-among-texts.jsonl", lambda: b'{"a": 1e20}\n{"a": "x"}\n'),
         ("true-text-and-boolean.jsonl", lambda: b'{"a": "true"}\n{"a": false}\n'),
+        ("true-false-texts.jsonl", lambda: b'{"a": "true"}\n{"a": "false"}\n'),
         ("empty-lists.jsonl", lambda: b'{"a": []}\n{"a": []}\n'),
         ("null-type.parquet", lambda: _parquet(a=pa_nulls(2), b=["x", "y"])),
         ("fraction-lists.parquet", lambda: _parquet(a=[[1.5], []])),
