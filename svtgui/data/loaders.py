@@ -454,7 +454,18 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
         lengths.append(len(records))
     if not any(chunk for chunk in chunks):
         raise _no_records(path, bool(chunks))
-    return _Loaded(combine_chunks(_same_fields(chunks, lengths)), lines.fingerprint, "jsonl")
+    return _Loaded(_null_fields_as_numbers(combine_chunks(_same_fields(chunks, lengths))), lines.fingerprint,
+                   "jsonl")
+
+
+def _null_fields_as_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """A field that is null (or absent) on every line has no type: missing numbers, as an empty CSV
+    column is and as DuckDB and Spark read it (a text column of no categories, before)."""
+    for name in frame.columns:
+        s = frame[name]
+        if isinstance(s.dtype, pd.CategoricalDtype) and not len(s.cat.categories):
+            frame[name] = pd.Series(float("nan"), index=frame.index, dtype="float64")
+    return frame
 
 
 def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:
@@ -690,13 +701,14 @@ def _check_parquet_types(schema, path: Path) -> None:  # noqa: ANN001 - pyarrow 
 
 
 def _decimals_as_floats(table):  # noqa: ANN001, ANN202 - pyarrow types, imported lazily
-    """Decimal columns as float64 (said in docs/data.md): exact decimals become the nearest double."""
+    """Decimal columns as float64 (said in docs/data.md): exact decimals become the nearest double.
+    A column of type null (no value at all) too: missing numbers, as DuckDB and Spark read it."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.types as t
 
     for i, f in enumerate(table.schema):
-        if t.is_decimal(f.type):
+        if t.is_decimal(f.type) or t.is_null(f.type):
             table = table.set_column(i, f.name, pc.cast(table.column(i), pa.float64()))
     return table
 

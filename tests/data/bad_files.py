@@ -119,6 +119,9 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         # Parquet booleans with nulls were texts "True" in memory, dates texts: DuckDB's types
         ("boolean-nulls.parquet", lambda: _parquet(a=[True, None, False])),
         ("dates.parquet", lambda: _parquet(a=[date(2020, 1, 2), None])),
+        # no value at all: missing numbers (as an empty CSV column), not texts of no category
+        ("null-field.jsonl", lambda: b'{"a": null, "b": 1}\n{"a": null, "b": 2}\n'),
+        ("null-type.parquet", lambda: _parquet(a=pa_nulls(2), b=["x", "y"])),
         # known differences, not fixed yet (test_engines_verdicts.DIVERGE)
         ("leading-zeros.csv", lambda: b"a,b\n007,x\n010,y\n"),
         ("plus-sign.csv", lambda: b"a,b\n+1,x\n-2,y\n"),
@@ -130,12 +133,10 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("empty-column.csv", lambda: b"a,b\n1,\n2,\n"),
         ("trailing-delimiter.csv", lambda: b"a,b\n1,x,\n2,y,\n"),
         ("blanks-in-header.csv", lambda: b" a , b \n1,x\n"),
-        ("null-field.jsonl", lambda: b'{"a": null, "b": 1}\n{"a": null, "b": 2}\n'),
         ("big-number-among-texts.jsonl", lambda: b'{"a": 1e20}\n{"a": "x"}\n'),
         ("true-text-and-boolean.jsonl", lambda: b'{"a": "true"}\n{"a": false}\n'),
         ("true-false-texts.jsonl", lambda: b'{"a": "true"}\n{"a": "false"}\n'),
         ("empty-lists.jsonl", lambda: b'{"a": []}\n{"a": []}\n'),
-        ("null-type.parquet", lambda: _parquet(a=pa_nulls(2), b=["x", "y"])),
         ("fraction-lists.parquet", lambda: _parquet(a=[[1.5], []])),
     ]
     seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
