@@ -132,6 +132,7 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("times.csv", lambda: b"a,b\n10:00:00,x\n11:30:00,y\n"),
         ("empty-column.csv", lambda: b"a,b\n1,\n2,\n"),
         ("trailing-delimiter.csv", lambda: b"a,b\n1,x,\n2,y,\n"),
+        ("one-trailing-delimiter.csv", lambda: b"a,b\n1,x\n2,y,\n"),
         ("blanks-in-header.csv", lambda: b" a , b \n1,x\n"),
         ("big-number-among-texts.jsonl", lambda: b'{"a": 1e20}\n{"a": "x"}\n'),
         ("true-text-and-boolean.jsonl", lambda: b'{"a": "true"}\n{"a": false}\n'),

@@ -32,6 +32,8 @@ DIVERGE: dict[str, str] = {
     "times.csv": "DuckDB reads 10:00:00 as a TIME it refuses, pandas as text",
     "empty-column.csv": "an empty column: text on DuckDB, numbers in memory",
     "trailing-delimiter.csv": "rows one field longer than the header: refused in memory, DuckDB drops it",
+    "one-trailing-delimiter.csv": "one row with an extra empty field: refused in memory (ragged), DuckDB "
+                                  "accepts it even in strict mode (Spark refuses: it runs the loader's pass)",
     "big-number-among-texts.jsonl": "1e20 among texts: '1e+20' in memory, DuckDB writes every digit",
     "true-text-and-boolean.jsonl": "'true' and false: booleans in memory, texts on DuckDB",
     "true-false-texts.jsonl": "texts 'true'/'false': booleans in memory, texts on DuckDB",
