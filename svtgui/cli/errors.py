@@ -58,7 +58,38 @@ def _on_signal(signum: int, frame: Any) -> None:
     if _signalled and cli_process():
         exit_now(signum)
     _signalled.append(SIGNAL_NAMES[signum])
-    raise Interrupted() if signum == signal.SIGTERM else KeyboardInterrupt
+    if _deferring:
+        _pending.append(signum)  # raised when the deferring block ends (deferred_signals)
+        return
+    raise _exception(signum)
+
+
+def _exception(signum: int) -> BaseException:
+    return Interrupted() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+# Signals that arrived inside deferred_signals(), raised when it ends; _deferring is its nesting depth.
+_pending: list[int] = []
+_deferring: list[None] = []
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """A signal inside this block is raised when the block ends, not where it lands.
+
+    Why: between a run's charge (committed) and the moment the run is held by a ``with`` that ends it
+    ``interrupted`` on any exception, a signal would leave the charged run ``running`` in the ledger
+    until the next open finds its process gone. The block covers exactly that stretch. A second
+    signal still ends the process at once (``_on_signal``)."""
+    _deferring.append(None)
+    try:
+        yield
+    finally:
+        _deferring.pop()
+        if _pending and not _deferring:
+            signum = _pending[0]
+            _pending.clear()
+            raise _exception(signum)
 
 
 @contextmanager

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from svtgui.cli.common import (
 )
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
-from svtgui.cli.errors import EXIT_BUDGET, CliError, end_interrupted
+from svtgui.cli.errors import EXIT_BUDGET, CliError, deferred_signals, end_interrupted
 from svtgui.cli.inputs import command_inputs
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
@@ -245,7 +246,6 @@ def _plan(led: Ledger, ds: Any, query_list: Any, s: dict[str, Any], reports: lis
 def run(args: argparse.Namespace) -> int:
     from svtgui.app.reports.content import release_date, statistics
     from svtgui.app.reports.statistics import statistics_text
-    from svtgui.data import DatasetError
 
     s = _settings(args)
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
@@ -259,15 +259,7 @@ def run(args: argparse.Namespace) -> int:
         inputs = command_inputs({**vars(args), **s, "ledger": led.path})  # the config's, session's files too
         plan = _plan(led, ds, query_list, s, reports, inputs)  # the whole run, checked before any charge
         register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
-        try:
-            run_ = start_run(led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
-                             monotonic=bool(s.get("monotonic")), plan=plan)
-        except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
-            raise CliError(str(exc), EXIT_BUDGET) from None
-        try:
-            _stream(run_, s, args)
-        except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
-            raise CliError(f"run {run_.id} interrupted: {exc}") from None
+        run_ = _charge_and_stream(led, ds, queries, plan, s, args)
         record = run_.record
         b = led.budget(record.dataset_id)
         kind = mechanisms.info(record.mechanism_id).input
@@ -290,22 +282,46 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
-    """Print committed rows as they come; the progress bar is drawn only on a terminal. The charged run
-    is held first thing, so a signal at any moment after the charge ends it interrupted."""
+def _charge_and_stream(led: Ledger, ds: Any, queries: list[Any], plan: Plan, s: dict[str, Any],
+                       args: argparse.Namespace) -> Any:
+    """Charge the run and stream it to the end; the ended run.
+
+    The run is held (``with``: any exception ends it interrupted, the end of the stream finished)
+    from the moment its charge is committed: a signal in between waits for the hold
+    (:func:`~svtgui.cli.errors.deferred_signals`), else it would leave the charged run ``running``."""
+    from svtgui.data import DatasetError
     from svtgui.ledger import LedgerError
 
+    run_ = None
     try:
-        with run_:
-            if not run_.record.secure:
-                print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
-            bar = Progress(run_.total) if sys.stderr.isatty() else None
-            for released in run_.stream(batch_size=s["batch_size"]):
-                _print_rows(released, args)
-                if bar:
-                    bar.update(run_.answered, run_.above_count, run_.cutoff)
+        with ExitStack() as held:
+            with deferred_signals():
+                try:
+                    run_ = held.enter_context(start_run(
+                        led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
+                        monotonic=bool(s.get("monotonic")), plan=plan))
+                except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
+                    raise CliError(str(exc), EXIT_BUDGET) from None
+            try:
+                _stream(run_, s, args)
+            except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
+                raise CliError(f"run {run_.id} interrupted: {exc}") from None
     except LedgerError as exc:  # locked by another program, or a full disk, mid-run
+        if run_ is None:
+            raise  # the charge itself failed: nothing was charged
         raise CliError(f"{exc}; {end_interrupted(run_)}") from None
+    return run_
+
+
+def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
+    """Print committed rows as they come; the progress bar is drawn only on a terminal."""
+    if not run_.record.secure:
+        print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
+    bar = Progress(run_.total) if sys.stderr.isatty() else None
+    for released in run_.stream(batch_size=s["batch_size"]):
+        _print_rows(released, args)
+        if bar:
+            bar.update(run_.answered, run_.above_count, run_.cutoff)
     if bar:
         bar.close()
 
