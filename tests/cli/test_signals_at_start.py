@@ -6,7 +6,8 @@ numpy"; CPython then kills itself with SIGINT at exit), and a SIGTERM during the
 killed a finished run's process (−15). Each trial here starts a real ``svtgui-cli run``, waits
 until the process catches SIGTERM (the first thing ``svtgui.cli`` does: /proc shows the handler) and
 then a delay spread over the command's measured lifetime, sends the signal, and checks: exit 2
-with exactly one line saying "interrupted", or — when the run had already ended — exit 0 with its
+with one line saying "interrupted", last (after the run's own summary and statistics only if the
+signal landed while they were printed), or — when the run had already ended — exit 0 with its
 summary; never a traceback; no run left ``running`` in the ledger (an interrupted one is marked so
 by the command itself).
 """
