@@ -76,6 +76,9 @@ def test_threshold_only_runs_say_none_released_with_the_accuracy_statement(setup
     assert st["value"] is None and st["interval"] is None and st["confidence"] is None
     assert st["method"].startswith("none released") and "α = " in st["method"]
     assert "which of 31 queries lie above T = 100" in st["name"]
+    single = _run(led, ds, "sparse", {"epsilon": 1.0, "threshold": 100, "cutoff": 1}, RANGES[:1])
+    (one,) = statistics(led, single)
+    assert "which of 1 query lies above T = 100" in one["name"]  # not "1 query lie"
 
 
 def test_a_noisy_gap_gets_no_interval(setup):

@@ -173,7 +173,8 @@ def _mechanism(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any]
     if not numbers:
         asked = count(run.queries_planned, "query") if run.queries_planned else "the queries"
         what = (f"the top {run.params.get('cutoff')} of {asked}" if run.params.get("threshold") is None
-                else f"which of {asked} lie above T = {plain(run.params['threshold'], 12)}")
+                else f"which of {asked} {'lies' if run.queries_planned == 1 else 'lie'} above "
+                     f"T = {plain(run.params['threshold'], 12)}")
         return stats + [_none_released(run, f"{what} ({info.name})", accuracy)]
     if fresh:
         lattice = mech.lattice
