@@ -41,10 +41,8 @@ def test_the_guide_ships_with_its_screenshots():
         assert (guide().parent / image).is_file(), image
 
 
-def test_the_guides_pictures_fit_the_help_window(qtbot, window):
-    help_window = window.show_help()
-    qtbot.waitExposed(help_window)
-    browser = help_window.browser
+def _image_widths(browser) -> list[float]:
+    """The width at which the help browser lays out each picture of the guide."""
     widths, block = [], browser.document().begin()
     while block.isValid():
         it = block.begin()
@@ -54,6 +52,14 @@ def test_the_guides_pictures_fit_the_help_window(qtbot, window):
                 widths.append(fmt.toImageFormat().width())
             it += 1
         block = block.next()
+    return widths
+
+
+def test_the_guides_pictures_fit_the_help_window(qtbot, window):
+    help_window = window.show_help()
+    qtbot.waitExposed(help_window)
+    browser = help_window.browser
+    widths = _image_widths(browser)
     assert len(widths) >= 10 and all(0 < w <= browser.viewport().width() for w in widths)  # 1,280-px shots
     assert browser.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways for
 
@@ -104,13 +110,5 @@ def test_screenshots_are_smaller_than_the_text(qtbot, window):
     help_window = window.show_help()
     qtbot.waitExposed(help_window)
     browser = help_window.browser
-    widths, block = [], browser.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                widths.append(fmt.toImageFormat().width())
-            it += 1
-        block = block.next()
+    widths = _image_widths(browser)
     assert widths and max(widths) <= browser.viewport().width() * PICTURE_SHARE
