@@ -11,13 +11,17 @@ API (for commands, dialogs and the plan)::
     inputs.add_dataset("adult.csv", schema=None)  # the data and its declared schema: the file given,
                                                   # else the sidecar adult.schema.json (always reserved)
     inputs.add("ages.json", "the query list")     # any other file read: session, config, item domain…
-    inputs.add_ledger("ledger.sqlite")            # the ledger and its -wal, -shm and -journal files
+    inputs.add_ledger("ledger.sqlite")            # the ledger, its -wal, -shm and -journal files, and
+                                                  # every file in the anchors' folder (its tamper check)
     inputs.guard("out.html")                      # OutputConflict (a ValueError) naming what it is
     check_output("out.html", inputs, need=4096)   # guard, then folder, writability and free space
 
 A target is the same file as an input when both exist and share ``(st_dev, st_ino)`` (a hard
 link, a symbolic link, ``./x`` and ``x``) or when their fully resolved paths are equal (an input
-that does not exist yet, such as the ledger's ``-wal``, or a dangling link to it).
+that does not exist yet, such as the ledger's ``-wal``, or a dangling link to it), or when both are
+in the same folder under names that differ only in case and that folder ignores case (macOS and
+Windows by default: ``Adult.schema.json`` there *is* the sidecar of ``adult.csv``, absent or not).
+A folder input (the ledger's anchors) protects every file directly inside it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 
 from svtgui.data.loaders import sidecar_path
 from svtgui.ledger import is_server
+from svtgui.ledger.anchor import anchor_folder
 
 #: SQLite's side files of a database (a file written over one of them damages the ledger too).
 LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -54,11 +59,46 @@ def _identify(path: Path) -> tuple[Path, tuple[int, int] | None]:
     return resolved, (st.st_dev, st.st_ino)
 
 
+def _same_folder(a: Path, b: Path) -> bool:
+    """Whether two folders are one (equal paths, or one folder reached by two: a bind mount, another
+    case on a file system that ignores it)."""
+    if a == b:
+        return True
+    identity = _identify(a)[1]
+    return identity is not None and identity == _identify(b)[1]
+
+
+def _ignores_case(folder: Path) -> bool:
+    """Whether ``folder`` finds a file under its name in another case: the first entry whose name
+    has a case is looked up swapped (no file is created; an empty folder says False)."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                other = entry.name.swapcase()
+                if other != entry.name:
+                    try:
+                        return os.path.samefile(entry.path, folder / other)
+                    except OSError:  # no such file: this folder tells the two names apart
+                        return False
+    except OSError:
+        return False
+    return False
+
+
+def _same_name(target: Path, f: Path) -> bool:
+    """Whether the (resolved) paths name one entry of one folder, compared as that folder compares
+    names: exactly, or without case where it ignores case."""
+    if target.name.casefold() != f.name.casefold() or not _same_folder(target.parent, f.parent):
+        return False
+    return target.name == f.name or _ignores_case(target.parent)
+
+
 @dataclass
 class Inputs:
     """The files one command (or one window's set-up) reads: no output may be any of them."""
 
     _files: list[_Input] = field(default_factory=list)
+    _folders: list[_Input] = field(default_factory=list)
 
     def add(self, path: str | os.PathLike[str] | None, what: str) -> Inputs:
         """Record ``path`` (None and ``-`` are ignored: nothing to protect) as ``what`` it is."""
@@ -78,9 +118,20 @@ class Inputs:
         self.add(sidecar_path(Path(path).expanduser()), "the dataset's schema sidecar")
         return self.add(schema, "the schema file")
 
+    def add_folder(self, path: str | os.PathLike[str], what: str) -> Inputs:
+        """A folder every file directly inside which is ``what`` (a file written there replaces one)."""
+        resolved, identity = _identify(Path(path).expanduser())
+        self._folders.append(_Input(what, resolved, identity))
+        return self
+
     def add_ledger(self, path: str | os.PathLike[str] | None) -> Inputs:
-        """The privacy ledger and SQLite's side files beside it (a server ledger has no file here)."""
-        if path is None or is_server(path):
+        """The privacy ledger, SQLite's side files beside it (a server ledger has no file here) and the
+        ledgers' anchors: a report written over one, or over the seal key beside them, switches off the
+        check that finds a ledger rolled back or replaced (:mod:`svtgui.ledger.anchor`)."""
+        if path is None:
+            return self
+        self.add_folder(anchor_folder(), "a file of the privacy ledger's anchors (its tamper check)")
+        if is_server(path):
             return self
         ledger = Path(path).expanduser()
         self.add(ledger, "the privacy ledger")
@@ -90,14 +141,17 @@ class Inputs:
 
     def copy(self) -> Inputs:
         """Another collection holding the same files (to add a command's own without changing this one)."""
-        return Inputs(list(self._files))
+        return Inputs(list(self._files), list(self._folders))
 
     def conflict(self, target: str | os.PathLike[str]) -> str | None:
         """What ``target`` is among the inputs (``"the query list"``), or None."""
         resolved, identity = _identify(Path(target).expanduser())
         for f in self._files:
-            if resolved == f.resolved or (identity is not None and identity == f.identity):
+            if (identity is not None and identity == f.identity) or _same_name(resolved, f.resolved):
                 return f.what
+        for folder in self._folders:
+            if _same_folder(resolved.parent, folder.resolved):
+                return folder.what
         return None
 
     def guard(self, target: str | os.PathLike[str]) -> Path:

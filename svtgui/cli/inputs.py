@@ -31,10 +31,10 @@ OUTPUT_OPTIONS = {"out": "--out", "report": "--report", "release_out": "--releas
 OTHER_FILE_OPTIONS = ("ledger",)
 
 
-def command_inputs(settings: Mapping[str, Any]) -> Inputs:
+def command_inputs(settings: Mapping[str, Any], *, ledger: bool = True) -> Inputs:
     """Every file a command with these ``settings`` (parsed options, or options merged with a
     config or a session) reads: its input options, the dataset's schema sidecar, a session's
-    dataset, and the ledger (the default one when none is given)."""
+    dataset, and (with ``ledger``) the ledger, the default one when none is given."""
     from svtgui.ledger import default_location
 
     inputs = Inputs()
@@ -48,8 +48,24 @@ def command_inputs(settings: Mapping[str, Any]) -> Inputs:
     if session is not None and not isinstance(session, str):  # a loaded session: its file and its data
         inputs.add(settings.get("session_path"), "the session file")
         inputs.add_dataset(session.dataset_location(settings.get("session_path")))
-    inputs.add_ledger(settings.get("ledger") or default_location())
+    if ledger:
+        inputs.add_ledger(settings.get("ledger") or default_location())
     return inputs
+
+
+def guard_ledger(settings: Mapping[str, Any]) -> None:
+    """Refuse a ledger path that is one of the command's other inputs: the ledger is written, so a
+    sidecar's name became a ledger the next run read as its schema, and a query list given as the
+    ledger was reported "damaged: keep this file, it is the only record of the budget spent"."""
+    from svtgui.ledger import is_server
+
+    path = settings.get("ledger")
+    if not isinstance(path, str) or not path or is_server(path):
+        return
+    what = command_inputs(settings, ledger=False).conflict(path)
+    if what is not None:
+        raise CliError(f"--ledger: {path} is {what}, not a privacy ledger: the ledger is written, which "
+                       "would destroy it; give the ledger's own file (nothing was charged)")
 
 
 def outputs_of(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -64,7 +80,9 @@ def outputs_of(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def guard_outputs(settings: Mapping[str, Any]) -> None:
-    """Refuse (exit 2, before anything is read or charged) an output that is one of the inputs."""
+    """Refuse (exit 2, before anything is read or charged) an output that is one of the inputs, and
+    a ledger that is one of them (:func:`guard_ledger`)."""
+    guard_ledger(settings)
     inputs = command_inputs(settings)
     for option, path in outputs_of(settings):
         try:

@@ -193,3 +193,72 @@ def test_the_guard_compares_files_not_names(tmp_path):
     assert Inputs().add(tmp_path / "via-link.json", "the query list").conflict(tmp_path / "real.json")
     assert inputs.conflict(tmp_path / "r.html") is None
     assert check_output(tmp_path / "r.html", inputs) == tmp_path / "r.html"
+
+
+# -- the ledger's anchors, the ledger given as an input, names that differ only in case ---------------
+
+@pytest.mark.parametrize("name", ["cache-seal.key", "anchor", "new.json"])
+def test_no_report_lands_among_the_ledgers_anchors(files, name, tmp_path, monkeypatch, capsys):
+    # the anchors (and the seal key beside them) are what finds a ledger rolled back or replaced: a
+    # report written over one switched that check off; a new name there is refused too
+    monkeypatch.setenv("SVTGUI_STATE_DIR", str(tmp_path / "state"))
+    assert main(_run(files, str(tmp_path / "first.json"))) == 0  # anchors the ledger in this state folder
+    folder = tmp_path / "state" / "ledger-anchors"
+    target = next(folder.glob("lg-*.json")) if name == "anchor" else folder / name
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    runs = _runs(files["ledger"])
+    assert main(_run(files, str(target))) == 2
+    err = capsys.readouterr().err
+    assert "--report" in err and "anchors" in err and "would destroy it" in err, err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before and _runs(files["ledger"]) == runs
+
+
+@pytest.mark.parametrize("kind", ["data", "sidecar", "schema", "queries", "absent sidecar"])
+def test_the_ledger_is_never_one_of_the_files_a_run_reads(files, kind, tmp_path, capsys):
+    # a ledger at the (absent) sidecar's name became the next run's "schema"; a query list given as the
+    # ledger was called "damaged: keep this file, it is the only record of the budget spent"
+    data = files["data"]
+    if kind == "absent sidecar":
+        data = tmp_path / "fresh.csv"
+        data.write_bytes(files["data"].read_bytes())
+    ledger = sidecar_path(data) if kind == "absent sidecar" else files[kind]
+    before = _snapshot(files)
+    argv = ["run", "--data", str(data), "--queries", str(files["queries"]), "--mechanism", "sparse",
+            "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1", "--budget-epsilon", "1",
+            "--ledger", str(ledger)]
+    if kind == "schema":
+        argv += ["--schema", str(files["schema"])]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--ledger" in err and "not a privacy ledger" in err, err
+    assert _snapshot(files) == before and not sidecar_path(tmp_path / "fresh.csv").exists()
+
+
+def test_a_configs_ledger_is_never_one_of_the_files_the_run_reads(files, tmp_path, capsys):
+    config = tmp_path / "run.toml"
+    config.write_text(files["config"].read_text().replace(f'"{files["data"].name}"', f'"{files["data"]}"')
+                      .replace(f'"{files["queries"].name}"', f'"{files["queries"]}"')
+                      + f'ledger = "{files["queries"]}"\n')
+    before = _snapshot(files)
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "--ledger" in err and "is the query list" in err, err
+    assert _snapshot(files) == before
+
+
+def test_a_name_in_another_case_is_the_same_file_where_the_folder_ignores_case(tmp_path):
+    # on macOS or Windows 'Toy.schema.json' is the sidecar of toy.csv even while it does not exist; a
+    # folder in which every name's other-case twin is the same file is what such a folder looks like
+    folder = tmp_path / "insensitive"
+    folder.mkdir()
+    (folder / "toy.csv").write_text("x\n1\n")
+    os.link(folder / "toy.csv", folder / "TOY.CSV")
+    inputs = Inputs().add_dataset(folder / "toy.csv").add_ledger(folder / "ledger.sqlite")
+    assert inputs.conflict(folder / "Toy.schema.json") == "the dataset's schema sidecar"
+    assert inputs.conflict(folder / "LEDGER.sqlite-WAL") == "a file of the privacy ledger"
+    plain = tmp_path / "sensitive"  # a folder that tells the cases apart: another name, another file
+    plain.mkdir()
+    (plain / "toy.csv").write_text("x\n1\n")
+    inputs = Inputs().add_dataset(plain / "toy.csv")
+    assert inputs.conflict(plain / "Toy.schema.json") is None
+    assert inputs.conflict(plain / "toy.schema.json") == "the dataset's schema sidecar"

@@ -37,7 +37,7 @@ from svtgui.cli.common import (
 from svtgui.cli.config import check_param_types, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import EXIT_BUDGET, CliError, deferred_signals, end_interrupted
-from svtgui.cli.inputs import command_inputs
+from svtgui.cli.inputs import command_inputs, guard_ledger
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
 from svtgui.ledger import Ledger, ResponseBatch
@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
     from svtgui.app.reports.statistics import statistics_text
 
     s = _settings(args)
+    guard_ledger({**vars(args), **s})  # a config's ledger key: never one of the files the run reads
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
     reports = [Path(r) for r in s.get("report") or []]
     check_report_paths(reports, "--report")

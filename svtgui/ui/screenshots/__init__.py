@@ -24,6 +24,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
 
+from svtgui.app.reports import write_atomically
+from svtgui.ui.app import create_app
 from svtgui.ui.screenshots.run_through import run_through
 
 SIZE = (1280, 820)
@@ -60,13 +62,37 @@ def take(out: str | Path, *, sample: str = "census", run: bool = False, page: st
     ``out``; 0 on success."""
     from svtgui.app.demo import throwaway_ledger, throwaway_settings
 
+    problem = _output_problem(out, path)  # before the throwaway ledger hides the curator's
+    if problem is not None:
+        print(f"svtgui: --screenshot: {problem}; nothing was rendered", file=sys.stderr)
+        return 2
     with throwaway_ledger(), throwaway_settings():
         return _take(out, sample=sample, run=run, page=page, path=path)
 
 
+def _output_problem(out: str | Path, path: str | Path | None) -> str | None:
+    """Why ``out`` cannot take the picture: it is the data file opened (or its sidecar), the curator's
+    ledger, one of its side files or anchors (``svtgui --screenshot ledger.sqlite`` left the ledger
+    empty), it cannot be created, or its suffix is no image format Qt writes (Qt emptied the file
+    before it found that out)."""
+    from PySide6.QtGui import QImageWriter
+
+    from svtgui.app.outputs import Inputs, check_output
+    from svtgui.ledger import default_location
+
+    try:
+        check_output(out, Inputs().add_dataset(path).add_ledger(default_location()))
+    except ValueError as exc:
+        return str(exc)
+    create_app(sys.argv[:1])  # image format plugins are found through the application
+    formats = sorted(bytes(f.data()).decode() for f in QImageWriter.supportedImageFormats())
+    if Path(out).suffix.lower().lstrip(".") not in formats:
+        return f"{out}: not an image file name; end it in .png (or one of .{', .'.join(formats)})"
+    return None
+
+
 def _take(out: str | Path, *, sample: str, run: bool, page: str | None, path: str | Path | None) -> int:
     from svtgui.app.public_data import is_public
-    from svtgui.ui.app import create_app
     from svtgui.ui.main_window import MainWindow
 
     create_app(sys.argv[:1])
@@ -155,9 +181,16 @@ def _save(widget: QWidget, out: str | Path, resize: bool = True) -> int:
         widget.resize(*SIZE)
     widget.show()
     wait_until(lambda: False, 0.2)
-    ok = widget.grab().save(str(out))
-    if not ok:
-        print(f"svtgui: could not write {out}", file=sys.stderr)
+    picture, suffix = widget.grab(), Path(out).suffix.lstrip(".").lower()
+
+    def write(tmp: Path) -> None:
+        if not picture.save(str(tmp), suffix):
+            raise OSError(f"could not write {out}")
+
+    try:  # a file of the same name is replaced whole or not at all
+        write_atomically(Path(out), write)
+    except OSError as exc:
+        print(f"svtgui: {exc}", file=sys.stderr)
         return 1
     print(out)
     return 0
