@@ -22,13 +22,21 @@ The :class:`~svtgui.app.plan.Plan` of the current set-up is built once per chang
 first use after a change). The queue is one evented list (:class:`~svtgui.app.query_queue.QueryQueue`)
 edited in place; its facts are kept as it is edited (an append checks the new queries alone), so
 neither a parameter edit nor an added query re-validates a long queue.
+
+A headless run (``svtgui-cli run``) sets the same object, plus what only it has, held as
+:class:`RunOptions`: the reports it writes (checked by the plan), that it answers its list and takes
+no adaptive query, and its parameters *given* as already-typed values (options, ``--param``, a
+config's ``[params]``) instead of the window's typed text. The plan and the run's start are then
+the window's own (:class:`~svtgui.app.runs.model.RunModel`), so the two cannot drift.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from svtgui.app import threshold_default
@@ -46,7 +54,7 @@ from svtgui.data.schema import Schema
 
 # What changed, as told to listeners.
 DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
-TOTALS, BUDGET, DOMAINS = "totals", "budget", "domains"
+TOTALS, BUDGET, DOMAINS, OPTIONS = "totals", "budget", "domains", "options"
 Listener = Callable[[frozenset[str]], None]
 NO_TOTALS = ("", "0")  # nothing declared: ε to be typed, δ = 0 unless the curator types one
 
@@ -73,6 +81,26 @@ LABELS = {
     "answer_share": "Share of ε for paid answers",
     "learning_rate": "Learning rate η",
 }
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run is set up with besides the form's entries (the window's defaults; the CLI sets them).
+
+    ``outputs``: the reports the run will write, checked by the plan (writable, never one of the
+    inputs) before anything is charged. ``adaptive``: queries may be added during the run (the
+    window's Next query), so an empty queue may start; a headless run answers its list only, and an
+    empty list is refused. ``given``: parameters given as typed values by a headless front end,
+    handed to the plan as they are (the mechanism's own checks word a bad value, and a name the
+    mechanism does not take is refused, as the window's shared entries never are); None: the
+    parameters are read from the entries. ``monotonic``: with ``given``, whether the monotonic
+    variant was asked for (the window reads its tick box's entry instead).
+    """
+
+    outputs: tuple[Path, ...] = ()
+    adaptive: bool = True
+    given: Mapping[str, object] | None = None
+    monotonic: bool = False
 
 
 def label(name: str) -> str:
@@ -140,6 +168,7 @@ class Workspace:
         self._listeners: list[Listener] = []
         self._plan: Plan | None = None
         self._proposed: float | None = None  # the T last proposed from public facts (None: none)
+        self._options = RunOptions()
         # the files the window's set-up reads (the data, the ledger, the open session): the window sets
         # it; the plan refuses an output that is one of them, and every save dialog asks it too
         self.input_files: Callable[[], Inputs] = Inputs
@@ -194,6 +223,11 @@ class Workspace:
         return self._totals
 
     @property
+    def options(self) -> RunOptions:
+        """Outputs, adaptive or not, parameters given as values (see :class:`RunOptions`)."""
+        return self._options
+
+    @property
     def budget(self) -> Budget | None:
         """The ledger's budget of the dataset; None while the dataset is new to the ledger."""
         return self._budget
@@ -205,7 +239,10 @@ class Workspace:
 
     def monotonic_requested(self) -> bool:
         """Monotonic queries: ticked by default whenever the queue allows it, unless unticked (only for
-        mechanisms with a monotonic variant)."""
+        mechanisms with a monotonic variant). With parameters given as values: as asked (the plan
+        refuses it for a mechanism without that variant)."""
+        if self._options.given is not None:
+            return self._options.monotonic
         if not any(p.name == "monotonic" for p in self.info.params):
             return False
         chosen = self._entries.get("monotonic")
@@ -213,7 +250,10 @@ class Workspace:
 
     def parameters(self) -> tuple[dict[str, Any], dict[str, str]]:
         """(catalogue parameters as the mechanism takes them, {field: problem}) from the entries;
-        Δ from the queue, integer and monotonic left to the plan to derive."""
+        Δ from the queue, integer and monotonic left to the plan to derive. Parameters given as values
+        (:attr:`RunOptions.given`) are taken as they are: Δ only when given, else the plan derives it."""
+        if self._options.given is not None:
+            return dict(self._options.given), {}
         params: dict[str, Any] = {}
         problems: dict[str, str] = {}
         for p in self.info.params:
@@ -251,7 +291,8 @@ class Workspace:
             except PlanError as exc:
                 declared = Problem(exc.param, str(exc))
         plan = build(self._dataset, self._queries, self._mechanism_id, params,
-                     monotonic=self.monotonic_requested(), facts=self.facts, budget=budget, adaptive=True,
+                     monotonic=self.monotonic_requested(), facts=self.facts, budget=budget,
+                     outputs=self._options.outputs, adaptive=self._options.adaptive,
                      inputs=self.input_files(), domains=self.domains())
         problems = [Problem(k, v) for k, v in typed.items()]  # a field that does not parse says so itself
         hidden = (*typed, "mechanism") if typed else ()  # (the mechanism then misses that parameter)
@@ -365,6 +406,11 @@ class Workspace:
         if (epsilon, delta) != self._totals:
             self._totals = (epsilon, delta)
             self._changed(TOTALS)
+
+    def set_options(self, options: RunOptions) -> None:
+        if options != self._options:
+            self._options = options
+            self._changed(OPTIONS)
 
     def set_budget(self, budget: Budget | None) -> None:
         """The ledger's budget of the dataset (None: new to the ledger), after every ledger change."""

@@ -285,3 +285,20 @@ def test_a_run_the_gate_refuses_is_refused_before_anything_is_registered(tmp_pat
             assert led.datasets() == [] and led.runs() == []
     finally:
         m.shutdown()
+
+
+def test_a_charge_refused_by_an_in_process_launcher_leaves_the_model_as_it_was(model):
+    """The CLI's launcher charges inside ``confirm``: what refuses the charge reaches the caller as it is,
+    and the model stays idle with no worker (it said 'Running' with a worker that never ran)."""
+    from svtgui.core.budget import BudgetExceeded
+
+    class Refused(StandIn):
+        def start(self) -> None:
+            raise BudgetExceeded("spent meanwhile by another process")
+
+    model.launcher = Launcher(worker=Refused, prepare=lambda: None, discard=lambda: None)
+    model.workspace.set_totals("5", "0")
+    with pytest.raises(BudgetExceeded, match="spent meanwhile"):
+        model.confirm()
+    assert model.state == RunState.IDLE and model.worker is None and not model.state.live
+    assert model.runnable()[0]  # Run may be pressed again

@@ -27,7 +27,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from svtgui.app import gate
 from svtgui.app.domains import reminder
@@ -62,11 +62,32 @@ FIELDS = {"dataset": "Dataset", "ledger": "Ledger", "queries": "Queries", "budge
           "release_out": "Mechanism, release file", "domains": "Queries, domains"}
 
 
+class RunHandle(Protocol):
+    """What the model asks of the worker that carries a run: the window's run process
+    (:class:`~svtgui.app.runs.worker.RunWorker`), a headless run in the caller's thread
+    (:class:`~svtgui.app.runs.in_process.InProcessWorker`), or a stand-in in unit tests."""
+
+    def start(self) -> None: ...
+    def events(self) -> list[tuple[str, Any]]: ...
+    def acknowledge(self) -> None: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def step(self) -> None: ...
+    def stop(self) -> None: ...
+    def finish(self) -> None: ...
+    def set_pace(self, rate: float | None) -> None: ...
+    def ask(self, query: Query) -> None: ...
+    def wait(self, ms: int) -> bool: ...
+    def close(self) -> None: ...
+    def kill(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class Launcher:
-    """How a run is started: a run process (the default), or a stand-in in unit tests of the model."""
+    """How a run is started: a run process (the window's), in the caller's thread (the CLI's:
+    :func:`~svtgui.app.runs.in_process.in_process_launcher`), or a stand-in in unit tests."""
 
-    worker: Callable[[RunJob, list[Query]], RunWorker] = RunWorker
+    worker: Callable[[RunJob, list[Query]], RunHandle] = RunWorker
     prepare: Callable[[], None] = prepare  # start a run process while the confirmation shows
     discard: Callable[[], None] = discard_prepared  # let a prepared, unused one exit
 
@@ -83,7 +104,7 @@ class RunModel:
         self.events = Emitter()
         self.state = RunState.IDLE
         self._clock = RunClock()
-        self.worker: RunWorker | None = None
+        self.worker: RunHandle | None = None
         self.run: RunView | None = None
         self.run_queries: list[Query] = []
         self.adaptive: list[Query] = []
@@ -285,7 +306,9 @@ class RunModel:
 
     def confirm(self) -> bool:
         """Charge and start (the run process charges, or refuses an overspend, before any answer).
-        False, with the reason in :meth:`error_line`, when refused here; nothing is charged then."""
+        False, with the reason in :meth:`error_line`, when refused here; nothing is charged then.
+        An in-process launcher (the CLI's) charges before this returns, and raises what refused the
+        charge (``BudgetExceeded``, ``LedgerError``): the model stays as it was, nothing charged."""
         if self.state.live:
             return False
         if self.problems:
@@ -303,16 +326,21 @@ class RunModel:
             return False
         queries = list(self.planned_queries())
         job = RunJob(str(self.ledger.path), self.workspace.dataset, plan.mechanism_id, params, self.seed,
-                     monotonic, pace=self.pace, domains=self.workspace.domains())
+                     monotonic, pace=self.pace, domains=self.workspace.domains(), plan=plan)
         self._clear_run(queries, params, plan.cutoff)
         self.store.reserve(len(queries))
-        self.worker = self.launcher.worker(job, queries)
+        worker = self.launcher.worker(job, queries)
         # Whatever exists now (the query list, the data, Qt wrappers) is left out of the cyclic GC
         # until the run ends: a full collection over a million queries holds the GUI thread for
         # ~100 ms. New objects are still collected.
         gc.freeze()
+        try:  # an in-process launcher charges here: what refuses the charge goes to the caller as it is
+            worker.start()
+        except BaseException:
+            gc.unfreeze()
+            raise
+        self.worker = worker
         self._set_state(RunState.RUNNING)
-        self.worker.start()
         return True
 
     @property

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # annotations only: the run process imports the data layer with the runner
+    from svtgui.app.plan import Plan
     from svtgui.data.dataset import Dataset
     from svtgui.data.queries import Query
     from svtgui.ledger import ResponseBatch, RunRecord
@@ -83,6 +84,7 @@ class RunJob:
     monotonic: bool = False
     pace: float | None = None  # queries per second for demonstrations; None: as fast as possible
     domains: Domains = DECLARED  # the queue's domains read from the data, and the curator's override
+    plan: Plan | None = None  # the set-up's plan of exactly these inputs (None: the run plans them itself)
 
 
 @dataclass
@@ -281,7 +283,7 @@ def child_main(ctrl: Connection, out: Connection) -> None:
     try:
         try:
             run = start_run(ledger, job.dataset, queries, job.mechanism_id, job.params,
-                            seed=job.seed, monotonic=job.monotonic, domains=job.domains)
+                            seed=job.seed, monotonic=job.monotonic, domains=job.domains, plan=job.plan)
         except (BudgetExceeded, ValueError, LedgerError) as exc:
             out.send(("refused", str(exc)))
             return

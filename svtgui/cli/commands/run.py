@@ -18,9 +18,12 @@ import numpy as np
 
 from svtgui.app.linear_setup import RUN_PARAMS
 from svtgui.app.outputs import Inputs
-from svtgui.app.plan import Plan, build
+from svtgui.app.plan import Plan
 from svtgui.app.reports.content import value_text
-from svtgui.app.runs.runner import request_for, start_run
+from svtgui.app.runs.in_process import InProcessWorker, in_process_launcher
+from svtgui.app.runs.model import RunModel
+from svtgui.app.runs.runner import Run, request_for
+from svtgui.app.workspace import RunOptions, Workspace
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
@@ -40,6 +43,8 @@ from svtgui.cli.errors import EXIT_BUDGET, CliError, deferred_signals, end_inter
 from svtgui.cli.inputs import command_inputs, guard_ledger
 from svtgui.core import mechanisms
 from svtgui.core.budget import BudgetExceeded, fmt
+from svtgui.data.dataset import Dataset
+from svtgui.data.queries import QueryList
 from svtgui.ledger import Ledger, ResponseBatch
 
 # Keys of --config RUN.toml (the same as the long options, with underscores); [params] holds extra
@@ -187,10 +192,9 @@ def _session(path: str) -> Any:
         raise CliError(str(exc)) from None
 
 
-def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Any, Any]:
+def _session_inputs(s: dict[str, Any], led: Ledger) -> tuple[Dataset, QueryList]:
     from svtgui.app.project_file import SessionError
     from svtgui.data import DatasetError
-    from svtgui.data.queries import QueryList
 
     session = s["session"]
     try:
@@ -208,35 +212,55 @@ def _mechanism_params(s: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def load_inputs(s: dict[str, Any]):
+def load_inputs(s: dict[str, Any]) -> tuple[Dataset, QueryList]:
     """The dataset and the query list (a ``QueryList``, with the domains it read from the data), with
     any problem as a CLI error naming the file."""
-    from svtgui.data.queries import QueryList
-
     queries = read_queries(s["queries"]) if s.get("queries") is not None else QueryList([])
     return load_data(s["data"], s.get("schema"), s), queries
 
 
-def _domains(s: dict[str, Any], query_list: Any) -> Any:
-    """The query list's domains read from the data, and whether the curator allowed them."""
-    from svtgui.app.domains import Domains
+def set_up(led: Ledger, ds: Dataset, query_list: QueryList, s: dict[str, Any], reports: list[Path],
+           inputs: Inputs) -> RunModel:
+    """The window's two models, set as the options say: a :class:`~svtgui.app.workspace.Workspace`
+    (the dataset, its queue and the domains it read from the data, the mechanism, the parameters
+    given as values, the reports, no adaptive query, the declared totals) and the
+    :class:`~svtgui.app.runs.model.RunModel` over it, whose run is charged in this thread on ``led``.
+    The run's plan is the workspace's, and it starts through :meth:`RunModel.confirm`, as in the window."""
+    workspace = Workspace(s["mechanism"])
+    model = RunModel(workspace, open_ledger=lambda: led, launcher=in_process_launcher(led))
+    workspace.input_files = lambda: inputs  # every file the command read, the ledger: never an output
+    workspace.set_options(RunOptions(outputs=tuple(reports), adaptive=False, given=_mechanism_params(s),
+                                     monotonic=bool(s.get("monotonic"))))
+    workspace.set_dataset(ds, query_list.queries, from_data=query_list.from_data)
+    workspace.set_allow_from_data(bool(s.get("allow_data_derived_domains")))
+    model.seed = s.get("test_seed")
+    _declare_budget(model, led, ds, s)
+    return model
 
-    return Domains(query_list.from_data, bool(s.get("allow_data_derived_domains")))
 
-
-def _plan(led: Ledger, ds: Any, query_list: Any, s: dict[str, Any], reports: list[Path],
-          inputs: Inputs) -> Plan:
-    """The one validation (:mod:`svtgui.app.plan`) of the whole run — queries and their value types,
-    parameters, every output file (never one of ``inputs``, the files the run reads; a temporary
-    file is created and removed in its folder, so a read-only folder or a full disk is found now),
-    the budget — before anything is registered or charged. Exit 2 (3 when only the budget is short),
-    nothing changed."""
+def _declare_budget(model: RunModel, led: Ledger, ds: Dataset, s: dict[str, Any]) -> None:
+    """The budget the run is planned against, as every command words it (:func:`applicable_budget`:
+    rows that resemble a known dataset need --same-dataset-as or --new-dataset, new rows a total):
+    the known dataset's (the model read it from the ledger), the one --same-dataset-as names, or the
+    totals declared for new rows."""
     budget = applicable_budget(led, ds, s)
-    params = _mechanism_params(s)
-    plan = build(ds, query_list.queries, s["mechanism"], params, monotonic=bool(s.get("monotonic")),
-                 budget=budget, outputs=reports, inputs=inputs, domains=_domains(s, query_list))
+    if model.budget.known:
+        return
+    if s.get("same_dataset_as"):
+        model.workspace.set_budget(budget)  # shared with that dataset once the rows are bound to it
+    else:
+        model.workspace.set_totals(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
+
+
+def _plan(led: Ledger, model: RunModel) -> Plan:
+    """The one validation (:mod:`svtgui.app.plan`, the workspace's plan) of the whole run — queries
+    and their value types, parameters, every output file (never one of the files the run reads; a
+    temporary file is created and removed in its folder, so a read-only folder or a full disk is
+    found now), the budget — before anything is registered or charged. Exit 2 (3 when only the
+    budget is short), nothing changed."""
+    plan = model.workspace.plan
     if plan.ok:
-        screen(led, request_for(ds, query_list.queries, plan, seed=s.get("test_seed")))
+        screen(led, request_for(model.workspace.dataset, model.planned_queries(), plan, seed=model.seed))
         warn("run", plan.warnings)  # an allowed release over domains read from the data says so here
         return plan
     raise plan_refusal(plan, {"report": "--report", "queries": "--queries", "release_out": "--release-out",
@@ -258,9 +282,11 @@ def run(args: argparse.Namespace) -> int:
             ds, query_list = _session_inputs(s, led)
         queries = query_list.queries
         inputs = command_inputs({**vars(args), **s, "ledger": led.path})  # the config's, session's files too
-        plan = _plan(led, ds, query_list, s, reports, inputs)  # the whole run, checked before any charge
+        model = set_up(led, ds, query_list, s, reports, inputs)
+        _plan(led, model)  # the whole run, checked before any charge
         register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
-        run_ = _charge_and_stream(led, ds, queries, plan, s, args)
+        model.refresh_budget()
+        run_ = _charge_and_stream(model, s, args)
         record = run_.record
         b = led.budget(record.dataset_id)
         kind = mechanisms.info(record.mechanism_id).input
@@ -283,9 +309,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _charge_and_stream(led: Ledger, ds: Any, queries: list[Any], plan: Plan, s: dict[str, Any],
-                       args: argparse.Namespace) -> Any:
-    """Charge the run and stream it to the end; the ended run.
+def _charge_and_stream(model: RunModel, s: dict[str, Any], args: argparse.Namespace) -> Run:
+    """Charge the run through the model (:meth:`RunModel.confirm`, as the window does) and stream it to
+    the end; the ended run.
 
     The run is held (``with``: any exception ends it interrupted, the end of the stream finished)
     from the moment its charge is committed: a signal in between waits for the hold
@@ -298,11 +324,15 @@ def _charge_and_stream(led: Ledger, ds: Any, queries: list[Any], plan: Plan, s: 
         with ExitStack() as held:
             with deferred_signals():
                 try:
-                    run_ = held.enter_context(start_run(
-                        led, ds, queries, s["mechanism"], _mechanism_params(s), seed=s.get("test_seed"),
-                        monotonic=bool(s.get("monotonic")), plan=plan))
+                    started = model.confirm()
                 except BudgetExceeded as exc:  # spent meanwhile by another process: nothing charged
                     raise CliError(str(exc), EXIT_BUDGET) from None
+                if not started:  # refused by the model's own checks: nothing charged
+                    raise CliError(model.error_line() or "the run was refused; nothing was charged")
+                worker = model.worker
+                assert isinstance(worker, InProcessWorker) and worker.run is not None  # charged just now
+                run_ = held.enter_context(worker.run)
+            model.poll()  # the model sees the run started
             try:
                 _stream(run_, s, args)
             except DatasetError as exc:  # evaluation failed mid-run: the run is marked interrupted
@@ -311,10 +341,11 @@ def _charge_and_stream(led: Ledger, ds: Any, queries: list[Any], plan: Plan, s: 
         if run_ is None:
             raise  # the charge itself failed: nothing was charged
         raise CliError(f"{exc}; {end_interrupted(run_)}") from None
+    model.poll()  # ... and how it ended
     return run_
 
 
-def _stream(run_: Any, s: dict[str, Any], args: argparse.Namespace) -> None:
+def _stream(run_: Run, s: dict[str, Any], args: argparse.Namespace) -> None:
     """Print committed rows as they come; the progress bar is drawn only on a terminal."""
     if not run_.record.secure:
         print(f"svtgui-cli run: {TEST_SEED_WARNING}", file=sys.stderr)
