@@ -118,6 +118,23 @@ def test_content_fingerprint_is_the_memory_engines(tmp_path: Path) -> None:
     assert seen and seen[-1] == 1.0
 
 
+@pytest.mark.parametrize("coded_texts", [0, 2, 1 << 16])
+def test_texts_sent_as_codes_or_as_texts_give_the_memory_engines_fingerprint(tmp_path: Path, monkeypatch,
+                                                                               coded_texts: int) -> None:
+    """DuckDB sends a text column of few distinct values as codes into its distinct texts (joined in
+    SQL) and the others as texts: either way, with blanks, markers, numbers spelled as text and
+    missing cells, the fingerprint is the memory engine's."""
+    from svtgui.data.engines import duckdb_engine
+
+    monkeypatch.setattr(duckdb_engine, "CODED_TEXTS", coded_texts)
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"few": rng.choice([" a", "b ", "NA", "?", "39", "Zürich, CH", ""], 500),
+                          "two": rng.choice(["x", "y"], 500), "n": rng.integers(0, 5, 500)})
+    frame.to_parquet(path := tmp_path / "t.parquet")
+    assert open_dataset(path, engine="duckdb").fingerprint(KEY) == \
+        open_dataset(path, engine="memory").fingerprint(KEY)
+
+
 def test_fingerprint_cancel_stops_the_pass(tmp_path: Path) -> None:
     from svtgui.data.errors import LoadCancelled
 

@@ -1,24 +1,28 @@
 """The private fingerprint: follows the rows' values, never the file's bytes or the columns' names."""
 
 import io
+import random
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from svtgui.data.fingerprint import (
     SKETCH_ROWS,
     ColumnSums,
     RowsFingerprint,
+    _mix,
+    arrow_hashes,
     cell_key,
     fingerprint_frames,
     merge_partitions,
     new_key,
     partition_sums,
     shared_rows,
+    text_hashes,
 )
 
 KEY = b"k" * 32
@@ -221,3 +225,63 @@ def test_text_as_another_tool_re_saves_it_is_the_same_rows(tmp_path):
 def test_stripping_never_ignores_a_changed_value():
     assert content(pd.DataFrame({"t": ["x", "y"]})) != content(pd.DataFrame({"t": ["x", "?y"]}))
     assert content(pd.DataFrame({"t": [" x", "y "]})) == content(pd.DataFrame({"t": ["x", "y"]}))
+
+
+def _cell_by_cell(table: pa.Table, key: bytes = KEY) -> ColumnSums:
+    """The reference: every cell hashed on its own (arrow_hashes), then folded by ``add``."""
+    sums = ColumnSums(table.num_columns, cell_key(key))
+    for batch in table.to_batches(max_chunksize=5000):
+        sums.add([arrow_hashes(c, sums.keys) for c in batch.columns])
+    return sums
+
+
+def _state(sums: ColumnSums) -> tuple:
+    return (sums.rows, sums.s1.tolist(), sums.s2.tolist(), sums.lo.tolist(), sums.hi.tolist(),
+            sums.sketch.tolist())
+
+
+_INTEGER_TYPES = st.sampled_from([pa.int8(), pa.uint8(), pa.int16(), pa.int32(), pa.uint32(), pa.int64()])
+
+
+@settings(max_examples=120, derandomize=True, deadline=None)
+@example(pa.int64(), 2**53 + 1, 20, 0.1, 60, random.Random(1))
+@given(_INTEGER_TYPES, st.integers(-(2**62), 2**62), st.integers(0, 70), st.floats(0, 0.5),
+       st.integers(1, 400), st.randoms(use_true_random=False))
+def test_coded_integer_columns_hash_as_each_cell_would(t, start, spread, nulls, n, rnd):
+    """A batch of few integer values is hashed per value and gathered (fingerprint.coded); every
+    range, width and null share gives the cell-by-cell sums, including values past 2**53, where
+    neighbouring integers share a float64."""
+    info = np.iinfo(t.to_pandas_dtype())
+    low = int(np.clip(start, info.min, max(info.min, info.max - spread)))
+    values = [None if rnd.random() < nulls else low + rnd.randint(0, spread) for _ in range(n)]
+    table = pa.table({"x": pa.array(values, t), "wide": pa.array([rnd.getrandbits(40) for _ in range(n)])})
+    coded_sums = ColumnSums(2, cell_key(KEY))
+    for batch in table.to_batches(max_chunksize=5000):
+        coded_sums.update_arrow(batch)
+    assert _state(coded_sums) == _state(_cell_by_cell(table))
+
+
+def test_texts_coded_by_the_engine_hash_as_the_texts(monkeypatch):
+    """An engine may send a text column as integer codes into its distinct texts (DuckDB does)."""
+    texts = pa.array([" a", "NA", "39", None, "é"])
+    codes = pa.array([0, 4, 4, None, 1, 2, 3, 0], pa.int32())
+    plain = pa.table({"t": pa.array([texts[c].as_py() if c is not None else None for c in codes.to_pylist()]),
+                      "n": np.arange(8)})
+    sums = ColumnSums(2, cell_key(KEY))
+    sums.update_arrow(pa.table({"t": codes, "n": np.arange(8)}), {0: text_hashes(texts, sums.keys)})
+    assert _state(sums) == _state(_cell_by_cell(plain))
+
+
+@pytest.mark.parametrize("distinct", [3, 100, 100_000])
+def test_the_sketch_holds_the_smallest_distinct_row_hashes(distinct):
+    """However often rows repeat (a fresh sketch keeps only a slice's smallest hashes when they hold
+    enough distinct ones), the sketch is the smallest distinct row hashes of all the rows."""
+    rng = np.random.default_rng(distinct)
+    table = pa.table({"a": rng.integers(0, distinct, 20_000), "b": rng.normal(size=20_000).round(0)})
+    sums = ColumnSums(2, cell_key(KEY))
+    sums.update_arrow(table)
+    keys = sums.keys
+    rows = arrow_hashes(table.column("a"), keys) + arrow_hashes(table.column("b"), keys)
+    expected = np.unique(_mix(rows, keys.row))[:SKETCH_ROWS]
+    assert sums.sketch.tolist() == expected.tolist()
+    assert _state(sums) == _state(_cell_by_cell(table))

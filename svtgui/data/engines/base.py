@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +23,7 @@ import pandas as pd
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
-from svtgui.data.fingerprint import ColumnSums
+from svtgui.data.fingerprint import ColumnSums, text_hashes
 
 ENGINES = ("memory", "duckdb", "spark")
 HISTOGRAM_LIMIT = 2_000_000
@@ -183,16 +183,19 @@ def dictionary_text(batch: Any) -> Any:
 
 
 def sums_in_threads(batches: Iterator[Any], columns: int, cells: bytes, progress: ProgressState | None,
-                    total_rows: int) -> ColumnSums:
+                    total_rows: int, dictionaries: Mapping[int, Any] | None = None) -> ColumnSums:
     """The fingerprint's sums of Arrow record batches, hashed on worker threads while the caller's
     thread reads the next batch (Arrow and numpy release the GIL); partial sums merge by addition,
-    so the result does not depend on which thread took which batch."""
+    so the result does not depend on which thread took which batch. A column ``j`` in
+    ``dictionaries`` arrives as integer codes into ``dictionaries[j]`` (an Arrow array of its
+    distinct texts), whose hashes are computed once here."""
     total = max(total_rows, 1)
     sums = ColumnSums(columns, cells)
+    tables = {j: text_hashes(values, sums.keys) for j, values in (dictionaries or {}).items()}
 
     def partial(batch: Any) -> ColumnSums:
         part = ColumnSums(columns, cells)
-        part.update_arrow(batch)
+        part.update_arrow(batch, tables)
         return part
 
     with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:

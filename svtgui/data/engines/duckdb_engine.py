@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 
 from svtgui.core.progress import ProgressState
 from svtgui.data.cells import missing_markers
@@ -35,6 +36,9 @@ from svtgui.data.engines.csv_copy import read_csv_sql
 from svtgui.data.fingerprint import ColumnSums
 
 RELATION = "dataset"
+CODED_TEXTS = 1 << 16
+"""Text columns with at most about this many distinct values reach the fingerprint as integer codes."""
+_TEXT = ("VARCHAR", "JSON")  # file types the view turns into stripped texts
 DEFAULT_PERFECT_HT, MAX_PERFECT_HT = 12, 22  # bits: DuckDB's default, and the most a declaration sets
 _T = TypeVar("_T")
 _ITEM_ELEMENTS = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "NULL")
@@ -198,12 +202,51 @@ class DuckDBTable(TableEngine):
             yield lists_as_tuples(dictionary_text(batch).to_pandas())
 
     def column_sums(self, cells: bytes, progress: ProgressState | None) -> ColumnSums:
-        """Arrow record batches straight from DuckDB, hashed column by column (no pandas frame):
-        text as dictionary codes, so each distinct text is hashed once per batch."""
-        reader = self._run(f"SELECT * FROM {RELATION}", lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
-        batches = iter(reader)
-        return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
-                               len(self.columns()), cells, progress, self.row_count())
+        """Arrow record batches straight from DuckDB, hashed column by column (no pandas frame).
+
+        A text column of at most :data:`CODED_TEXTS` distinct values arrives as integer codes:
+        DuckDB joins each cell to its number in the column's list of distinct texts, so the texts
+        never cross to Python (streaming them cost more than all the hashing) and each is hashed
+        once. Finding those lists costs two passes over the text columns alone (DuckDB's estimate of
+        their distinct counts, then the distinct texts of the few-valued ones), a fraction of the
+        cost of streaming them; the rest arrives as it is."""
+        dictionaries = self._text_dictionaries()
+        select, joins = [], []
+        for j, column in enumerate(self.columns()):
+            q = DUCKDB.ident(column.name)
+            if j in dictionaries:
+                codes = f"svtgui_codes_{j}"
+                self._connection().register(codes, pa.table({"text": dictionaries[j],
+                                                             "code": pa.array(range(len(dictionaries[j])),
+                                                                              pa.int32())}))
+                select.append(f"{codes}.code")
+                joins.append(f"LEFT JOIN {codes} ON {RELATION}.{q} = {codes}.text")
+            else:
+                select.append(f"{RELATION}.{q}")
+        try:
+            reader = self._run(f"SELECT {', '.join(select)} FROM {RELATION} {' '.join(joins)}",
+                               lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
+            batches = iter(reader)
+            return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
+                                   len(self.columns()), cells, progress, self.row_count(), dictionaries)
+        finally:
+            for j in dictionaries:
+                self._connection().unregister(f"svtgui_codes_{j}")
+
+    def _text_dictionaries(self) -> dict[int, pa.Array]:
+        """The distinct texts (no null) of each text column with at most about :data:`CODED_TEXTS`."""
+        texts = [j for j, c in enumerate(self.columns()) if c.type_name.upper().split("(")[0] in _TEXT]
+        if not texts:
+            return {}
+        names = [DUCKDB.ident(self.columns()[j].name) for j in texts]
+        estimates = self._run(f"SELECT {', '.join(f'approx_count_distinct({q})' for q in names)} "
+                              f"FROM {RELATION}", lambda r: r.fetchall())[0]
+        few = [(j, q) for j, q, n in zip(texts, names, estimates, strict=True) if n <= CODED_TEXTS]
+        if not few:
+            return {}
+        lists = self._run(f"SELECT {', '.join(f'list(DISTINCT {q})' for _, q in few)} FROM {RELATION}",
+                          lambda r: r.to_arrow_table())
+        return {j: lists.column(i)[0].values for i, (j, _) in enumerate(few)}
 
     def _run(self, text: str, fetch: Callable[[Any], _T]) -> _T:
         """``fetch`` applied to the relation of ``text``; DuckDB's errors become EngineErrors.
