@@ -309,7 +309,7 @@ def load(path: str | os.PathLike[str]) -> Session:
         text = textio.read_text(p, what="session file")
     except DatasetError as exc:
         raise SessionError(str(exc)) from None
-    doc = textio.loads_json(text, SessionError, f"{p}: not valid JSON")
+    doc = textio.loads_json(text, SessionError, f"{p}: not valid JSON", file=str(p))
     if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
         raise SessionError(f"{p}: not an SVT Studio session file (field 'format' must be {SESSION_FORMAT!r})")
     version = doc.get("version")

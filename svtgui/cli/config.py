@@ -139,6 +139,11 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         raise CliError(f"--config: {path}: not valid TOML: {exc}") from None
     except RecursionError:
         raise CliError(f"--config: {path}: not valid TOML: nested too deeply") from None
+    spelled: dict[str, str] = {}
+    for key in conf:  # 'release-out' and 'release_out' are one key: TOML cannot see the repeat
+        if (other := spelled.setdefault(key.replace("-", "_"), key)) != key:
+            raise CliError(f"--config: {path}: keys {other!r} and {key!r} are the same option given twice; "
+                           "keep one")
     conf = {k.replace("-", "_"): v for k, v in conf.items()}
     if unknown := unknown_key(conf, keys):
         raise CliError(f"--config: {path}: {unknown}")

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from svtgui.core.keys import RepeatedKey, parse_json
 from svtgui.core.progress import ProgressState
 from svtgui.data.errors import DatasetError, InputFileError, LoadCancelled
 
@@ -661,11 +662,15 @@ def detect_delimiter(text: str, path: Path) -> str:
     return best
 
 
-def loads_json(text: str | bytes, error: type[Exception], what: str = "not valid JSON") -> object:
+def loads_json(text: str | bytes, error: type[Exception], what: str = "not valid JSON", *,
+               file: str = "") -> object:
     """``json.loads`` with every failure as ``error(message)``: syntax (line, column), nesting too
-    deep for the parser (a RecursionError otherwise), numbers too long to convert."""
+    deep for the parser (a RecursionError otherwise), numbers too long to convert, a key given twice
+    in one object (named by its path, after ``file``; JSON would keep the last one silently)."""
     try:
-        return json.loads(text)
+        return parse_json(text)
+    except RepeatedKey as e:  # valid JSON, but ambiguous: not said to be invalid
+        raise error(f"{file}: {e}" if file else str(e)) from None
     except json.JSONDecodeError as e:
         raise error(f"{what} (line {e.lineno}, column {e.colno}): {e.msg}") from None
     except RecursionError:

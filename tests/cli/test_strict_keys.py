@@ -78,13 +78,14 @@ def files(tmp_path_factory):
             "session": json.loads((d / "s.svtsession").read_text())}
 
 
-def _refused(argv: list[str], capsys, path: str, ledger: Path) -> None:
+def _refused(argv: list[str], capsys, path: str, ledger: Path, said: str = "unknown key '{}'") -> None:
+    """``argv`` exits 2 with one line saying ``said`` of the key at ``path``, nothing charged."""
     with sqlite3.connect(ledger) as c:
         runs = c.execute("SELECT count(*) FROM runs").fetchone()[0]
     code = main(argv)
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert code == 2 and len(lines) == 1, lines
-    assert f"unknown key '{key_path(path, BAD)}'" in lines[0], lines[0]
+    assert said.format(key_path(path, BAD)) in lines[0], lines[0]
     with sqlite3.connect(ledger) as c:
         assert c.execute("SELECT count(*) FROM runs").fetchone()[0] == runs
 
@@ -150,11 +151,17 @@ def test_a_config_refuses_an_unknown_key_at_every_level(files, path, tmp_path, c
              files["ledger"])
 
 
+def _config(files: dict, folder: Path, lines: str) -> Path:
+    """A run's config over the toy data and queries, ending in ``lines``."""
+    f = folder / "run.toml"
+    f.write_text(f'data = "{files["data"]}"\nqueries = "{files["dir"] / "q.json"}"\nmechanism = "sparse"\n'
+                 f'epsilon = 0.1\nthreshold = 5.0\n{lines}')
+    return f
+
+
 def test_a_config_params_error_names_the_config_not_param(files, tmp_path, capsys):
     # a [params] value of the wrong type read "--param sensitivity: …" (issue 22 §5)
-    f = tmp_path / "run.toml"
-    f.write_text(f'data = "{files["data"]}"\nqueries = "{files["dir"] / "q.json"}"\nmechanism = "sparse"\n'
-                 'epsilon = 0.1\nthreshold = 5.0\n[params]\nsensitivity = true\n')
+    f = _config(files, tmp_path, "[params]\nsensitivity = true\n")
     code = main(_run(files, "--config", str(f)))
     err = capsys.readouterr().err
     assert code == 2 and f"--config {f}: key 'params.sensitivity' must be a number" in err, err
@@ -183,3 +190,78 @@ def test_a_release_file_refuses_an_unknown_key_at_every_level(files, path, tmp_p
     _refused(["sparse-project", "answer", "--release", str(bad), "--query",
               '{"kind": "count", "where": {"column": "colour", "op": "=", "value": "red"}}'],
              capsys, path, files["ledger"])
+
+
+# -- a key given twice in one object: JSON keeps the last silently; every format refuses it ------------
+
+def repeated(doc: Any, path: str, where: str = "") -> str:
+    """``doc`` as JSON text whose object at ``path`` gives its first key twice (the same value)."""
+    if isinstance(doc, dict):
+        pairs = [f"{json.dumps(k)}: {repeated(v, path, key_path(where, k))}" for k, v in doc.items()]
+        if where == path:
+            pairs.insert(0, pairs[0])
+        return "{" + ", ".join(pairs) + "}"
+    if isinstance(doc, list):
+        return "[" + ", ".join(repeated(v, path, f"{where}[{i}]") for i, v in enumerate(doc)) + "]"
+    return json.dumps(doc)
+
+
+def _twice(argv: list[str], capsys, path: str, key: str, ledger: Path) -> None:
+    _refused(argv, capsys, path, ledger, f"key '{key_path(path, key)}' is given twice")
+
+
+def _first_key(doc: Any, path: str) -> str:
+    node = doc
+    for part in filter(None, path.replace("[", ".[").split(".")):
+        node = node[int(part[1:-1])] if part.startswith("[") else node[part]
+    return next(iter(node))
+
+
+@pytest.mark.parametrize("path", SESSION_PATHS)
+def test_a_session_refuses_a_key_given_twice_at_every_level(files, path, tmp_path, capsys):
+    f = tmp_path / "twice.svtsession"
+    f.write_text(repeated(files["session"], path))
+    key = _first_key(files["session"], path)
+    _twice(_run(files, "--session", str(f)), capsys, path, key, files["ledger"])
+
+
+@pytest.mark.parametrize("path", list(objects(QUERIES)))
+def test_a_query_list_refuses_a_key_given_twice_at_every_level(files, path, tmp_path, capsys):
+    # {"column": "age", "column": "sex"} counted sex
+    f = tmp_path / "twice.json"
+    f.write_text(repeated(QUERIES, path))
+    _twice(_run(files, "--data", str(files["data"]), "--schema", str(files["dir"] / "schema.json"),
+                "--queries", str(f), "--mechanism", "sparse", "--epsilon", "0.1", "--threshold", "5",
+                "--cutoff", "1"), capsys, path, _first_key(QUERIES, path), files["ledger"])
+
+
+@pytest.mark.parametrize("path", list(objects(SCHEMA)))
+def test_a_schema_refuses_a_key_given_twice_at_every_level(files, path, tmp_path, capsys):
+    f = tmp_path / "twice.schema.json"
+    f.write_text(repeated(SCHEMA, path))
+    argv = ["queries", "show", str(files["dir"] / "q.json"), "--data", str(files["data"]), "--schema", str(f)]
+    _twice(argv, capsys, path, _first_key(SCHEMA, path), files["ledger"])
+
+
+@pytest.mark.parametrize("path", RELEASE_PATHS)
+def test_a_release_refuses_a_key_given_twice_at_every_level(files, path, tmp_path, capsys):
+    # the checksum covers the parsed header, so a repeated key with the same value kept it valid
+    import numpy as np
+
+    with np.load(files["release"]) as z:
+        arrays = {k: z[k] for k in z.files}
+    header = json.loads(str(arrays["header"]))
+    arrays["header"] = np.array(repeated(header, path))
+    bad = tmp_path / "twice.npz"
+    with bad.open("wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    _twice(["sparse-project", "info", "--release", str(bad)], capsys, path, _first_key(header, path),
+           files["ledger"])
+
+
+def test_a_config_refuses_one_option_spelled_two_ways(files, tmp_path, capsys):
+    # TOML refuses a repeated key itself, but 'release-out' and 'release_out' are one option: the last won
+    f = _config(files, tmp_path, "cutoff = 1\nbatch-size = 5\nbatch_size = 7\n")
+    code = main(_run(files, "--config", str(f)))
+    err = capsys.readouterr().err
+    assert code == 2 and "'batch-size' and 'batch_size'" in err and err.count("\n") == 1, err

@@ -35,7 +35,7 @@ import numpy as np
 
 from svtgui.core import gaussian, validation
 from svtgui.core.gf2hash import PolynomialHash
-from svtgui.core.keys import unknown_key
+from svtgui.core.keys import RepeatedKey, parse_json, unknown_key
 from svtgui.core.linear import LinearQuery, SparseHistogram, as_query
 from svtgui.core.mechanisms import sparse_project_theory as theory
 from svtgui.core.mechanisms.base import (
@@ -157,10 +157,12 @@ class ProjectionRelease:
                              "this is not the published release (changed or replaced)")
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                header = json.loads(str(z["header"]))
+                header = parse_json(str(z["header"]))  # a key given twice: refused, as in every format
                 noisy = np.asarray(z["noisy"], dtype=np.int64)
                 coefficients_array = np.asarray(z["coefficients"], dtype=np.uint64)
                 coefficients = tuple(int(c) for c in coefficients_array)
+        except RepeatedKey as exc:
+            raise ValueError(f"{p}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - zip/zlib/npy/JSON errors of a damaged file, all alike
             raise ValueError(f"{p}: not a SparseProject release, or a damaged one "
                              f"({type(exc).__name__}: {exc})") from None
