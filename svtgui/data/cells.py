@@ -21,13 +21,16 @@ evaluated in pandas or a ``SUM(CASE …)`` evaluated in SQL):
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from svtgui.data.fingerprint import MARKERS
+
+if TYPE_CHECKING:  # imported where a frame is cleaned or a date parsed: DuckDB runs on numbers never load it
+    import pandas as pd
 
 BLANKS = " \t"
 STANDARD_MARKERS = MARKERS - {"?"}
@@ -42,6 +45,8 @@ def missing_markers(extra: Iterable[str], standard: bool = True) -> frozenset[st
 
 def clean_frame(frame: pd.DataFrame, markers: frozenset[str]) -> pd.DataFrame:
     """``frame`` with every text (categorical) column read by the rules above; other columns as they are."""
+    import pandas as pd
+
     for name in frame.columns:
         s = frame[name]
         if isinstance(s.dtype, pd.CategoricalDtype):
@@ -53,6 +58,8 @@ def clean_categorical(s: pd.Series, markers: frozenset[str]) -> pd.Series:
     """A categorical text column with its categories stripped and the markers missing; categories
     that become equal once stripped (``" x"`` and ``"x"``) are merged. Works on the categories, not
     the cells, so a million rows cost what their distinct values cost."""
+    import pandas as pd
+
     texts = [str(c).strip(BLANKS) for c in s.cat.categories]
     if texts == [str(c) for c in s.cat.categories] and not markers.intersection(texts):
         return s
@@ -71,6 +78,13 @@ def number_text(x: float) -> str:
     return repr(float(x))
 
 
+def is_timestamp(value: Any) -> bool:
+    """Whether ``value`` is a pandas ``Timestamp``, without importing pandas: while pandas is not
+    loaded no value can be one (a DuckDB run over numbers never loads it, issue 25 §4)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, pd.Timestamp)
+
+
 def date_text(ts: pd.Timestamp) -> str:
     return ts.strftime("%Y-%m-%d") if ts == ts.normalize() else ts.isoformat(sep=" ")
 
@@ -83,7 +97,7 @@ def category_text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, float | np.floating):
         return number_text(float(value))
-    if isinstance(value, pd.Timestamp):
+    if is_timestamp(value):
         return date_text(value)
     return str(value).strip(BLANKS)
 
@@ -106,6 +120,8 @@ def category_matches(storage: str, values: Iterable[Any]) -> list[Any]:
     if storage == "boolean":
         return [t == "true" for t in texts if t in ("true", "false")]
     if storage == "datetime":
+        import pandas as pd
+
         out = []
         for t in texts:
             try:
@@ -120,6 +136,8 @@ def category_matches(storage: str, values: Iterable[Any]) -> list[Any]:
 
 def storage_of(series: pd.Series) -> str:
     """How a pandas column stores its cells: numeric, boolean, datetime or text."""
+    import pandas as pd
+
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return "text"

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
@@ -15,6 +13,9 @@ from svtgui.data.errors import DatasetError
 from svtgui.data.file_state import FileState
 from svtgui.data.fingerprint import ColumnSums, RowsFingerprint, cell_key
 from svtgui.data.schema import ColumnKind, Schema, infer_schema
+
+if TYPE_CHECKING:  # a frame is made by the memory loaders; this class only holds one
+    import pandas as pd
 
 BATCH_ROWS = 200_000  # rows per batch fed to the fingerprint (bounded extra memory)
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from svtgui.data.cells import category_matches, category_text, storage_of
 from svtgui.data.dataset import Dataset
@@ -33,6 +32,9 @@ from svtgui.data.exact_sums import SortedColumn
 from svtgui.data.predicates import FLAG_TEXTS, Condition, Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, ClipStall, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Neighbouring, Schema
+
+if TYPE_CHECKING:  # imported where a frame is read: the engines' numeric plans never need it
+    import pandas as pd
 
 
 def evaluate(ds: Dataset, queries: Sequence[Query]) -> np.ndarray:
@@ -132,6 +134,8 @@ class _Postings:
     """item → sorted basket ids, from one pass over the exploded item-set column."""
 
     def __init__(self, column: pd.Series) -> None:
+        import pandas as pd
+
         lengths = column.map(
             lambda b: len(b) if isinstance(b, tuple | list | frozenset | set) else 0
         ).to_numpy()
@@ -278,6 +282,8 @@ def coerce_value(kind: ColumnKind, value: Any, column: str) -> Any:
         text = str(value).strip().lower()
         return FLAG_TEXTS.get(text, _NO_MATCH)
     if kind == ColumnKind.DATETIME:
+        import pandas as pd
+
         try:
             return pd.Timestamp(value)
         except (ValueError, TypeError):
@@ -310,6 +316,8 @@ def condition_mask(series: pd.Series, kind: ColumnKind, cond: Condition) -> np.n
     bounds = cond.value if op == "between" else (cond.value,)
     coerced = [coerce_value(kind, b, cond.column) for b in bounds]
     if kind == ColumnKind.DATETIME:  # compare as int64 nanoseconds; missing cells are masked below
+        import pandas as pd
+
         x = pd.to_datetime(series).astype("datetime64[ns]").to_numpy().astype(np.int64)
         coerced = [pd.Timestamp(c).as_unit("ns").value for c in coerced]
     else:

@@ -51,12 +51,14 @@ import hmac
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:  # imported where texts are hashed or frames read: a cached fingerprint never loads it
+    import pandas as pd
 
 KEY_BYTES = 32
 CHUNK_ROWS = 32_768
@@ -73,7 +75,6 @@ VERSION = b"svtgui-column-v1"
 MARKERS = frozenset({"", "?", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
                      "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 _NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_MARKER_ARRAY = pa.array(sorted(MARKERS))
 _C1, _C2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
@@ -129,8 +130,10 @@ def _numbers(values: np.ndarray, keys: CellKeys) -> np.ndarray:
 
 def _texts(texts: pa.Array, keys: CellKeys) -> np.ndarray:
     """Hashes of distinct texts (no nulls): stripped; markers missing; decimal numbers as numbers."""
+    import pandas as pd  # its SipHash, as every ledger has it (pa.array imports pandas too: kept here)
+
     stripped = pc.utf8_trim_whitespace(texts.cast(pa.string()))
-    marker = pc.is_in(stripped, value_set=_MARKER_ARRAY).to_numpy(zero_copy_only=False)
+    marker = pc.is_in(stripped, value_set=pa.array(sorted(MARKERS))).to_numpy(zero_copy_only=False)
     numeric = pc.match_substring_regex(stripped, _NUMBER).to_numpy(zero_copy_only=False)
     plain = np.asarray(stripped.to_numpy(zero_copy_only=False), dtype=object)
     out = pd.util.hash_array(plain, hash_key=keys.text, categorize=False).astype(np.uint64)
@@ -254,6 +257,8 @@ def _item_sets(items: np.ndarray, offsets: np.ndarray, keys: CellKeys) -> np.nda
 def pandas_hashes(col: pd.Series, keys: CellKeys) -> np.ndarray:
     """The canonical hash of every cell of a pandas column: the same as :func:`arrow_hashes` of the
     same values (the memory engine's frames and the other engines' Arrow batches agree)."""
+    import pandas as pd
+
     dtype = col.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         distinct = _object_hashes(col.cat.categories.to_numpy(dtype=object), keys)
@@ -275,6 +280,8 @@ def pandas_hashes(col: pd.Series, keys: CellKeys) -> np.ndarray:
 
 def _object_hashes(values: np.ndarray, keys: CellKeys) -> np.ndarray:
     """Hashes of distinct Python values (a factorised object column): one decision per value."""
+    import pandas as pd
+
     out = np.empty(len(values), dtype=np.uint64)
     texts: list[tuple[int, str]] = []
     for i, v in enumerate(values):
@@ -489,6 +496,8 @@ def _mostly_repeats(rows: int, sketch: tuple[int, ...]) -> bool:
 def fingerprint_frames(frames: pd.DataFrame | Iterable[pd.DataFrame], key: bytes,
                        columns: int | None = None) -> RowsFingerprint:
     """The fingerprint of a pandas frame, or of batches of one (the memory engine's path)."""
+    import pandas as pd
+
     if isinstance(frames, pd.DataFrame):
         columns, frames = frames.shape[1], [frames]
     sums: ColumnSums | None = None if columns is None else ColumnSums(columns, cell_key(key))

@@ -21,8 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
@@ -30,8 +29,12 @@ from svtgui.data.cells import clean_frame, missing_markers
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, LoadCancelled
 from svtgui.data.file_state import file_state, unchanged_since
-from svtgui.data.frames import Chunk, combine_chunks, split_chunk, tidy_frame
 from svtgui.data.schema import Schema, SchemaError, infer_schema
+
+if TYPE_CHECKING:  # the readers import pandas when they run: the engines' paths never need it
+    import pandas as pd
+
+    from svtgui.data.frames import Chunk
 
 FORMATS = ("csv", "tsv", "parquet", "excel", "jsonl", "fimi")
 _SUFFIXES = {
@@ -262,6 +265,10 @@ def _check_records(path: Path, progress: ProgressState | None, encoding: str, de
 def _parse_delimited(
     path: Path, options: LoadOptions, progress: ProgressState | None, encoding: str, delimiter: str
 ) -> _Loaded:
+    import pandas as pd
+
+    from svtgui.data.frames import combine_chunks, split_chunk
+
     chunks: list[Chunk] = []
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
         buffered = io.BufferedReader(raw, buffer_size=1 << 18)
@@ -439,6 +446,10 @@ def check_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
 
 
 def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
+    import pandas as pd
+
+    from svtgui.data.frames import combine_chunks, split_chunk
+
     chunks: list[Chunk] = []
     lengths: list[int] = []  # records per chunk (a chunk of {} records has no column to tell)
     records: list[dict] = []
@@ -461,6 +472,8 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
 def _null_fields_as_numbers(frame: pd.DataFrame) -> pd.DataFrame:
     """A field that is null (or absent) on every line has no type: missing numbers, as an empty CSV
     column is and as DuckDB and Spark read it (a text column of no categories, before)."""
+    import pandas as pd
+
     for name in frame.columns:
         s = frame[name]
         if isinstance(s.dtype, pd.CategoricalDtype) and not len(s.cat.categories):
@@ -546,6 +559,8 @@ def _check_items(key: str, items: list, path: Path, line: int, item_kinds: dict[
 
 
 def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
+    import pandas as pd
+
     sample = textio.read_sample(path)
     encoding = _encoding(path, options, sample)
     baskets: list[list[str]] = []
@@ -622,8 +637,11 @@ def check_parquet(path: Path) -> None:
 
 
 def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from svtgui.data.frames import tidy_frame
 
     check_parquet(path)
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
@@ -715,6 +733,10 @@ def _decimals_as_floats(table):  # noqa: ANN001, ANN202 - pyarrow types, importe
 
 def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:
     import zipfile
+
+    import pandas as pd
+
+    from svtgui.data.frames import tidy_frame
 
     fingerprint = textio.hash_file(path, progress, span=(0.0, 0.3))
     _check_workbook_container(path)

@@ -24,14 +24,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from svtgui.core.keys import key_path, unknown_key
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
+
+if TYPE_CHECKING:  # only inference from a loaded frame reads pandas dtypes
+    import pandas as pd
 
 SCHEMA_FORMAT = "svtgui-schema"
 SCHEMA_VERSION = 1
@@ -346,6 +348,8 @@ def infer_schema(frame: pd.DataFrame) -> Schema:
 
 
 def _kind_of(series: pd.Series) -> ColumnKind:
+    import pandas as pd
+
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return ColumnKind.BOOLEAN

@@ -66,13 +66,21 @@ def test_a_batch_costs_a_few_scans_not_one_per_query(tmp_path: Path) -> None:
     assert ds.planner.scans == before + 2
 
 
+def spy_sql(monkeypatch, table) -> list[str]:
+    """Every statement ``table`` runs from now on: through ``sql`` (frames) and ``sql_arrays`` (the
+    numeric histogram's numpy arrays)."""
+    seen: list[str] = []
+    for name in ("sql", "sql_arrays"):
+        real = getattr(table, name)
+        monkeypatch.setattr(table, name, lambda text, real=real: seen.append(text) or real(text))
+    return seen
+
+
 def test_plans_spend_no_pass_on_estimates_and_fall_back_on_overflow(tmp_path: Path, monkeypatch) -> None:
     """Issue 25 §2: no approx_count_distinct pre-scan; a histogram larger than the limit is found
     by its own bounded GROUP BY (one pass, remembered), and aggregates answer instead."""
     ds = open_dataset(write(census(4000), tmp_path), engine="duckdb")
-    seen: list[str] = []
-    real = ds.table.sql
-    monkeypatch.setattr(ds.table, "sql", lambda text: seen.append(text) or real(text))
+    seen = spy_sql(monkeypatch, ds.table)
     ds.planner.limit = 50  # age has 74 distinct values: too many; sex has 2
     batch = [RangeCount("age", lo, lo + 5) for lo in range(17, 80)] + \
             [Count(Condition("sex", "=", s)) for s in ("Male", "Female", "x", "Male", "y", "z")]
@@ -293,9 +301,7 @@ def test_csv_on_duckdb_is_read_once_into_a_private_copy(tmp_path: Path, monkeypa
     assert not fed  # no Python pass over the records: DuckDB validates while it copies
     copy = ds.table.copy
     assert copy.suffix == ".parquet" and oct(copy.parent.stat().st_mode & 0o777) == "0o700"
-    seen: list[str] = []
-    real_sql = ds.table.sql
-    monkeypatch.setattr(ds.table, "sql", lambda text: seen.append(text) or real_sql(text))
+    seen = spy_sql(monkeypatch, ds.table)
     batch = [RangeCount("age", 20, 40), Count(Condition("sex", "=", "Male")),
              ClippedSum("capital_gain", 0, 500)]
     assert_same(evaluate(open_dataset(path, engine="memory"), batch), evaluate(ds, batch), batch)

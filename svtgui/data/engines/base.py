@@ -16,14 +16,18 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import numpy as np
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import textio
+from svtgui.data.cells import is_timestamp
 from svtgui.data.errors import DatasetError
 from svtgui.data.fingerprint import ColumnSums, text_hashes
+
+if TYPE_CHECKING:  # small results and previews are frames; a numeric plan's histogram never is
+    import pandas as pd
 
 ENGINES = ("memory", "duckdb", "spark")
 HISTOGRAM_LIMIT = 2_000_000
@@ -67,7 +71,7 @@ class Dialect:
             return str(value)
         if isinstance(value, float):
             return f"CAST('{value!r}' AS DOUBLE)"
-        if isinstance(value, pd.Timestamp):
+        if is_timestamp(value):
             return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
         text = str(value)
         if self.backslash_escapes:
@@ -130,6 +134,12 @@ class TableEngine(ABC):
     def sql(self, text: str) -> pd.DataFrame:
         """Run one aggregate query over ``relation``; a small result as a pandas frame."""
 
+    def sql_arrays(self, text: str) -> dict[str, np.ndarray]:
+        """Run one aggregate query whose columns are numbers without NULLs; each column as a numpy
+        array. The numeric histogram's path: DuckDB fetches it without pandas (issue 25 §4)."""
+        frame = self.sql(text)
+        return {str(name): frame[name].to_numpy() for name in frame.columns}
+
     @abstractmethod
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
         """All rows, as pandas frames of about ``rows`` rows (only for the legacy fingerprint of a
@@ -158,6 +168,8 @@ class TableEngine(ABC):
 def lists_as_tuples(frame: pd.DataFrame) -> pd.DataFrame:
     """List cells (item sets) as tuples and categories as Python strings, as the memory loaders
     hold them (the fingerprint hashes Python strings several times faster than Arrow ones)."""
+    import pandas as pd
+
     for name in frame.columns:
         s = frame[name]
         if isinstance(s.dtype, pd.CategoricalDtype):

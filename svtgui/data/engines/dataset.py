@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from svtgui.core.progress import ProgressState
 from svtgui.data.dataset import Dataset
@@ -16,6 +15,9 @@ from svtgui.data.engines.plan import Planner
 from svtgui.data.file_state import FileState, unchanged_since
 from svtgui.data.fingerprint import ColumnSums
 from svtgui.data.schema import Schema
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEGACY_BATCH_ROWS = 500_000
 

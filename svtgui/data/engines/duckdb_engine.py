@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pandas as pd
+import numpy as np
 import pyarrow as pa
 
 from svtgui.core.progress import ProgressState
@@ -34,6 +34,9 @@ from svtgui.data.engines.base import (
 )
 from svtgui.data.engines.csv_copy import read_csv_sql
 from svtgui.data.fingerprint import ColumnSums
+
+if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
+    import pandas as pd
 
 RELATION = "dataset"
 CODED_TEXTS = 1 << 16
@@ -194,6 +197,9 @@ class DuckDBTable(TableEngine):
 
     def sql(self, text: str) -> pd.DataFrame:
         return self._run(text, lambda r: r.to_arrow_table()).to_pandas()
+
+    def sql_arrays(self, text: str) -> dict[str, np.ndarray]:
+        return self._run(text, lambda r: r.fetchnumpy())
 
     def batches(self, rows: int) -> Iterator[pd.DataFrame]:
         reader = self._run(f"SELECT * FROM {RELATION}", lambda r: _arrow_reader(r, rows))

@@ -33,10 +33,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from svtgui.core.linear import SparseHistogram
 from svtgui.data.engines.base import AGGREGATES_PER_SCAN, HISTOGRAM_LIMIT, TableEngine
@@ -46,6 +45,9 @@ from svtgui.data.exact_sums import SortedColumn, clip_diff_grid, clip_diff_value
 from svtgui.data.predicates import Junction, Predicate, QueryError
 from svtgui.data.queries import ClipDiff, ClippedSum, Count, ItemSupport, Mean, Query, RangeCount
 from svtgui.data.schema import ColumnKind, Schema
+
+if TYPE_CHECKING:  # grouped and item histograms are frames; the numeric one is numpy arrays (no pandas)
+    import pandas as pd
 
 _N = "__svt_n"
 FEW_QUERIES = 4
@@ -96,15 +98,17 @@ class Planner:
 
     # -- histogram sizes, from the declarations or a bounded GROUP BY (never a pre-scan) -------
     def _histogram(self, columns: frozenset[str], schema: Schema, select: str, group: str,
-                   where: str = "", source: str | None = None) -> pd.DataFrame | None:
+                   where: str = "", source: str | None = None, *, arrays: bool = False) -> Any:
         """``SELECT {select}, count(*) FROM {source} {where} GROUP BY {group}``, bounded to
-        ``limit + 1`` groups: None when it has more than ``limit`` (remembered: never tried again)."""
+        ``limit + 1`` groups: None when it has more than ``limit`` (remembered: never tried again).
+        A frame, or with ``arrays`` (numbers without NULLs only) numpy arrays by column name."""
         if columns in self.too_large:
             return None
         self.table.group_hint(_hash_bits(columns, schema))
-        hist = self._sql(f"SELECT {select}, count(*) AS {_N} FROM {source or self.table.relation}{where} "
-                         f"GROUP BY {group} LIMIT {self.limit + 1}")
-        if len(hist) > self.limit:
+        text = (f"SELECT {select}, count(*) AS {_N} FROM {source or self.table.relation}{where} "
+                f"GROUP BY {group} LIMIT {self.limit + 1}")
+        hist = self._sql(text, arrays=arrays)
+        if len(hist[_N]) > self.limit:
             self.too_large.add(columns)
             return None
         return hist
@@ -116,9 +120,10 @@ class Planner:
         self.scanned.add(columns)
         return first
 
-    def _sql(self, text: str) -> pd.DataFrame:
+    def _sql(self, text: str, *, arrays: bool = False) -> Any:
+        """One statement's small result: a frame, or with ``arrays`` numpy arrays by column name."""
         self.scans += 1
-        return self.table.sql(text)
+        return self.table.sql_arrays(text) if arrays else self.table.sql(text)
 
     # -- range counts, clipped sums, clip differences ----------------------------------------
     def weighted(self, column: str, schema: Schema) -> SortedColumn | None:
@@ -127,13 +132,13 @@ class Planner:
         if column not in self.numeric:
             c = self.table.dialect.ident(column)
             hist = self._histogram(frozenset([column]), schema, f"CAST({c} AS DOUBLE) AS v", c,
-                                   f" WHERE {c} IS NOT NULL")
+                                   f" WHERE {c} IS NOT NULL", arrays=True)
             if hist is None:
                 self.numeric[column] = None
             else:
-                values = hist["v"].to_numpy(np.float64)
+                values, rows = np.asarray(hist["v"], np.float64), np.asarray(hist[_N], np.int64)
                 order = np.argsort(values, kind="stable")
-                self.numeric[column] = SortedColumn(values[order], hist[_N].to_numpy(np.int64)[order])
+                self.numeric[column] = SortedColumn(values[order], rows[order])
         return self.numeric[column]
 
     def _numeric_batch(self, cls: type, column: str, batch: list[Any], schema: Schema) -> np.ndarray:
@@ -250,6 +255,8 @@ class Planner:
     # -- universes (PMW, SparseProject) and observed values -------------------------------------
     def universe_histogram(self, universe: Any) -> SparseHistogram:
         """D over the universe: one GROUP BY of the axes (numeric axes binned in SQL)."""
+        import pandas as pd
+
         d, rel = self.table.dialect, self.table.relation
         exprs = []
         for k, axis in enumerate(universe.axes):

@@ -10,8 +10,7 @@ dialect; nothing the user typed is ever spliced into SQL unquoted.
 
 from __future__ import annotations
 
-import pandas as pd
-
+from svtgui.data.cells import is_timestamp
 from svtgui.data.engines.base import Dialect
 from svtgui.data.evaluate import _NO_MATCH, coerce_value, match_values
 from svtgui.data.predicates import Condition, Junction, Predicate, QueryError
@@ -55,4 +54,4 @@ def _condition_sql(cond: Condition, kind: ColumnKind, storage: str, dialect: Dia
 
 def _plain(value: object) -> object:
     """numpy scalars as Python numbers (the dialect renders int/float/bool/str/Timestamp)."""
-    return value.item() if hasattr(value, "item") and not isinstance(value, pd.Timestamp) else value
+    return value.item() if hasattr(value, "item") and not is_timestamp(value) else value

@@ -1,0 +1,87 @@
+"""``svtgui-cli`` imports pandas, PySpark and Qt only for a command that needs them (issue 25 §4).
+
+Each case runs the real command in a fresh interpreter under ``python -X importtime`` and reads, from
+the lines that option writes to stderr, every module the process imported. ``--help`` and a DuckDB
+run over a Parquet file (range counts answered from a numeric histogram fetched as numpy arrays,
+committed to the ledger, summarised on stderr) need none of the three: pandas alone cost more than
+DuckDB and numpy together at start-up, and a re-open (fingerprint cached in the ledger) is mostly
+start-up. A first open still loads pandas while it fingerprints the rows (pyarrow's ``to_numpy``
+imports it, and text is hashed with pandas' keyed SipHash, as every ledger's fingerprints are).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "pyspark", "PySide6")
+
+
+def imported(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The finished ``svtgui-cli ARGS`` and the top-level packages its process imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "svtgui.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    roots = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in done.stderr.splitlines()
+             if line.startswith("import time:") and line.count("|") == 2}
+    return done, roots
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {**os.environ, "SVTGUI_STATE_DIR": str(tmp_path / "state"),
+            "SVTGUI_CONFIG_DIR": str(tmp_path / "config")}
+
+
+def test_the_import_list_sees_pandas_where_a_command_needs_it(env, tmp_path):
+    """The reader is not blind: a run that loads a CSV file into memory does import pandas."""
+    data = tmp_path / "ages.csv"
+    data.write_text("age\n" + "".join(f"{i % 80}\n" for i in range(500)))
+    done, roots = imported([*_run_args(tmp_path, data, tmp_path / "m.ledger"), "--engine", "memory"], env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {"svtgui", "numpy", "pandas"} <= roots
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["--version"]], ids=" ".join)
+def test_help_imports_no_pandas_spark_or_qt(env, args):
+    done, roots = imported(args, env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert roots.isdisjoint(HEAVY), sorted(roots.intersection(HEAVY))
+
+
+def _parquet(path) -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("COPY (SELECT (i % 80)::INTEGER AS age, (i * 7 % 1000)::DOUBLE AS income, "
+                f"CASE WHEN i % 3 = 0 THEN 'a' ELSE 'b' END AS grp FROM range(5000) t(i)) TO '{path}' "
+                "(FORMAT parquet)")
+    con.close()
+
+
+def _run_args(tmp_path, data, ledger) -> list[str]:
+    queries = tmp_path / "ranges.json"
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "range", "column": "age", "low": lo, "high": lo + 9} for lo in range(0, 80, 4)]}))
+    return ["run", "--engine", "duckdb", "--data", str(data), "--queries", str(queries), "--mechanism",
+            "sparse", "--epsilon", "1", "--threshold", "100000", "--cutoff", "1", "--ledger", str(ledger),
+            "--budget-epsilon", "10"]
+
+
+def test_a_duckdb_run_on_parquet_imports_no_pandas_spark_or_qt(env, tmp_path):
+    """The re-open (fingerprint from the ledger's cache) imports none of the three; the first open
+    computes the fingerprint, for which pyarrow's ``Array.to_numpy`` and the text hashes load pandas,
+    but never Spark or Qt."""
+    data = tmp_path / "census.parquet"
+    _parquet(data)
+    run = _run_args(tmp_path, data, tmp_path / "a.ledger")
+    first, roots = imported(run, env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "duckdb" in roots and roots.isdisjoint(("pyspark", "PySide6"))
+    again, roots = imported(run, env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "20 answered" in again.stderr  # the run did evaluate and commit every query
+    assert "duckdb" in roots and roots.isdisjoint(HEAVY), sorted(roots.intersection(HEAVY))
