@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -258,7 +258,7 @@ class Plan:
 def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
           monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
           outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False,
-          inputs: Inputs | None = None,
+          inputs: Inputs | Callable[[], Inputs] | None = None,
           domains: domain_check.Domains = domain_check.DECLARED) -> Plan:
     """Validate a run as a whole without charging anything.
 
@@ -268,7 +268,8 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     already has them. ``budget`` is what the dataset may still spend (the ledger's, or the declared
     total of a new dataset); ``outputs`` are the reports the run will write — they and a
     SparseProject release file (``release_out``) are checked for writability and
-    against ``inputs`` (:mod:`svtgui.app.outputs`: every file the command read, the ledger) and the
+    against ``inputs`` (:mod:`svtgui.app.outputs`: every file the command read, the ledger; or a
+    function giving them, called only when there is an output to check) and the
     dataset's own file and schema sidecar: a report written over one of them would destroy it.
     ``adaptive`` runs (the window) may start with no planned query; others refuse an empty list.
     ``domains`` are the domains read off the data that the query list brings and the curator's
@@ -354,10 +355,10 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     fits = None
     if cost is not None and budget is not None:
         fits = _fits(budget, cost, problems)
-    protected = inputs.copy() if inputs is not None else Inputs()
-    protected.add_dataset(getattr(dataset, "path", None))
     release = linear_plan.release_out if linear_plan is not None else None
-    for out in [*outputs, *([release] if release is not None else [])]:
+    targets = [*outputs, *([release] if release is not None else [])]
+    protected = _protected(inputs, dataset) if targets else Inputs()
+    for out in targets:
         try:
             check_output(out, protected, output_bytes(out, len(queries), params.get("projection_size")))
         except ValueError as exc:
@@ -365,6 +366,15 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
             problems.append(Problem("release_out" if release else "report", str(exc)))
     return Plan(mechanism_id, params, run_params, facts, tuple(problems), tuple(warnings), cost, fits,
                 linear_plan, cutoff, notes, domains.allowed)
+
+
+def _protected(inputs: Inputs | Callable[[], Inputs] | None, dataset: Any) -> Inputs:
+    """The files no output may be: ``inputs`` (or what the function gives, called only now: the window
+    looks its files up on the disk, ~0.6 ms, and builds a plan on every edit) and the dataset's own."""
+    given = inputs() if callable(inputs) else inputs
+    protected = given.copy() if given is not None else Inputs()
+    protected.add_dataset(getattr(dataset, "path", None))
+    return protected
 
 
 def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,

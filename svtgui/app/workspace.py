@@ -293,7 +293,7 @@ class Workspace:
         plan = build(self._dataset, self._queries, self._mechanism_id, params,
                      monotonic=self.monotonic_requested(), facts=self.facts, budget=budget,
                      outputs=self._options.outputs, adaptive=self._options.adaptive,
-                     inputs=self.input_files(), domains=self.domains())
+                     inputs=self.input_files, domains=self.domains())
         problems = [Problem(k, v) for k, v in typed.items()]  # a field that does not parse says so itself
         hidden = (*typed, "mechanism") if typed else ()  # (the mechanism then misses that parameter)
         problems += [p for p in plan.problems if p.field not in hidden]

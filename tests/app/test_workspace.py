@@ -149,3 +149,26 @@ def test_a_session_is_written_from_and_read_into_a_workspace(ws, ds, tmp_path):
     params, problems = other.parameters()
     assert not problems and (params["epsilon"], params["threshold"], params["cutoff"]) == (0.25, 40.0, 3)
     assert other.monotonic_requested() is False
+
+
+def test_the_input_files_are_looked_up_only_for_a_plan_that_writes_one(ws, tmp_path):
+    """The window's input files are found on the disk (~0.6 ms) and a plan is built on every edit: an
+    append to a long queue paid it with no output to check. A run that writes a report still has its
+    report checked against them."""
+    from svtgui.app.outputs import Inputs
+    from svtgui.app.workspace import RunOptions
+
+    data = tmp_path / "people.csv"
+    data.write_text("x\n1\n")
+    looked_up = []
+
+    def input_files() -> Inputs:
+        looked_up.append(1)
+        return Inputs().add_dataset(data)
+
+    ws.input_files = input_files
+    ws.set_entries({"epsilon": "0.5", "threshold": "120", "cutoff": 1})
+    ws.queries.append(queries_from_json([COUNT]))
+    assert ws.plan.ok and looked_up == []
+    ws.set_options(RunOptions(outputs=(data,)))  # a report over the data file
+    assert "people.csv" in ws.plan.by_field()["report"] and looked_up

@@ -70,7 +70,7 @@ def test_a_session_on_adult_from_open_to_a_stopped_runs_report(qtbot, window, ac
     counts = [RangeCount("age", a, a + 10) for a in range(17, 90, 3)]
     page = win.queries
     page.set_queries([*counts, ClippedSum("capital-gain", 0, 5000)])
-    assert "Mixed sensitivities: Δ = 5,000" in page.summary.text() and page.split.isVisibleTo(page)
+    assert "Mixed sensitivities: Δ = 5,000" in page.notes.text() and page.split.isVisibleTo(page)
     assert page.split_by_sensitivity(tmp_path / "wide.queries.json")
     assert page.queries == counts and win.workspace.facts.sensitivity == 1
 

@@ -17,10 +17,10 @@ def test_clear_and_remove_are_undone_in_reverse_order(qtbot, window, act):
     page.list.selectionModel().select(page.model.index(0), page.list.selectionModel().SelectionFlag.Select)
     qtbot.mouseClick(page.remove, LEFT)
     assert len(page.queries) == len(full) - 1
-    assert "Removed 1 query. Undo (Ctrl+Z) brings it back" in page.summary.text()
+    assert "Removed 1 query. Undo (Ctrl+Z) brings it back" in page.notes.text()
     qtbot.mouseClick(page.clear, LEFT)
-    assert page.queries == [] and f"Cleared {len(full) - 1:,} queries" in page.summary.text()
-    assert "Undo (Ctrl+Z)" in page.summary.text() and page.undo_button.isEnabled()
+    assert page.queries == [] and f"Cleared {len(full) - 1:,} queries" in page.notes.text()
+    assert "Undo (Ctrl+Z)" in page.notes.text() and page.undo_button.isEnabled()
     assert window.workspace.queries == []
     qtbot.mouseClick(page.undo_button, LEFT)
     assert page.queries == full[1:] and window.workspace.queries == full[1:]
@@ -55,12 +55,12 @@ def test_a_queue_of_mixed_sensitivities_offers_to_split_it(qtbot, window, act, t
     wide = ClippedSum("capital_gain", 0, 5000)
     page.set_queries([*counts, wide])
     assert page.split.isVisible() or page.split.isVisibleTo(page)
-    assert "Mixed sensitivities" in page.summary.text() and "5000" in page.summary.text()
+    assert "Mixed sensitivities" in page.notes.text() and "5000" in page.notes.text()
     out = tmp_path / "wide.queries.json"
     assert page.split_by_sensitivity(out)
     assert page.queries == counts and window.workspace.facts.sensitivity == 1
     assert [q.describe() for q in read_queries(out).queries] == [wide.describe()]
-    assert not page.split.isVisibleTo(page) and "wide.queries.json" in page.summary.text()
+    assert not page.split.isVisibleTo(page) and "wide.queries.json" in page.notes.text()
     qtbot.mouseClick(page.undo_button, LEFT)
     assert page.queries == [*counts, wide]
 

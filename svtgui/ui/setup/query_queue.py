@@ -3,8 +3,11 @@
 The page is a view of the workspace's one queue (:class:`~svtgui.app.query_queue.QueryQueue`, an
 evented list): every edit — add, remove, move (drag and drop, Alt+Up / Alt+Down), clear, undo — is
 made on that list, which a Qt list model wraps; the summary line — the number of queries, Δ,
-whether all are integer-valued and monotonic, the first query that does not fit — is read from the
-workspace's queue facts, kept as the queue is edited (an append checks the new queries alone).
+whether all are integer-valued and monotonic — and the first query that does not fit are read from
+the workspace's queue facts, kept as the queue is edited (an append checks the new queries alone).
+The summary is one steady line (:class:`~svtgui.ui.common.steady_line.SteadyLine`): an append
+repaints it without laying out the page again; the notes under it (mixed Δ, what Undo brings back)
+change rarely.
 The builder follows the workspace's dataset (its columns), as the summary does.
 """
 
@@ -44,6 +47,7 @@ from svtgui.app.query_queue import INSERTED, QueryQueue, QueueChange
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
+from svtgui.ui.common.steady_line import SteadyLine
 from svtgui.ui.common.theme import focus_visible, named
 from svtgui.ui.setup.domains_box import DomainsBox
 from svtgui.ui.setup.param_form import ErrorLabel
@@ -173,8 +177,13 @@ class QueriesPage(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
-        self.summary = named(QLabel("No queries yet."), "Queue summary")
-        self.summary.setWordWrap(True)
+        # How many queries, Δ, …: changes on every edit, so it is one steady line (a word-wrapped label
+        # re-laid out the window on each append); what changes rarely, and may need several lines
+        # (mixed Δ, what Undo brings back), is in the notes under it.
+        self.summary = SteadyLine("No queries yet.", "Queue summary")
+        self.notes = named(QLabel(), "Queue notes")
+        self.notes.setWordWrap(True)
+        self.notes.hide()
         self.error = ErrorLabel("Queue")
         self.domains = DomainsBox(workspace)
 
@@ -230,6 +239,7 @@ class QueriesPage(QWidget):
         ql.addWidget(self.list, 1)
         ql.addLayout(order)
         ql.addWidget(self.summary)
+        ql.addWidget(self.notes)
         ql.addWidget(self.split, alignment=Qt.AlignmentFlag.AlignLeft)
         ql.addWidget(self.error)
         ql.addWidget(self.domains)
@@ -352,7 +362,14 @@ class QueriesPage(QWidget):
     def _undo_note(self, what: str, n: int) -> None:
         """Say what left the queue (``n`` queries) and that Undo brings it back."""
         back = "it" if n == 1 else "them"
-        self.summary.setText(f"{self.summary.text()}\n{what} Undo (Ctrl+Z) brings {back} back.")
+        self._note(self.notes.text(), f"{what} Undo (Ctrl+Z) brings {back} back.")
+
+    def _note(self, *lines: str) -> None:
+        """The notes under the summary; laid out again only when they change (rarely: not per append)."""
+        text = "\n".join(line for line in lines if line)
+        if text != self.notes.text():
+            self.notes.setText(text)
+            self.notes.setVisible(bool(text))
 
     def _forget_removed(self) -> None:
         self._removed = []
@@ -399,12 +416,11 @@ class QueriesPage(QWidget):
 
     def _summarise(self) -> None:
         facts = self.workspace.facts
-        text = facts.summary()
-        if facts.mixed and facts.problem is None:
-            text += (f"\n⚠ Mixed sensitivities: Δ = {exact(facts.sensitivity)} (set by {facts.widest}) "
-                     f"applies to every query, Δ = {exact(facts.narrowest)} ones included; split the queue "
-                     "to run them apart.")
-        self.summary.setText(text)
-        self.split.setVisible(facts.mixed and facts.problem is None)
+        self.summary.setText(facts.summary())
+        mixed = facts.mixed and facts.problem is None
+        self._note(f"⚠ Mixed sensitivities: Δ = {exact(facts.sensitivity)} (set by {facts.widest}) "
+                   f"applies to every query, Δ = {exact(facts.narrowest)} ones included; split the queue "
+                   "to run them apart." if mixed else "")
+        self.split.setVisible(mixed)
         self.error.show_error(facts.problem.message if facts.problem is not None else None)
         self.changed.emit()
