@@ -67,10 +67,11 @@ Two public facts complete the statement:
 
 Streaming
 ---------
-A mechanism answering one query at a time draws its noise through :class:`NoisePool`, which
-pre-draws blocks of discrete-Laplace integers per scale from the same source and hands them out
-as plain Python ints. The pool is private to one mechanism object and each value is used once,
-so this is the same distribution as drawing on demand, without a numpy round-trip per answer.
+A streaming mechanism draws its noise through :class:`NoisePool`, which pre-draws blocks of
+discrete-Laplace integers per scale from the same source and hands them out as plain Python ints
+(one query) or numpy slices (a step over k queries). The pool is private to one mechanism object
+and each value is used once, so this is the same distribution as drawing on demand, without a
+sampler call per answer or per step.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ import numpy as np
 from svtgui.core import em_sampling, sampling, validation
 
 _POOL_MIN = 64
-_POOL_MAX = 1 << 16
+_POOL_MAX = 1 << 18  # 2 MB of int64: the sampler's per-call cost is under 2 % from here on
 _TWO_52 = float(2**52)
 
 #: Smallest noise scale a mechanism may use, in lattice steps (below it the noise is almost always 0).
@@ -238,34 +239,75 @@ def seeded(seed: int) -> SeededNoise:
 
 
 class NoisePool:
-    """Discrete-Laplace integers of one scale, pre-drawn in blocks, handed out one at a time.
+    """Discrete-Laplace integers of one scale, pre-drawn in blocks, handed out one at a time or as
+    numpy slices.
 
-    Why: a streamed ``submit`` needs one or two noise values; asking numpy for arrays of size one
-    costs more than the whole SVT step. The pool draws blocks from the mechanism's own source
-    (secure or seeded: the same words and the same sampler as :meth:`NoiseSource.discrete_laplace`)
-    and hands out plain ints. Blocks start small, so a short run does not pre-draw much, and double
-    up to :data:`_POOL_MAX`. Each value is used once; the pool belongs to one mechanism and holds the
-    same kind of secret as the mechanism's noisy threshold.
+    Why: a streamed ``submit`` needs one or two noise values, and a run's step over k queries needs
+    k; asking the sampler for each costs more than the SVT step itself. The pool draws blocks from
+    the mechanism's own source (secure or seeded: the same words and the same sampler as
+    :meth:`NoiseSource.discrete_laplace`), each block twice the last up to :data:`_POOL_MAX` (a short
+    run does not pre-draw much) and handed out from its end (the order seeded runs have always
+    replayed). The pool belongs to one mechanism and holds the same kind of secret as its noisy
+    threshold. **Each value is used once**: a cursor moves past every value handed out.
 
-    ``draw`` is the ``__next__`` of one chained iterator over the blocks (each handed out from its
-    end, the order the pool has always used, so seeded runs replay unchanged): a draw is a single
-    C-level call, with no Python frame, and a refill happens inside the iterator when a block runs out.
+    * :meth:`draw`, one value: the ``__next__`` of one chained iterator over segments of the pool (a
+      single C-level call, no Python frame; a segment is every value not yet handed out, which the
+      iterator then owns alone, and a refill happens inside it).
+    * :meth:`peek` / :meth:`skip`, a step over k queries (``ThresholdSVT.submit_many``): the next k
+      values as a read-only numpy view, compared vectorised; ``skip`` then moves the cursor past the
+      values actually used (up to the first ⊤) and the rest stay for the next step. Their comparisons
+      are discarded, and they are independent of what was released: where the first ⊤ falls depends
+      on the values before it only.
     """
 
-    __slots__ = ("_source", "_scale", "_block", "draw")
+    __slots__ = ("_source", "_scale", "_block", "_values", "_at", "_peeked", "draw")
 
     def __init__(self, source: NoiseSource, scale: float, what: str = "") -> None:
         self._source = source
         self._scale = check_scale(scale, what, minimum=0.0)
         self._block = _POOL_MIN
-        blocks = iter(self._next_block, None)  # never None: the pool never runs dry
-        self.draw: Callable[[], int] = itertools.chain.from_iterable(map(reversed, blocks)).__next__
+        self._values = np.zeros(0, dtype=np.int64)  # in hand-out order; [_at:] not handed out yet
+        self._at = 0
+        self._peeked = 0  # values the last peek handed out, not yet marked used
+        segments = iter(self._segment, None)  # never None: the pool never runs dry
+        self.draw: Callable[[], int] = itertools.chain.from_iterable(segments).__next__
 
-    def _next_block(self) -> list[int]:
-        """The next block of draws, each block twice the last up to :data:`_POOL_MAX`."""
-        values = self._source.discrete_laplace(self._scale, self._block).tolist()
-        self._block = min(2 * self._block, _POOL_MAX)
-        return values
+    def peek(self, k: int) -> np.ndarray:
+        """The next ``k`` values, not yet marked used (read-only); :meth:`skip` marks those used."""
+        if len(self._values) - self._at < k:
+            self._refill(k)
+        view = self._values[self._at:self._at + k]
+        view.flags.writeable = False
+        self._peeked = k
+        return view
+
+    def skip(self, k: int) -> None:
+        """Mark the next ``k`` values used: at most as many as the last :meth:`peek` returned."""
+        if not 0 <= k <= self._peeked:
+            raise ValueError(f"cannot mark {k} values used: {self._peeked} were peeked")
+        self._at += k
+        self._peeked = 0
+
+    def _segment(self) -> list[int]:
+        """Every value not yet handed out (a fresh block when there is none), as plain ints: from now
+        on :meth:`draw`'s alone."""
+        if self._at == len(self._values):
+            self._refill(1)
+        rest = self._values[self._at:].tolist()
+        self._at, self._peeked = len(self._values), 0
+        return rest
+
+    def _refill(self, need: int) -> None:
+        """At least ``need`` values not handed out: those left, then fresh blocks, each reversed."""
+        parts = [self._values[self._at:]]
+        have = len(parts[0])
+        while have < need:
+            size = max(self._block, need - have)  # a step larger than a block: one sampler call
+            parts.append(self._source.discrete_laplace(self._scale, size)[::-1])
+            self._block = min(2 * size, _POOL_MAX)
+            have += size
+        self._values = np.concatenate(parts)
+        self._at = 0
 
 
 @dataclass(frozen=True)

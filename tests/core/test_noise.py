@@ -149,6 +149,62 @@ def test_pool_hands_out_every_block_draw_once_in_its_fixed_order():
     assert drawn == expected[:len(drawn)]
 
 
+class Counting(noise.SeededNoise):
+    """A source whose blocks hold 0, 1, 2, … in turn (each value once), and which counts its calls."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.next, self.calls = 0, 0
+
+    def discrete_laplace(self, scale: float, size: int) -> np.ndarray:
+        self.calls += 1
+        self.next += size
+        return np.arange(self.next - size, self.next, dtype=np.int64)
+
+
+def test_pool_steps_and_single_draws_use_each_value_once_and_skip_none():
+    """Slices (peek, then skip what was used) and single draws interleaved: every value the source
+    gave is used once, none twice, and none is passed over except those single draws still hold."""
+    source = Counting()
+    pool = NoisePool(source, 3.0)
+    used: list[int] = []
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        if rng.random() < 0.3:
+            used.append(pool.draw())
+        else:
+            k = int(rng.integers(1, 700))
+            window = pool.peek(k)
+            assert len(window) == k and not window.flags.writeable
+            j = int(rng.integers(0, k + 1))  # a step stops at its first ⊤
+            used.extend(window[:j].tolist())
+            pool.skip(j)
+    assert len(used) == len(set(used))
+    held = [pool.draw() for _ in range(source.next - len(used))]  # what the draws' segment still holds
+    assert sorted(used + held) == list(range(source.next))
+
+
+def test_pool_refuses_to_skip_values_it_did_not_hand_out():
+    pool = NoisePool(noise.seeded(3), 5.0)
+    pool.peek(10)
+    with pytest.raises(ValueError, match="cannot mark 11 values used"):
+        pool.skip(11)
+
+
+def test_a_step_over_k_queries_is_a_slice_not_a_sampler_call():
+    """Issue 25 §4: adaptive batches of one through submit_many cost no sampler call each; the
+    query noise comes from the pool's refilled blocks (64, 128, 256, … values)."""
+    from svtgui.core import mechanisms
+
+    source = Counting()
+    m = mechanisms.create("sparse", epsilon=1.0, threshold=1e6, cutoff=1, sensitivity=1.0, rng=source)
+    before = source.calls
+    for _ in range(400):
+        m.submit_many([0.0])
+    assert m.answered == 400
+    assert source.calls - before <= 4  # 64 + 128 + 256 ≥ 400, plus one spare
+
+
 def test_pool_rejects_bad_scale():
     with pytest.raises(ValueError, match="noise scale"):
         NoisePool(noise.seeded(1), 0.0)

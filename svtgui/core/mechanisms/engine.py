@@ -152,9 +152,10 @@ class ThresholdSVT(StreamingMechanism):
                     thresholds: Sequence[float] | np.ndarray | None = None) -> Batch:
         """Process a batch with vectorised noise until the batch ends or the mechanism halts.
 
-        Equivalent in distribution to calling :meth:`submit` on each answer in turn: query
-        noise ν_j drawn for answers after a ⊤ is independent of the redrawn threshold, so
-        drawing the block up front changes nothing. The whole batch is validated first.
+        Equivalent in distribution to calling :meth:`submit` on each answer in turn: both take the
+        query noise ν_j from the same pool, a window of answers at a time here; a ν_j looked at past
+        a ⊤ is independent of that ⊤ (and of the redrawn threshold), so it stays in the pool for the
+        next answer. The whole batch is validated first.
         """
         self._check_open()
         flat = np.asarray(answers, dtype=np.float64).reshape(-1)
@@ -169,22 +170,27 @@ class ThresholdSVT(StreamingMechanism):
         gaps = np.full(n, np.nan) if self.release is Release.GAP else None
         if self.traced:
             return self._submit_each(flat, t_values, above, values, gaps)
-        noisy = q + self._rng.discrete_laplace(self._nu_scale, n) if n else q
+        pool = self.__nu_pool
         pos = 0
         consumed = n
         window = _FIRST_WINDOW
         while pos < n:
             # Compare a growing window, not the whole tail: after each ⊤ only the answers up to the
-            # next ⊤ are looked at, so a batch with c ⊤ costs O(n + c·window), not O(c·n).
+            # next ⊤ are looked at, so a batch with c ⊤ costs O(n + c·window), not O(c·n). The query
+            # noise comes from the pool: the values past a ⊤ stay there for the next answers.
             end = min(n, pos + window)
-            hits = np.flatnonzero(noisy[pos:end] >= t[pos:end] + self.__rho)
+            noisy = q[pos:end] + pool.peek(end - pos)
+            hits = np.flatnonzero(noisy >= t[pos:end] + self.__rho)
             if hits.size == 0:
+                pool.skip(end - pos)
                 pos, window = end, window * 2
                 continue
             window = _FIRST_WINDOW
-            i = pos + int(hits[0])
+            k = int(hits[0])
+            pool.skip(k + 1)
+            i = pos + k
             above[i] = True
-            value, gap = self._released(int(q[i]), int(noisy[i]), float(t_values[i]))
+            value, gap = self._released(int(q[i]), int(noisy[k]), float(t_values[i]))
             if value is not None:
                 values[i] = value
             if gaps is not None:
