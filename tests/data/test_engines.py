@@ -131,14 +131,18 @@ def test_texts_sent_as_codes_or_as_texts_give_the_memory_engines_fingerprint(tmp
                                                                                coded_texts: int) -> None:
     """DuckDB sends a text column of few distinct values as codes into its distinct texts (joined in
     SQL) and the others as texts: either way, with blanks, markers, numbers spelled as text and
-    missing cells, the fingerprint is the memory engine's."""
+    missing cells (a column of nothing else too), the fingerprint is the memory engine's."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from svtgui.data.engines import duckdb_engine
 
     monkeypatch.setattr(duckdb_engine, "CODED_TEXTS", coded_texts)
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({"few": rng.choice([" a", "b ", "NA", "?", "39", "Zürich, CH", ""], 500),
-                          "two": rng.choice(["x", "y"], 500), "n": rng.integers(0, 5, 500)})
-    frame.to_parquet(path := tmp_path / "t.parquet")
+    few = rng.choice([" a", "b ", "NA", "?", "39", "Zürich, CH", "", None], 500).tolist()
+    pq.write_table(pa.table({"few": pa.array(few, pa.string()), "two": rng.choice(["x", "y"], 500),
+                             "none": pa.array([None] * 500, pa.string()), "n": rng.integers(0, 5, 500)}),
+                   path := tmp_path / "t.parquet")
     assert open_dataset(path, engine="duckdb").fingerprint(KEY) == \
         open_dataset(path, engine="memory").fingerprint(KEY)
 

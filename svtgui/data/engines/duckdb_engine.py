@@ -217,30 +217,32 @@ class DuckDBTable(TableEngine):
         their distinct counts, then the distinct texts of the few-valued ones), a fraction of the
         cost of streaming them; the rest arrives as it is."""
         dictionaries = self._text_dictionaries()
-        select, joins = [], []
-        for j, column in enumerate(self.columns()):
-            q = DUCKDB.ident(column.name)
-            if j in dictionaries:
-                codes = f"svtgui_codes_{j}"
-                self._connection().register(codes, pa.table({"text": dictionaries[j],
-                                                             "code": pa.array(range(len(dictionaries[j])),
-                                                                              pa.int32())}))
-                select.append(f"{codes}.code")
-                joins.append(f"LEFT JOIN {codes} ON {RELATION}.{q} = {codes}.text")
-            else:
-                select.append(f"{RELATION}.{q}")
+        select, joins, registered = [], [], []
         try:
+            for j, column in enumerate(self.columns()):
+                q = DUCKDB.ident(column.name)
+                if j in dictionaries:
+                    codes = f"svtgui_codes_{j}"
+                    texts = dictionaries[j]
+                    self._connection().register(codes, pa.table({"text": texts, "code": pa.array(
+                        range(len(texts)), pa.int32())}))
+                    registered.append(codes)
+                    select.append(f"{codes}.code")
+                    joins.append(f"LEFT JOIN {codes} ON {RELATION}.{q} = {codes}.text")
+                else:
+                    select.append(f"{RELATION}.{q}")
             reader = self._run(f"SELECT {', '.join(select)} FROM {RELATION} {' '.join(joins)}",
                                lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
             batches = iter(reader)
             return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
                                    len(self.columns()), cells, progress, self.row_count(), dictionaries)
         finally:
-            for j in dictionaries:
-                self._connection().unregister(f"svtgui_codes_{j}")
+            for codes in registered:
+                self._connection().unregister(codes)
 
     def _text_dictionaries(self) -> dict[int, pa.Array]:
-        """The distinct texts (no null) of each text column with at most about :data:`CODED_TEXTS`."""
+        """The distinct texts of each text column with at most about :data:`CODED_TEXTS` of them
+        (DuckDB may list a NULL among them; no cell's join matches it, so a NULL cell is missing)."""
         texts = [j for j, c in enumerate(self.columns()) if c.type_name.upper().split("(")[0] in _TEXT]
         if not texts:
             return {}
@@ -252,7 +254,8 @@ class DuckDBTable(TableEngine):
             return {}
         lists = self._run(f"SELECT {', '.join(f'list(DISTINCT {q})' for _, q in few)} FROM {RELATION}",
                           lambda r: r.to_arrow_table())
-        return {j: lists.column(i)[0].values for i, (j, _) in enumerate(few)}
+        # no rows: a NULL list
+        return {j: lists.column(i)[0].values or pa.array([], pa.string()) for i, (j, _) in enumerate(few)}
 
     def _run(self, text: str, fetch: Callable[[Any], _T]) -> _T:
         """``fetch`` applied to the relation of ``text``; DuckDB's errors become EngineErrors.
