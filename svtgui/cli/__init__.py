@@ -35,17 +35,20 @@ from svtgui.cli.errors import (
     signals_as_exceptions,
 )
 
-COMMAND_MODULES = [
-    "svtgui.cli.commands.mechanisms",
-    "svtgui.cli.commands.run",
-    "svtgui.cli.commands.ledger",
-    "svtgui.cli.commands.report",
-    "svtgui.cli.commands.queries",
-    "svtgui.cli.commands.sparse_project",
-    "svtgui.cli.commands.release",
-    "svtgui.cli.commands.audit",
-    "svtgui.cli.commands.recipe",
-]
+# Each command's name and the module that registers it, in the order `--help` lists them. A command
+# line naming one imports that module alone (issue 25 §4: `run` needs neither the auditor nor the
+# recipes); `--help`, `--version` and anything unknown import them all.
+COMMANDS = {
+    "mechanisms": "svtgui.cli.commands.mechanisms",
+    "run": "svtgui.cli.commands.run",
+    "ledger": "svtgui.cli.commands.ledger",
+    "report": "svtgui.cli.commands.report",
+    "queries": "svtgui.cli.commands.queries",
+    "sparse-project": "svtgui.cli.commands.sparse_project",
+    "release": "svtgui.cli.commands.release",
+    "audit": "svtgui.cli.commands.audit",
+    "recipe": "svtgui.cli.commands.recipe",
+}
 
 # re-exported: commands import CliError and the exit codes from here
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_BUDGET", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK",
@@ -63,14 +66,25 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``svtgui-cli``: with every command, or for ``argv`` naming a command, with that
+    command alone (the others' modules are not imported: their parsers would never be used)."""
     parser = OneLineParser(prog="svtgui-cli", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=VERSION_TEXT)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    chosen = _command_named(argv)
+    for name, module in COMMANDS.items():
+        if chosen in (None, name):
+            importlib.import_module(module).register(sub)
     _accept_negative_numbers(parser)
     return parser
+
+
+def _command_named(argv: list[str] | None) -> str | None:
+    """The command ``argv`` names: its first argument that is not an option (the top level has no
+    option that takes a value), if it is a command; else None."""
+    first = next((a for a in argv or () if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and an exit code (see cli/errors.py)."""
     with signals_as_exceptions():
         try:
-            args = build_parser().parse_args(argv)  # imports every command: numpy, pandas, …
+            argv = sys.argv[1:] if argv is None else argv
+            args = build_parser(argv).parse_args(argv)  # imports the command's module: numpy, duckdb, …
         except SystemExit:
             raise  # --help, --version, a usage error: argparse has printed its one line
         except BaseException as exc:  # noqa: BLE001 - a signal inside an import comes out as anything

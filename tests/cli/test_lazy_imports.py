@@ -1,7 +1,8 @@
 """``svtgui-cli`` imports pandas, PySpark and Qt only for a command that needs them (issue 25 §4).
 
-Each case runs the real command in a fresh interpreter under ``python -X importtime`` and reads, from
-the lines that option writes to stderr, every module the process imported. ``--help`` and a DuckDB
+Each case runs the real command (``python -m svtgui.cli``) in a fresh interpreter whose
+``sitecustomize`` writes ``sys.modules`` to a file at exit (``-X importtime`` would not do: it does not
+see modules imported through ``importlib.import_module``). ``--help`` and a DuckDB
 run over a Parquet file (range counts answered from a numeric histogram fetched as numpy arrays,
 committed to the ledger, summarised on stderr) need none of the three: pandas alone cost more than
 DuckDB and numpy together at start-up, and a re-open (fingerprint cached in the ledger) is mostly
@@ -19,21 +20,33 @@ import sys
 import pytest
 
 HEAVY = ("pandas", "pyspark", "PySide6")
+DUMP = ("import atexit, json, os, sys\n"
+        "def dump():\n"
+        "    with open(os.environ['SVTGUI_TEST_MODULES'], 'w') as f:\n"
+        "        json.dump(sorted(sys.modules), f)\n"
+        "atexit.register(dump)\n")
 
 
-def imported(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """The finished ``svtgui-cli ARGS`` and the top-level packages its process imported."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "svtgui.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-    roots = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in done.stderr.splitlines()
-             if line.startswith("import time:") and line.count("|") == 2}
-    return done, roots
+def imported(args: list[str], env: dict[str, str], *, modules: bool = False
+             ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The finished ``svtgui-cli ARGS`` and the top-level packages (every module, with ``modules``)
+    in its ``sys.modules`` at exit."""
+    done = subprocess.run([sys.executable, "-m", "svtgui.cli", *args], env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    with open(env["SVTGUI_TEST_MODULES"], encoding="utf-8") as f:
+        names = set(json.load(f))
+    return done, names if modules else {name.split(".")[0] for name in names}
 
 
 @pytest.fixture
 def env(tmp_path):
-    return {**os.environ, "SVTGUI_STATE_DIR": str(tmp_path / "state"),
-            "SVTGUI_CONFIG_DIR": str(tmp_path / "config")}
+    """A child interpreter whose ``sitecustomize`` writes ``sys.modules`` to a file when it exits."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(DUMP, encoding="utf-8")
+    path = os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**os.environ, "PYTHONPATH": path, "SVTGUI_TEST_MODULES": str(tmp_path / "modules.json"),
+            "SVTGUI_STATE_DIR": str(tmp_path / "state"), "SVTGUI_CONFIG_DIR": str(tmp_path / "config")}
 
 
 def test_the_import_list_sees_pandas_where_a_command_needs_it(env, tmp_path):
@@ -50,6 +63,18 @@ def test_help_imports_no_pandas_spark_or_qt(env, args):
     done, roots = imported(args, env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert roots.isdisjoint(HEAVY), sorted(roots.intersection(HEAVY))
+
+
+def test_a_command_imports_its_own_module_only(env, tmp_path):
+    """``run`` does not import the auditor's or the recipes' command modules (nor what they import);
+    ``--help`` still lists every command."""
+    done, names = imported(["run", "--help"], env, modules=True)
+    assert done.returncode == 0
+    assert "svtgui.cli.commands.run" in names
+    assert not names & {"svtgui.cli.commands.audit", "svtgui.cli.commands.recipe", "svtgui.core.audit"}
+    done, names = imported(["--help"], env, modules=True)
+    assert {"svtgui.cli.commands.audit", "svtgui.cli.commands.recipe"} <= names
+    assert "audit" in done.stdout and "recipe" in done.stdout and "sparse-project" in done.stdout
 
 
 def _parquet(path) -> None:
