@@ -36,6 +36,7 @@ from svtgui.app.outputs import Inputs, OutputConflict
 from svtgui.app.runs.linear import RELEASE_SUFFIX, RUN_PARAMS
 from svtgui.core import mechanisms
 from svtgui.core.keys import unknown_key
+from svtgui.core.validation import beyond_double
 
 LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
 
@@ -78,6 +79,9 @@ def param_type_error(kind: str, value: Any) -> str | None:
     if value is None:
         return None
     number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and beyond_double(value):
+        # float(10**400) is an OverflowError, which ended --param sensitivity=1000…0 in exit 70
+        return f"must be a number within ±1.8e308, got an integer of {len(str(abs(value)))} digits"
     fits = {"float": number, "int": number and float(value).is_integer(), "bool": isinstance(value, bool),
             "str": isinstance(value, str)}.get(kind, True)
     if fits:

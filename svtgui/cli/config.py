@@ -95,6 +95,27 @@ def amount_option(*, delta: bool = False) -> Any:
     return parse
 
 
+#: The largest integer an option takes: SQLite's INTEGER, and far beyond any count, cutoff or size
+INTEGER_MAX = 2**63 - 1
+
+
+def integer_option(text: str) -> int:
+    """An argparse ``type`` for an integer option: a whole number of at most :data:`INTEGER_MAX`
+    (a 401-digit --cutoff overflowed a float conversion later, exit 70 instead of this line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if abs(value) > INTEGER_MAX:
+        raise argparse.ArgumentTypeError(too_large(value))
+    return value
+
+
+def too_large(value: int) -> str:
+    """Why an integer beyond :data:`INTEGER_MAX` is refused, without printing its digits."""
+    return f"an integer of {len(str(abs(value)))} digits is too large (at most {INTEGER_MAX:,})"
+
+
 def seed_option(text: str) -> int:
     """An argparse ``type`` for a seed: a non-negative integer (numpy refuses -1 with 'expected
     non-negative integer', naming no option)."""
@@ -151,6 +172,8 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         kind = KEY_TYPES.get(key)
         if kind is not None and not _fits(value, kind):
             raise CliError(f"--config: {path}: key {key!r} must be {kind}, got {_type_name(value)} {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INTEGER_MAX:
+            raise CliError(f"--config: {path}: key {key!r}: {too_large(value)}")
         if key in ("seed", "test_seed") and value < 0:
             raise CliError(f"--config: {path}: key {key!r}: a seed is a non-negative integer, got {value}")
         if kind == _AMOUNT:

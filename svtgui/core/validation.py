@@ -8,7 +8,18 @@ CLI prints it verbatim, without parsing the text.
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Real
+
+
+def beyond_double(v: object) -> bool:
+    """Whether ``v`` is a number no double holds: JSON's ``1e400`` (read as ±inf) or an integer past
+    ±1.8e308 (``float()`` of it is an OverflowError: it ended a run in exit 70)."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, float):
+        return v in (math.inf, -math.inf)
+    return isinstance(v, int) and abs(v) > int(sys.float_info.max)
 
 
 class ParamError(ValueError):

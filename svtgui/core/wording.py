@@ -41,10 +41,10 @@ def plain(x: float, digits: int = 4) -> str:
         return "∞" if v > 0 else "−∞" if v < 0 else "not a number"
     if v == 0:
         return "0"
-    if abs(v) >= 1e15:  # beyond any count a curator types: a power of ten, still no "e+20"
-        exponent = math.floor(math.log10(abs(v)))
-        mantissa = plain(v / 10**exponent, 3)
-        return f"{mantissa} × 10{str(exponent).translate(_SUPERSCRIPT)}"
+    if abs(v) >= 1e15 or abs(v) < 1e-9:  # beyond any count a curator types, or below any share: a power
+        # of ten, still no "e+20" (T = 5e-324 was written out as 323 zeros and 12 digits)
+        mantissa, exponent = f"{v:.2e}".split("e")  # not v / 10**e: 10**-324 is 0.0
+        return f"{plain(float(mantissa), 3)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
     text = f"{round(v, decimals):,.{decimals}f}"
     if "." in text:

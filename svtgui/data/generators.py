@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from svtgui.core.progress import ProgressState
+from svtgui.core.wording import plain
 from svtgui.data.dataset import Dataset
 from svtgui.data.predicates import Condition, Junction, QueryError
 from svtgui.data.queries import ClipDiff, ClipStall, Count, ItemSupport, RangeCount
@@ -30,7 +31,8 @@ MAX_QUERIES = 5_000_000
 
 def _check_size(k: int, what: str) -> None:
     if k > MAX_QUERIES:
-        raise QueryError(f"{what} would create {k:,} queries (limit {MAX_QUERIES:,}); narrow it down")
+        many = f"{k:,}" if k < 10**15 else plain(k)  # a sweep to 1e308 counted 309 digits in the message
+        raise QueryError(f"{what} would create {many} queries (limit {MAX_QUERIES:,}); narrow it down")
 
 
 def _sweep_size(ratio: float, what: str) -> int:

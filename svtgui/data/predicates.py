@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svtgui.core.keys import unknown_key
+from svtgui.core.validation import beyond_double
 from svtgui.data.schema import ColumnKind, Schema, SchemaError
 
 OPS = ("=", "!=", "<", "<=", ">", ">=", "in", "between", "is_missing")
@@ -188,6 +189,9 @@ def _scalar(v: Any) -> Any:
     if v is None or isinstance(v, bool | int | float | str):
         if isinstance(v, float) and v != v:
             raise QueryError("field 'value': NaN is not a value; use 'is_missing'")
+        if beyond_double(v):
+            # JSON's 1e400 reads as inf: it failed later as "Out of range float values are not JSON compliant"
+            raise QueryError("field 'value' is a number beyond the range of a double (±1.8e308)")
         return v
     raise QueryError(f"field 'value' must be a number, text or true/false, got {v!r}")
 

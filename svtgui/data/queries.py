@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from svtgui.core.keys import key_path, unknown_key
+from svtgui.core.validation import beyond_double
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
 from svtgui.data.predicates import Predicate, QueryError, predicate_from_json
@@ -570,6 +571,8 @@ def _column_name(column: Any, kind: str) -> None:
 
 
 def _number(v: Any, name: str, kind: str) -> float:
+    if beyond_double(v):  # math.isfinite(10**400) is an OverflowError, reported as "the wrong type"
+        raise QueryError(f"{kind}: field {name!r} is a number beyond the range of a double (±1.8e308)")
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise QueryError(f"{kind}: field {name!r} must be a finite number, got {v!r}")
     return float(v)

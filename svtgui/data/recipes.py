@@ -73,6 +73,13 @@ def _split_epsilon(eps: float, split: Sequence[float], parts: Sequence[str]) -> 
     return shares
 
 
+def _share_refused(part: str, share: float, by: str, exc: ValueError) -> validation.ParamError:
+    """A step's share of ε that its mechanism cannot use, said as the share (not as an ε nobody typed:
+    --split 1e308,1,1 read "the Laplace noise scale would be inf", ε = 1e308 read "got 3.3e+307")."""
+    return validation.ParamError("split", f"{part} gets epsilon × its share of the split = {share:g}, which "
+                                          f"{by} cannot use ({exc}); change epsilon or the split")
+
+
 # -- auto-clipped mean -------------------------------------------------------------------------------
 
 
@@ -124,16 +131,27 @@ def auto_avg(
     ClippedSum(column, 0, 1).validate(ds.schema)
     source = rng if rng is not None else secure()
     # every mechanism and release is checked before the charge: a scale out of range is refused, not paid
-    at = mechanisms.create(
-        "above_threshold",
-        epsilon=e_svt,
-        threshold=-float(threshold),
-        sensitivity=batch_sensitivity(sweep, ds.schema),
-        rng=source,
-    )
-    for b in (min(q.bound for q in sweep), sweep[-1].bound + sweep[-1].step):
-        laplace_check(max(float(b), 1e-9), e_sum)
-    laplace_check(1.0, e_count, integer=True)
+    try:
+        at = mechanisms.create(
+            "above_threshold",
+            epsilon=e_svt,
+            threshold=-float(threshold),
+            sensitivity=batch_sensitivity(sweep, ds.schema),
+            rng=source,
+        )
+    except validation.ParamError as exc:
+        if exc.param != "epsilon":
+            raise
+        raise _share_refused("the bound search", e_svt, "AboveThreshold", exc) from None
+    try:
+        for b in (min(q.bound for q in sweep), sweep[-1].bound + sweep[-1].step):
+            laplace_check(max(float(b), 1e-9), e_sum)
+    except ValueError as exc:
+        raise _share_refused("the sum", e_sum, "Laplace", exc) from None
+    try:
+        laplace_check(1.0, e_count, integer=True)
+    except ValueError as exc:
+        raise _share_refused("the count", e_count, "Laplace", exc) from None
     _charge(budget, f"auto_avg:{column}", eps)
     answers = evaluate(ds, sweep)
     batch = at.submit_many(-answers)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from svtgui.core.keys import key_path, unknown_key
+from svtgui.core.validation import beyond_double
 from svtgui.data import textio
 from svtgui.data.errors import DatasetError
 
@@ -375,6 +376,9 @@ def _kind(value: Any, name: str) -> ColumnKind:
 def _finite(col: str, field_name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise SchemaError(f"column {col!r}: {field_name} bound must be a number, got {value!r}")
+    if isinstance(value, int) and beyond_double(value):  # float() of it: OverflowError, named no column
+        raise SchemaError(f"column {col!r}: {field_name} bound is a number beyond the range of a double "
+                          "(±1.8e308)")
     x = float(value)
     if not math.isfinite(x):
         raise SchemaError(f"column {col!r}: {field_name} bound must be finite, got {value!r}")

@@ -517,3 +517,85 @@ def test_a_release_file_under_a_regular_file_names_that_file(known, capsys):
     line = _refused(argv, capsys, "--out", f"{known['queries']} is a file, not a directory",
                     ledger=known["ledger"])
     assert "does not exist" not in line
+
+
+# -- numbers at the edges of every numeric option (issue 22 §5, red team) --------------------------------
+
+BIG = "1" + "0" * 400  # an integer no double holds: float() of it is an OverflowError
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["run", "--cutoff", BIG], "--cutoff"),  # exit 70: the usable-range message formatted it with :g
+    (["run", "--batch-size", BIG], "--batch-size"),
+    (["recipe", "frequent-items", "--data", "d.dat", "--items-range", "0", "5", "--epsilon", "1",
+      "--cutoff", BIG], "--cutoff"),  # exit 70
+    (["recipe", "screen-ranges", "--data", "d.csv", "--column", "x", "--start", "0", "--stop", "9",
+      "--width", "1", "--threshold", "1", "--epsilon", "1", "--cutoff", BIG], "--cutoff"),  # exit 70
+    (["sparse-project", "build", "--data", "d.csv", "--columns", "x", "--epsilon", "1", "--out", "r.npz",
+      "--T", BIG], "--T"),  # exit 70
+    (["sparse-project", "build", "--data", "d.csv", "--columns", "x", "--epsilon", "1", "--out", "r.npz",
+      "--queries-k", BIG], "--queries-k"),  # "no single change of epsilon, … makes it usable"
+    (["ledger", "set-relation", "ds-", "replace", "--reason", "r", "--n", BIG], "--n"),  # exit 70 (SQLite)
+    (["audit", "sparse", "--epsilon", "1", "--cutoff", BIG], "--cutoff"),
+    (["queries", "generate", "random-ranges", "--column", "x", "--low", "0", "--high", "9", "--out", "-",
+      "-k", BIG], "-k"),
+])
+def test_an_integer_option_too_large_for_anything_is_named_at_once(argv, option, capsys):
+    line = _refused(argv, capsys, option, "401 digits is too large")
+    assert len(line) < 300
+
+
+def test_an_integer_too_large_in_a_config_is_named_by_its_key(known, capsys):
+    config = known["dir"] / "huge.toml"
+    config.write_text(f'data = "toy.csv"\nqueries = "q.json"\nschema = "schema.json"\nmechanism = "sparse"\n'
+                      f"epsilon = 0.1\nthreshold = 5.0\ncutoff = {BIG}\n")  # exit 70
+    _refused(["run", "--config", str(config), "--ledger", str(known["ledger"])], capsys, "'cutoff'",
+             "401 digits is too large", ledger=known["ledger"])
+
+
+def test_a_parameter_beyond_a_double_is_named_not_an_internal_error(known, capsys):
+    _refused(_run(known, "--param", f"sensitivity={BIG}"), capsys, "--param sensitivity", "401 digits",
+             ledger=known["ledger"])  # float(10**400) in the type check: exit 70
+
+
+@pytest.mark.parametrize("query, field", [
+    ({"kind": "count", "where": {"column": "x", "op": "=", "value": 1e400}}, "'value'"),  # read as inf:
+    # "Out of range float values are not JSON compliant", naming no file, query or field
+    ({"kind": "count", "where": {"column": "x", "op": "between", "value": [0, int(BIG)]}}, "'value'"),
+    ({"kind": "range", "column": "x", "low": 0, "high": int(BIG)}, "'high'"),  # "a field has the wrong type"
+])
+def test_a_query_number_beyond_a_double_names_its_field(known, query, field, capsys):
+    queries = known["dir"] / "beyond.json"
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [query]}))
+    argv = ["run", *_inputs(known["data"], queries, known["schema"]), "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, "beyond.json", field, "beyond the range of a double", ledger=known["ledger"])
+
+
+def test_a_schema_bound_beyond_a_double_names_its_column(known, capsys):
+    bad = {**SCHEMA, "columns": [{**SCHEMA["columns"][0], "upper": int(BIG)}, SCHEMA["columns"][1]]}
+    schema = known["dir"] / "beyond.schema.json"
+    schema.write_text(json.dumps(bad))
+    _refused(_run(known, "--schema", str(schema)), capsys, "column 'x'", "upper bound", "beyond the range",
+             ledger=known["ledger"])  # "a schema field has the wrong type (int too large …)"
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--param", "sensitivity=5e-324"], "4.94 × 10⁻³²⁴"),  # was "0.000…" with 323 zeros
+])
+def test_a_tiny_number_in_a_message_is_a_power_of_ten_not_hundreds_of_zeros(known, argv, said, capsys):
+    line = _refused(_run(known, *argv), capsys, said, ledger=known["ledger"])
+    assert len(line) < 200 and "0000000000" not in line, line
+
+
+def test_a_sweep_past_the_query_cap_says_how_many_without_hundreds_of_digits(capsys):
+    line = _refused(["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "1e308",
+                     "--width", "1", "--out", "-"], capsys, "1 × 10³⁰⁸ queries", "5,000,000")
+    assert len(line) < 200, line  # the count was printed in full: 103 groups of three digits
+
+
+@pytest.mark.parametrize("split, part", [("1e308,1,1", "the sum"), ("1,1e308,1", "the bound search")])
+def test_an_auto_mean_split_that_starves_a_step_names_the_step_and_the_split(known, split, part, capsys):
+    # "the Laplace noise scale would be inf lattice steps", naming neither the step nor the split
+    argv = ["recipe", "auto-mean", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--column", "x", "--epsilon", "1", "--ledger", str(known["ledger"]), "--split", split]
+    _refused(argv, capsys, part, "split", ledger=known["ledger"])

@@ -14,7 +14,7 @@ import math
 import sys
 import time
 
-from svtgui.cli.config import seed_option
+from svtgui.cli.config import integer_option, seed_option
 from svtgui.cli.errors import EXIT_FINDING, EXIT_OK, CliError
 from svtgui.core.audit.defaults import DEFAULT_SECONDS
 
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed_option, default=None,
                    help="seed of the audit's simulations (reproducible)")
     p.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
-    p.add_argument("--cutoff", type=int, default=None, help="cutoff c to audit with (default 1)")
+    p.add_argument("--cutoff", type=integer_option, default=None, help="cutoff c to audit with (default 1)")
     p.add_argument("--neighbouring", choices=("add_remove", "replace"), default=None,
                    help="neighbouring datasets for pmw and sparse_project (default add_remove)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from svtgui.cli.config import amount_option
+from svtgui.cli.config import amount_option, integer_option
 from svtgui.cli.errors import CliError
 from svtgui.core.budget import fmt
 from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord, is_server
@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("relation", choices=("add_remove", "replace"),
                    help="add_remove: one row added or removed (n private); replace: one row replaced "
                         "(n public)")
-    s.add_argument("--n", type=int, metavar="N", help="the public number of rows (replace only)")
+    s.add_argument("--n", type=integer_option, metavar="N", help="the public number of rows (replace only)")
     s.add_argument("--reason", required=True, help="why the relation changes (kept in the ledger)")
     add_ledger_option(s)
     s.set_defaults(handler=set_relation)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from svtgui.cli.config import seed_option
+from svtgui.cli.config import integer_option, seed_option
 from svtgui.cli.engine_options import add_engine_options
 from svtgui.cli.errors import CliError
 
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--column", required=True)
     k.add_argument("--low", type=float, required=True)
     k.add_argument("--high", type=float, required=True)
-    k.add_argument("-k", type=int, required=True, help="number of ranges")
+    k.add_argument("-k", type=integer_option, required=True, help="number of ranges")
     k.add_argument("--seed", type=seed_option, default=0)
     k.add_argument("--min-width", type=float, default=1.0)
     k.add_argument("--real", action="store_true", help="real-valued endpoints (default: integers)")
@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--schema", metavar="SCHEMA.json")
     add_engine_options(k)
     k.add_argument("--columns", nargs="+", required=True)
-    k.add_argument("-k", type=int, default=2)
+    k.add_argument("-k", type=integer_option, default=2)
     k.add_argument("--observed", action="store_true", help="read domains off the data (reveals them)")
 
     s = actions.add_parser("show", help="list the queries of a file with their sensitivity",

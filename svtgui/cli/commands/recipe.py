@@ -20,6 +20,7 @@ from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
 from svtgui.cli.commands.report import check_report_paths, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, warn
+from svtgui.cli.config import integer_option
 from svtgui.cli.engine_options import add_engine_options
 from svtgui.cli.errors import EXIT_BUDGET, CliError
 from svtgui.cli.inputs import command_inputs
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     screen.add_argument("--width", type=float)
     screen.add_argument("--step", type=float)
     screen.add_argument("--threshold", type=float, required=True, help="public threshold T")
-    screen.add_argument("--cutoff", type=int, required=True, help="at most c ranges are answered")
+    screen.add_argument("--cutoff", type=integer_option, required=True, help="at most c ranges are answered")
     screen.add_argument("--screen-share", type=float, default=0.5, help="share of ε for Sparse (default 0.5)")
     screen.set_defaults(handler=_screen_ranges)
 
@@ -80,11 +81,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="example: svtgui-cli recipe frequent-items --data retail.dat --items-range 0 16469 "
                "--cutoff 10 --epsilon 1")
     _common(items)
-    items.add_argument("--cutoff", type=int, required=True, help="number of items to choose (c)")
+    items.add_argument("--cutoff", type=integer_option, required=True, help="number of items to choose (c)")
     items.add_argument("--method", default="em_top_c", choices=("em_top_c", "standard_svt", "sparse"))
     items.add_argument("--threshold", type=float, help="public support threshold (standard_svt, sparse)")
     domain = items.add_mutually_exclusive_group(required=True)
-    domain.add_argument("--items-range", nargs=2, type=int, metavar=("LO", "HI"),
+    domain.add_argument("--items-range", nargs=2, type=integer_option, metavar=("LO", "HI"),
                         help="the public domain is the integers LO … HI")
     domain.add_argument("--items-file", metavar="FILE", help="the public domain, one item per line")
     domain.add_argument("--items-from-data", action="store_true",

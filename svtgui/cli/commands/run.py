@@ -37,7 +37,7 @@ from svtgui.cli.common import (
     screen,
     warn,
 )
-from svtgui.cli.config import check_param_types, read_config
+from svtgui.cli.config import check_param_types, integer_option, read_config
 from svtgui.cli.engine_options import ENGINE_KEYS, add_engine_options
 from svtgui.cli.errors import EXIT_BUDGET, CliError, deferred_signals, end_interrupted
 from svtgui.cli.inputs import command_inputs, guard_ledger
@@ -89,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epsilon", type=float, help="ε of this run (charged in full before the first answer)")
     p.add_argument("--delta", type=float, help="δ of this run (mechanisms with an (ε, δ) variant)")
     p.add_argument("--threshold", type=float, help="public threshold T")
-    p.add_argument("--cutoff", type=int, help="cutoff c: halt after c ⊤ answers")
+    p.add_argument("--cutoff", type=integer_option, help="cutoff c: halt after c ⊤ answers")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another catalogue parameter "
                         "(split, numeric_share, raise_by, max_passes, sensitivity)")
@@ -106,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_dataset_options(p)
     p.add_argument("--report", metavar="OUT", action="append",
                    help="write a release report (.html, .pdf, .json or .csv; repeatable)")
-    p.add_argument("--batch-size", type=int, help="queries per committed batch (default 1000)")
+    p.add_argument("--batch-size", type=integer_option, help="queries per committed batch (default 1000)")
     p.add_argument("--all-rows", action="store_true", help="print ⊥ rows too")
     p.add_argument("--json", action="store_true", help="print rows as JSON lines")
     p.set_defaults(handler=run)

@@ -15,6 +15,7 @@ from typing import Any
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.common import add_dataset_options, load_release, print_theory
+from svtgui.cli.config import integer_option
 from svtgui.cli.engine_options import add_engine_options
 from svtgui.cli.errors import EXIT_BUDGET, CliError
 from svtgui.core import mechanisms
@@ -40,11 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--columns", required=True, nargs="+", metavar="SPEC", help="universe axes (see above)")
     b.add_argument("--epsilon", required=True, type=float, help="ε of the release (charged in full)")
     b.add_argument("--delta", type=float, default=1e-6, help="δ of the release (default 1e-6)")
-    b.add_argument("--T", dest="projection_size", type=int, default=4096, help="projection size T")
-    b.add_argument("--queries-k", dest="queries", type=int, default=1000,
+    b.add_argument("--T", dest="projection_size", type=integer_option, default=4096, help="projection size T")
+    b.add_argument("--queries-k", dest="queries", type=integer_option, default=1000,
                    help="k: number of queries the accuracy statement covers (default 1000)")
     b.add_argument("--beta", type=float, default=0.05, help="failure probability β (default 0.05)")
-    b.add_argument("--sparsity", type=int, default=16, help="m: cells per query the statement covers")
+    b.add_argument("--sparsity", type=integer_option, default=16,
+                   help="m: cells per query the statement covers")
     b.add_argument("--neighbouring", choices=NEIGHBOURINGS,
                    help="must match the schema's neighbouring notion (default: the schema's)")
     b.add_argument("--noise", choices=NOISES, default=GAUSSIAN)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from svtgui.core.mechanisms.base import MechanismInfo, Param
@@ -42,7 +43,8 @@ def refusal(entry: MechanismInfo, params: dict[str, Any], error: ValueError, pro
         low, high = _shown(usable[0], up=True), _shown(usable[1], up=False)
         if float(low) > float(high):  # a sliver narrower than the digits shown ([1.01e+300, 1e+300]):
             continue  # no value anyone would type, so no advice (the other parameters' ranges remain)
-        parts.append((p.name, f"{p.name} must be in [{low}, {high}] with the other settings (got {value:g})"))
+        parts.append((p.name, f"{p.name} must be in [{low}, {high}] with the other settings "
+                              f"(got {_typed(value)})"))
     if not parts:
         return ParamError("epsilon", f"{entry.id}: {error}; no single change of "
                                      f"{', '.join(n for n in RANGED if entry_has(entry, n))} makes it usable")
@@ -96,6 +98,15 @@ def _edge(bad: float, good: float, ok: Callable[[float], bool], integer: bool) -
         else:
             bad = mid
     return good
+
+
+def _typed(value: float) -> str:
+    """The value as typed, short: ``1e+308``, and ``1.00e+400`` for an integer beyond any double
+    (``f"{10**400:g}"`` is an OverflowError: a typed --cutoff of 401 digits ended in exit 70)."""
+    try:
+        return f"{value:g}"
+    except OverflowError:
+        return f"{Decimal(value):.3g}"
 
 
 def _shown(x: float, *, up: bool) -> str:
