@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import os
 
+from svtgui.app.outputs import Inputs
 from svtgui.core.wording import count
 from svtgui.ledger import ENV_VAR, Ledger, is_server
 
 
-def problem(location: str, server: bool) -> str | None:
-    """What is wrong with a location typed in Preferences (one line), or None."""
+def problem(location: str, server: bool, reads: Inputs | None = None) -> str | None:
+    """What is wrong with a location typed in Preferences (one line), or None. ``reads``: the files
+    the window reads (its data, sidecar, session), none of which may become the ledger: a ledger
+    there is written over the file (the data's absent sidecar became a SQLite file, the next load's
+    "schema"), as ``--ledger`` refuses (:func:`svtgui.cli.inputs.guard_ledger`)."""
     text = location.strip()
     if server and not is_server(text):
         return "a server ledger is a postgresql://user@host/database URL"
     if not server and is_server(text):
         return "a postgresql:// URL is a server ledger: choose “A server” for it"
+    what = reads.conflict(text) if reads is not None and text and not server else None
+    if what is not None:
+        return f"{text} is {what}, not a ledger: the ledger is written, which would destroy it"
     return None
 
 

@@ -505,12 +505,13 @@ class MainWindow(QMainWindow):
             self.show_page("queries")
             self.queries.import_json(path)
 
-    def input_files(self, session: bool = True) -> Inputs:
-        """The files the window's set-up reads — the dataset and its schema sidecar, the ledger and,
-        with ``session``, the open session file — which no save dialog may write over
-        (:mod:`svtgui.app.outputs`). Saving a session over itself is what Save does: ``session=False``."""
+    def input_files(self, session: bool = True, ledger: bool = True) -> Inputs:
+        """The files the window's set-up reads — the dataset and its schema sidecar, (with ``ledger``)
+        the ledger and, with ``session``, the open session file — which no save dialog may write over
+        (:mod:`svtgui.app.outputs`). Saving a session over itself is what Save does: ``session=False``;
+        choosing the ledger in Preferences checks the others: ``ledger=False``."""
         return (Inputs().add_dataset(getattr(self.ds, "path", None))
-                .add_ledger(self.run_model.budget.ledger_path)
+                .add_ledger(self.run_model.budget.ledger_path if ledger else None)
                 .add(self.sessions.session_path if session else None, "the open session file"))
 
     def export_queries(self) -> None:
@@ -535,7 +536,8 @@ class MainWindow(QMainWindow):
     def show_preferences(self) -> PreferencesDialog:
         """Tools ▸ Preferences…: the ledger's place; OK reopens the window's ledger there."""
         current = str(self.run_model.budget.ledger_path)
-        dlg = PreferencesDialog(self.settings, current, self._ledger_moved, self)
+        dlg = PreferencesDialog(self.settings, current, self._ledger_moved, self,
+                                reads=self.input_files(ledger=False))  # none of them may become the ledger
         dlg.show()
         return dlg
 

@@ -69,3 +69,21 @@ def test_a_saved_choice_applies_at_start_unless_the_environment_names_a_ledger(m
 def _restore_ledger_env(monkeypatch):
     """OK sets $SVTGUI_LEDGER for the process; monkeypatch puts the test's value back afterwards."""
     monkeypatch.setenv(ENV_VAR, os.environ[ENV_VAR])
+
+
+def test_the_ledger_is_never_chosen_over_a_file_the_window_reads(qtbot, window, tmp_path):
+    # the absent sidecar's name became a SQLite ledger, which the next load read as the data's "schema"
+    data = tmp_path / "toy.csv"
+    data.write_text("x\n" + "".join(f"{i}\n" for i in range(50)))
+    window.open_path(data)
+    qtbot.waitUntil(lambda: window.ds is not None, timeout=30_000)
+    used = window.run_model.budget.ledger_path
+    dlg = window.show_preferences()
+    for chosen, said in ((data, "is the dataset"), (tmp_path / "toy.schema.json", "schema sidecar")):
+        dlg.path.setText(str(chosen))
+        qtbot.mouseClick(dlg.buttons.button(dlg.buttons.StandardButton.Ok), LEFT)
+        assert said in dlg.error.text() and dlg.isVisible(), dlg.error.text()
+        qtbot.mouseClick(dlg.test, LEFT)  # the test would create the ledger there: refused too
+        assert said in dlg.error.text() and dlg.result.text() == ""
+    assert not (tmp_path / "toy.schema.json").exists() and data.read_text().startswith("x\n0\n")
+    assert window.settings.ledger_location == "" and window.run_model.budget.ledger_path == used

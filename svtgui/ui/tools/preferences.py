@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from svtgui.app import ledger_choice
+from svtgui.app.outputs import Inputs
 from svtgui.ledger import default_path, is_server
 from svtgui.ui.common.background import Background
 from svtgui.ui.common.settings import Settings
@@ -39,12 +40,13 @@ class PreferencesDialog(QDialog):
     """Preferences → Ledger: this computer (a file) or a server (a URL), with a connection test."""
 
     def __init__(self, settings: Settings, current: str, applied: Callable[[str], None],
-                 parent: QWidget | None = None) -> None:
-        """``current``: the location in use now; ``applied(location)`` is called after OK."""
+                 parent: QWidget | None = None, reads: Inputs | None = None) -> None:
+        """``current``: the location in use now; ``applied(location)`` is called after OK; ``reads``:
+        the files the window reads, none of which may be chosen as the ledger."""
         super().__init__(parent)
         named(self, "Preferences")
         self.setWindowTitle("Preferences — SVT Studio")
-        self.settings, self._applied = settings, applied
+        self.settings, self._applied, self._reads = settings, applied, reads
         self.local = named(QRadioButton("This computer"), "Ledger on this computer",
                            "One ledger file for you alone (the default)")
         self.server = named(QRadioButton("A server (PostgreSQL, shared by a team)"), "Ledger on a server",
@@ -114,7 +116,7 @@ class PreferencesDialog(QDialog):
             self.path.setText(path)
 
     def _problem(self) -> str | None:
-        wrong = ledger_choice.problem(self.location(), self.server.isChecked())
+        wrong = ledger_choice.problem(self.location(), self.server.isChecked(), self._reads)
         if self.server.isChecked() and not self.location():
             wrong = "type the server ledger's URL"
         self.error.show_error(wrong)
