@@ -521,7 +521,7 @@ def partition_sums(cells: bytes, columns: int) -> Callable[[Iterator[pa.RecordBa
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         sums = ColumnSums(columns, cells)
-        for batch in batches:
+        for batch in _gathered(batches, PARTITION_BATCH_ROWS):
             sums.update_arrow(batch)
         k = len(sums.sketch)
         zeros = np.zeros(k, np.uint64)
@@ -533,6 +533,25 @@ def partition_sums(cells: bytes, columns: int) -> Callable[[Iterator[pa.RecordBa
              *map(pa.array, signed)], names=["rows", "col", "s1", "s2", "lo", "hi"])
 
     return run
+
+
+PARTITION_BATCH_ROWS = 100_000
+"""Spark hands a partition over in Arrow batches of 10,000 rows; hashed in batches of this many, a
+batch's fixed costs (its few values hashed, its tables built) weigh a third less."""
+
+
+def _gathered(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """``batches`` joined into batches of at least ``rows`` rows (the last one may be shorter)."""
+    pending: list[pa.RecordBatch] = []
+    held = 0
+    for batch in batches:
+        pending.append(batch)
+        held += batch.num_rows
+        if held >= rows:
+            yield from pa.Table.from_batches(pending).combine_chunks().to_batches()
+            pending, held = [], 0
+    if pending:
+        yield from pa.Table.from_batches(pending).combine_chunks().to_batches()
 
 
 def merge_partitions(table: pa.Table, columns: int, cells: bytes) -> ColumnSums:

@@ -285,3 +285,22 @@ def test_the_sketch_holds_the_smallest_distinct_row_hashes(distinct):
     expected = np.unique(_mix(rows, keys.row))[:SKETCH_ROWS]
     assert sums.sketch.tolist() == expected.tolist()
     assert _state(sums) == _state(_cell_by_cell(table))
+
+
+def test_a_partition_of_many_small_batches_is_hashed_in_larger_ones(monkeypatch):
+    """Spark hands a partition over in small Arrow batches; joined before hashing, they give the
+    fingerprint of the whole (every row counted once, the last short batch too)."""
+    from svtgui.data import fingerprint
+
+    monkeypatch.setattr(fingerprint, "PARTITION_BATCH_ROWS", 5)
+    seen: list[int] = []
+    update = ColumnSums.update_arrow
+    monkeypatch.setattr(ColumnSums, "update_arrow", lambda self, b, *a: (seen.append(b.num_rows),
+                                                                          update(self, b, *a)))
+    rng = np.random.default_rng(3)
+    table = pa.table({"n": rng.integers(0, 9, 23), "t": rng.choice(["a", "b", None], 23)})
+    run = partition_sums(cell_key(KEY), 2)
+    part = next(run(iter(table.to_batches(max_chunksize=2))))
+    assert seen == [6, 6, 6, 5]
+    merged = merge_partitions(pa.Table.from_batches([part]), 2, cell_key(KEY))
+    assert RowsFingerprint.from_sums(KEY, merged) == RowsFingerprint.from_sums(KEY, _cell_by_cell(table))
