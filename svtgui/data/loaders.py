@@ -18,7 +18,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -119,6 +119,10 @@ def load_dataset(
     except OSError as e:
         raise DatasetError(f"cannot read the file: {e.strerror or e}", path=path) from None
     frame = clean_frame(loaded.frame, missing_markers(options.missing, options.standard_missing))
+    if loaded.format == "jsonl":  # a field of texts takes its type from all of them (CSV: while read)
+        from svtgui.data.inference import typed_frame
+
+        frame = typed_frame(frame, numbers=False)
     schema = _schema_for(path, frame, options)
     textio.report(progress, 1.0)
     return Dataset(path.stem, path, frame, schema, loaded.format,
@@ -265,11 +269,42 @@ def _check_records(path: Path, progress: ProgressState | None, encoding: str, de
 def _parse_delimited(
     path: Path, options: LoadOptions, progress: ProgressState | None, encoding: str, delimiter: str
 ) -> _Loaded:
+    from svtgui.data.frames import TypedChunks
+
+    typed = TypedChunks(missing_markers(options.missing, options.standard_missing))
+    fingerprint = _read_chunks(path, options, progress, encoding, delimiter, typed.add)
+    if not typed.rows:
+        raise DatasetError("the file has a header but no data rows", path=path, line=2)
+    mixed = typed.mixed()
+    if mixed:  # rare: whole numbers for a chunk or more, then texts; their texts as written, again
+        names = list(typed.parts)
+        for name in mixed:
+            _read_chunks(path, options, None, encoding, delimiter,
+                         lambda chunk, name=name: typed.add_texts(name, chunk), as_text=[names.index(name)])
+    frame = typed.frame()
+    if not options.header:
+        frame.columns = numbered_names(frame.shape[1])
+    else:
+        _check_header(_raw_header(path, encoding, delimiter), path)
+        # a name without the blanks around it, as checked above and as DuckDB and Spark name it
+        frame.columns = [str(name).strip() for name in frame.columns]
+    return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
+
+
+def _nearest_double(pandas_version: str) -> dict[str, str]:
+    """Numbers read as the nearest double, as DuckDB and Spark read them: pandas 3 does by default
+    (and deprecates the option), pandas 2's default parser can be one unit in the last place off."""
+    return {} if int(pandas_version.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
+def _read_chunks(path: Path, options: LoadOptions, progress: ProgressState | None, encoding: str,
+                 delimiter: str, take: Callable[[pd.DataFrame], None],
+                 as_text: list[int] | None = None) -> str:
+    """The cells of a delimited file (missing markers missing), a chunk at a time given to ``take``:
+    as pandas parses them, or ``as_text`` those columns only, every cell a text; returns the file's
+    plain SHA-256."""
     import pandas as pd
 
-    from svtgui.data.frames import combine_chunks, split_chunk
-
-    chunks: list[Chunk] = []
     with textio.open_stream(path, progress, encoding=encoding, delimiter=delimiter, span=(0.0, 0.95)) as raw:
         buffered = io.BufferedReader(raw, buffer_size=1 << 18)
         try:
@@ -279,6 +314,9 @@ def _parse_delimited(
                 encoding=encoding,
                 skipinitialspace=True,
                 header=0 if options.header else None,
+                dtype=None if as_text is None else str,
+                usecols=as_text,
+                **_nearest_double(pd.__version__),
                 na_values=list(options.missing),
                 keep_default_na=options.standard_missing,
                 chunksize=options.chunk_rows,
@@ -287,7 +325,7 @@ def _parse_delimited(
             )
             with reader:
                 for chunk in reader:
-                    chunks.append(split_chunk(chunk))
+                    take(chunk)
         except pd.errors.EmptyDataError:
             raise DatasetError("the file has no columns (it is empty or blank)", path=path) from None
         except pd.errors.ParserError as e:
@@ -297,17 +335,7 @@ def _parse_delimited(
         except UnicodeDecodeError as e:
             raise DatasetError(f"cannot be decoded as {encoding} ({e.reason})", path=path) from None
         raw.drain()
-        fingerprint = raw.fingerprint
-    if not sum(len(next(iter(c.values()), ())) for c in chunks):
-        raise DatasetError("the file has a header but no data rows", path=path, line=2)
-    frame = combine_chunks(chunks)
-    if not options.header:
-        frame.columns = numbered_names(frame.shape[1])
-    else:
-        _check_header(_raw_header(path, encoding, delimiter), path)
-        # a name without the blanks around it, as checked above and as DuckDB and Spark name it
-        frame.columns = [str(name).strip() for name in frame.columns]
-    return _Loaded(frame, fingerprint, "tsv" if delimiter == "\t" else "csv")
+        return raw.fingerprint
 
 
 def numbered_names(count: int) -> list[str]:
@@ -465,20 +493,8 @@ def _read_jsonl(path: Path, options: LoadOptions, progress: ProgressState | None
         lengths.append(len(records))
     if not any(chunk for chunk in chunks):
         raise _no_records(path, bool(chunks))
-    return _Loaded(_null_fields_as_numbers(combine_chunks(_same_fields(chunks, lengths))), lines.fingerprint,
-                   "jsonl")
-
-
-def _null_fields_as_numbers(frame: pd.DataFrame) -> pd.DataFrame:
-    """A field that is null (or absent) on every line has no type: missing numbers, as an empty CSV
-    column is and as DuckDB and Spark read it (a text column of no categories, before)."""
-    import pandas as pd
-
-    for name in frame.columns:
-        s = frame[name]
-        if isinstance(s.dtype, pd.CategoricalDtype) and not len(s.cat.categories):
-            frame[name] = pd.Series(float("nan"), index=frame.index, dtype="float64")
-    return frame
+    # a field null (or absent) on every line is typed as missing numbers by data.inference
+    return _Loaded(combine_chunks(_same_fields(chunks, lengths)), lines.fingerprint, "jsonl")
 
 
 def _same_fields(chunks: list[Chunk], lengths: list[int]) -> list[Chunk]:

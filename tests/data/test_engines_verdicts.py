@@ -23,17 +23,6 @@ from tests.data.bad_files import HEADERLESS, engine_corpus, write
 
 CORPUS = engine_corpus()
 DIVERGE: dict[str, str] = {
-    "leading-zeros.csv": "DuckDB's sniffer reads 007 as text, pandas as 7",
-    "plus-sign.csv": "DuckDB's sniffer reads +1 as text, pandas as 1",
-    "infinity.csv": "DuckDB's sniffer reads inf as text, pandas as a number",
-    "yes-no.csv": "DuckDB's sniffer reads yes/no as booleans, pandas as texts",
-    "slash-dates.csv": "DuckDB's sniffer reads 01/02/2020 as a date, pandas as text",
-    "hex.csv": "DuckDB's sniffer reads 0x10 as 16, pandas as text",
-    "times.csv": "DuckDB reads 10:00:00 as a TIME it refuses, pandas as text",
-    "empty-column.csv": "an empty column: text on DuckDB, numbers in memory",
-    "trailing-delimiter.csv": "rows one field longer than the header: refused in memory, DuckDB drops it",
-    "one-trailing-delimiter.csv": "one row with an extra empty field: refused in memory (ragged), DuckDB "
-                                  "accepts it even in strict mode (Spark refuses: it runs the loader's pass)",
     "big-number-among-texts.jsonl": "1e20 among texts: '1e+20' in memory, DuckDB writes every digit",
     "true-text-and-boolean.jsonl": "'true' and false: booleans in memory, texts on DuckDB",
     "true-false-texts.jsonl": "texts 'true'/'false': booleans in memory, texts on DuckDB",
@@ -122,9 +111,24 @@ def test_issue_22_cases_have_the_verdicts_the_issue_asks_for(tmp_path: Path) -> 
                        ("null-item.jsonl", "list item null"),
                        ("case-repeat.jsonl", "line 2: fields 'a' and 'A' differ in case only"),
                        ("repeated-key.jsonl", "line 1: field 'a' appears twice"),
-                       ("case-repeat.csv", "repeats a column name")):
+                       ("case-repeat.csv", "repeats a column name"),
+                       ("one-trailing-delimiter.csv", "line 3: ragged row: 3 fields where the header has 2"),
+                       ("two-trailing-delimiters.csv", "line 3: ragged row: 4 fields")):
         outcome = verdict(write(tmp_path, name, cases[name]()), "duckdb")
         assert outcome[0] == "refused" and said in outcome[1], outcome
+
+
+def test_csv_columns_are_typed_by_the_rules_on_duckdb(tmp_path: Path) -> None:
+    """The memory loader's rules (``data.inference``), not DuckDB's sniffer: pinned on DuckDB."""
+    cases = dict(CORPUS)
+    for name, kind, cell in (("leading-zeros.csv", "numeric", 7.0), ("yes-no.csv", "categorical", "yes"),
+                             ("hex.csv", "categorical", "0x10"), ("times.csv", "categorical", "10:00:00"),
+                             ("slash-dates.csv", "categorical", "01/02/2020"),
+                             ("boolean-cases.csv", "boolean", True), ("empty-column.csv", "numeric", 1.0),
+                             ("iso-datetimes.csv", "datetime", "2020-01-02T10:00:00"),
+                             ("zeros-then-late-text.csv", "categorical", "007")):
+        _, kinds, rows, _ = verdict(write(tmp_path, name, cases[name]()), "duckdb")
+        assert kinds[0][1] == kind and cell in {row[0] for row in rows}, (name, kinds, rows[:3])
 
 
 def test_spark_keeps_the_jvms_output_off_the_terminal(tmp_path: Path) -> None:

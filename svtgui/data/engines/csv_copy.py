@@ -5,15 +5,18 @@ Why (issue 25 §3): the memory loader's Python check of every record ran at 2.1�
 fingerprint and evaluation took 80 s against 18 s for a hand-written ``read_csv`` and GROUP BYs.
 
 How: DuckDB reads the file once, with the dialect the memory loader would use (its delimiter and
-encoding, RFC 4180 quotes, its header or its names for a file without one, no skipped lines, strict
-mode, the missing markers as NULL), and writes it as Parquet into the private working folder
-(``engines.scratch``: ``0700``, removed on close, at exit, and at the next start after a crash);
-every later pass (fingerprint, plans) reads that copy. DuckDB refuses ragged rows, broken quoting
-and bytes that are not UTF-8 itself; when it refuses, the memory loader's own check runs once over
-the file so the refusal is the loader's line (a ragged row with its line and field counts, text
-after a closing quote, …) on every engine. A column type DuckDB guessed from the first rows and a
-later row breaks is guessed again from the whole file (the memory loader reads such a column as text
-too); a legacy encoding found late is read through a UTF-8 copy, as the loader falls back to
+encoding, RFC 4180 quotes, its header or its names for a file without one, the empty lines before
+the header skipped, strict mode, the missing markers as NULL), every cell as text cleaned by
+``cells``' rule, and writes it as Parquet into the private working folder (``engines.scratch``:
+``0700``, removed on close, at exit, and at the next start after a crash). One aggregate pass over
+that copy types every column by :mod:`svtgui.data.inference` (the memory loader's rules: DuckDB's
+sniffer read ``007`` as text and ``yes`` as a boolean), and one more writes the typed copy every
+later pass (fingerprint, plans) reads. DuckDB refuses ragged rows, broken quoting and bytes that are
+not UTF-8 itself; when it refuses, the memory loader's own check runs once over the file so the
+refusal is the loader's line (a ragged row with its line and field counts, text after a closing
+quote, …) on every engine. DuckDB accepts a row longer than the header by empty fields (``2,y,``),
+even in strict mode, so a file in which a delimiter ends a line is counted by the loader's check
+too. A legacy encoding found late is read through a UTF-8 copy, as the loader falls back to
 Windows-1252.
 """
 
@@ -25,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.core.progress import ProgressState
-from svtgui.data import textio
+from svtgui.data import inference, textio
 from svtgui.data.engines import scratch
-from svtgui.data.engines.base import DUCKDB, EngineError
+from svtgui.data.engines.base import DUCKDB, EngineError, text_cell
 from svtgui.data.errors import DatasetError
 from svtgui.data.loaders import (
     UTF8,
@@ -46,67 +49,134 @@ with it, 0.34 GB for 10^7 rows, at the same speed (it streams row groups to the 
 
 @dataclass(frozen=True)
 class ColumnarCopy:
-    """The private Parquet copy of a delimited file, the delimiter it was read with, its rows."""
+    """The private Parquet copy of a delimited file, the delimiter it was read with, its rows, and
+    each column's name and DuckDB type (as :mod:`svtgui.data.inference` typed it)."""
 
     parquet: Path
     delimiter: str
     rows: int
+    types: list[tuple[str, str]]
 
 
-def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, whole_file: bool = False,
-                 header: bool = True) -> str:
+def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, header: bool = True) -> str:
     """DuckDB's ``read_csv`` of ``source`` (UTF-8) with the memory loader's dialect (see the module
-    docstring); without a ``header``, its columns get the memory loader's names."""
+    docstring), every cell a text; without a ``header``, its columns get the memory loader's names."""
     nulls = ", ".join(DUCKDB.literal(m) for m in sorted(markers))
-    sample = ", sample_size = -1" if whole_file else ""
     names = "" if header else \
         f", names = [{', '.join(DUCKDB.literal(n) for n in headless_names(source, 'utf-8', delimiter))}]"
     return (f"read_csv({DUCKDB.literal(str(source))}, header = {str(header).lower()}, "
-            f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', skip = 0, "
-            f"strict_mode = true, nullstr = [{nulls}]{sample}{names})")
+            f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', "
+            f"skip = {_blank_lines(source)}, strict_mode = true, all_varchar = true, "
+            f"nullstr = [{nulls}]{names})")
+
+
+def _blank_lines(source: Path) -> int:
+    """The empty lines before the first record, which pandas skips (DuckDB took one for the header)."""
+    lines = textio.read_sample(source).decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    return next((i for i, line in enumerate(lines) if line), len(lines))
 
 
 def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
                   progress: ProgressState | None = None) -> ColumnarCopy:
     """Validate ``path`` and write its private columnar copy (raises the loader's ``DatasetError``)."""
     encoding, delimiter = delimited_dialect(path, options)
-    whole_file = False
-    for _ in range(3):  # at most: a late legacy byte, then a type guessed from the first rows
+    for _ in range(2):  # at most: a late legacy byte found by the loader's check
         text = None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
         try:
-            parquet, rows = _copy(read_csv_sql(text or path, delimiter, markers, whole_file=whole_file,
-                                               header=options.header), progress)
+            reader = read_csv_sql(text or path, delimiter, markers, header=options.header)
+            texts, rows = _copy(_cleaned(reader, markers), progress, (0.0, 0.6))
+            longer = _ends_a_line(text or path, delimiter)
         except _Refused as refused:
             _, found = check_delimited(path, options, progress)  # the loader's words, when it refuses too
-            if found != encoding:
-                encoding = found
-            elif refused.conversion and not whole_file:
-                whole_file = True
-            else:
+            if found == encoding:
                 raise EngineError(f"DuckDB cannot read this file: {refused.line}", path=path) from None
+            encoding = found
             continue
         finally:
             scratch.remove(text)
-        check_header(path, options, encoding, delimiter)
-        if rows == 0:  # a run on no rows would be charged for nothing
-            scratch.remove(parquet)
-            raise DatasetError("the file has a header but no data rows", path=path, line=2)
-        return ColumnarCopy(parquet, delimiter, rows)
+        try:
+            if longer:  # DuckDB drops empty fields past the header's: the loader counts every record's
+                check_delimited(path, options, progress)
+            check_header(path, options, encoding, delimiter)
+            if rows == 0:  # a run on no rows would be charged for nothing
+                raise DatasetError("the file has a header but no data rows", path=path, line=2)
+            return _typed(texts, delimiter, rows, progress)
+        finally:
+            scratch.remove(texts)
     raise EngineError("DuckDB cannot read this file", path=path)
 
 
-class _Refused(Exception):
-    def __init__(self, line: str, conversion: bool) -> None:
-        super().__init__(line)
-        self.line, self.conversion = line, conversion
+def _ends_a_line(path: Path, delimiter: str) -> bool:
+    """Whether a delimiter ends a line of ``path`` (an empty last field, or a ragged row DuckDB would
+    accept): a byte search, so only such files pay for the loader's count of every record's fields."""
+    import mmap
+
+    with textio.open_regular(path) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        end = delimiter.encode()
+        return any(data.find(end + tail) >= 0 for tail in (b"\n", b"\r")) or data[-1:] == end
 
 
-def _copy(reader: str, progress: ProgressState | None) -> tuple[Path, int]:
-    """``COPY (SELECT * FROM reader) TO`` a fresh Parquet file, on a thread, with progress and
-    Cancel (DuckDB is interrupted); returns the file and its rows."""
+def _cleaned(reader: str, markers: frozenset[str]) -> str:
+    """Every column of ``reader`` (texts) cleaned by ``cells``' rule: stripped, markers missing."""
     import duckdb
 
+    con = duckdb.connect(":memory:")
+    try:
+        names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()]
+    except duckdb.Error as e:
+        raise _Refused(" ".join(str(e).split())[:300]) from None
+    finally:
+        con.close()
+    cells = ", ".join(f"{text_cell(DUCKDB, n, markers)} AS {DUCKDB.ident(n)}" for n in names)
+    return f"SELECT {cells} FROM {reader}"
+
+
+def _typed(texts: Path, delimiter: str, rows: int, progress: ProgressState | None) -> ColumnarCopy:
+    """The copy of ``texts`` (every column cleaned text) with each column typed by
+    :mod:`svtgui.data.inference`: one pass decides every column's kind, one writes the typed copy."""
+    import duckdb
+
+    source = f"read_parquet({DUCKDB.literal(str(texts))})"
+    con = duckdb.connect(":memory:")
+    try:
+        names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+    finally:
+        con.close()
+    checks = [check for n in names for check in inference.kind_checks(DUCKDB.ident(n), numbers=True)]
+    found = _interruptible(f"SELECT {', '.join(checks)} FROM {source}", progress, (0.6, 0.7))[0]
+    kinds = [inference.kind_from_checks(found[2 * i:2 * i + 2]) for i in range(len(names))]
+    select = ", ".join(f"{inference.cast_sql(DUCKDB.ident(n), k)} AS {DUCKDB.ident(n)}"
+                       for n, k in zip(names, kinds, strict=True))
+    parquet, _ = _copy(f"SELECT {select} FROM {source}", progress, (0.7, 0.9))
+    return ColumnarCopy(parquet, delimiter, rows,
+                        [(n, inference.SQL_TYPES[k]) for n, k in zip(names, kinds, strict=True)])
+
+
+class _Refused(Exception):
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _copy(select: str, progress: ProgressState | None, span: tuple[float, float]) -> tuple[Path, int]:
+    """``COPY (select) TO`` a fresh Parquet file (see :func:`_interruptible`); returns the file and
+    its rows."""
     parquet = scratch.new_path(".parquet")
+    try:
+        done = _interruptible(f"COPY ({select}) TO {DUCKDB.literal(str(parquet))} "
+                              "(FORMAT parquet, ROW_GROUP_SIZE 1000000)", progress, span)
+    except BaseException:
+        scratch.remove(parquet)
+        raise
+    return parquet, int(done[0][0])
+
+
+def _interruptible(statement: str, progress: ProgressState | None,
+                   span: tuple[float, float]) -> list[tuple]:
+    """The rows of ``statement``, run on a thread with progress (in ``span``) and Cancel (DuckDB is
+    interrupted); DuckDB's refusal is a :class:`_Refused`."""
+    import duckdb
+
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = true")  # what query_progress() reads
     con.execute("SET enable_progress_bar_print = false")
@@ -117,8 +187,7 @@ def _copy(reader: str, progress: ProgressState | None) -> tuple[Path, int]:
 
     def run() -> None:
         try:
-            outcome.append(con.execute(f"COPY (SELECT * FROM {reader}) TO {DUCKDB.literal(str(parquet))} "
-                                       "(FORMAT parquet, ROW_GROUP_SIZE 1000000)").fetchall())
+            outcome.append(con.execute(statement).fetchall())
         except BaseException as e:  # re-raised below, in the caller's thread
             outcome.append(e)
 
@@ -128,19 +197,16 @@ def _copy(reader: str, progress: ProgressState | None) -> tuple[Path, int]:
         while worker.is_alive():
             worker.join(POLL_SECONDS)
             done = con.query_progress()
-            textio.report(progress, max(done, 0.0) / 100 * 0.9)
-    except BaseException:  # a cancel (LoadCancelled) or Ctrl-C: stop DuckDB, leave nothing behind
+            textio.report(progress, span[0] + max(done, 0.0) / 100 * (span[1] - span[0]))
+    except BaseException:  # a cancel (LoadCancelled) or Ctrl-C: stop DuckDB
         con.interrupt()
         worker.join()
         con.close()
-        scratch.remove(parquet)
         raise
     con.close()
     result = outcome[0]
+    if isinstance(result, duckdb.Error):
+        raise _Refused(" ".join(str(result).split())[:300]) from None
     if isinstance(result, BaseException):
-        scratch.remove(parquet)
-        if isinstance(result, duckdb.Error):
-            text = " ".join(str(result).split())
-            raise _Refused(text[:300], isinstance(result, duckdb.ConversionException)) from None
         raise result
-    return parquet, int(result[0][0])
+    return result

@@ -32,7 +32,6 @@ from svtgui.data.engines.base import (
     sums_in_threads,
     text_cell,
 )
-from svtgui.data.engines.csv_copy import read_csv_sql
 from svtgui.data.fingerprint import ColumnSums
 
 if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
@@ -107,11 +106,8 @@ class DuckDBTable(TableEngine):
         p = DUCKDB.literal(str(self.copy or self.path))
         if self.fmt == "parquet":
             return f"read_parquet({p})"
-        if self.fmt == "jsonl":  # types from every line (as the memory loader's), not the first 20,480
-            return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
-        # delimited text is read here only to tell Spark its columns' types: from the whole file
-        return read_csv_sql(self.copy or self.path, self.delimiter or ("\t" if self.fmt == "tsv" else ","),
-                            self.markers, whole_file=True, header=self.header)
+        # JSON lines: types from every line (as the memory loader's), not the first 20,480
+        return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
 
     def _connection(self) -> Any:
         if self._con is None:

@@ -9,7 +9,7 @@ comes with its reason, in words the Dataset page shows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from svtgui.core.progress import ProgressState
@@ -171,10 +171,18 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
         if path is not None:  # the memory loader's refusals first: every engine gives the same verdict
             checked, copy = _check_file(path, fmt, options, progress)
             delimiter = checked or delimiter
-        if path is not None and fmt in ("csv", "tsv", "jsonl"):
-            # Spark reads text with the columns and types DuckDB's sniffer gives the same file (its
-            # own inference orders JSON fields by name and reads an all-null field as text), so
-            # both engines (and their fingerprints) see the same values
+        if path is not None and fmt in ("csv", "tsv"):
+            # Spark reads every cell as text and casts each column to the type DuckDB's validating
+            # pass gives it (data.inference's rules), so every engine (and fingerprint) sees the same values
+            from svtgui.data.engines.csv_copy import columnar_copy
+
+            typed = columnar_copy(copy or path, replace(options, encoding=None) if copy else options, markers,
+                                  progress)
+            scratch.remove(typed.parquet)
+            text_types = typed.types
+        elif path is not None and fmt == "jsonl":
+            # Spark reads JSON lines with the columns and types DuckDB gives the same file (its own
+            # inference orders fields by name and reads an all-null field as text)
             from svtgui.data.engines.duckdb_engine import DuckDBTable
 
             sniffer = DuckDBTable(path, fmt, delimiter=delimiter, markers=markers, threads=1, copy=copy,
