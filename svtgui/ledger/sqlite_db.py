@@ -58,6 +58,10 @@ class SqliteDb:
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            # a regular file where the path needs a folder: "File exists" named the wrong problem
+            blocker = next((q for q in (p.parent, *p.parent.parents) if q.exists() and not q.is_dir()), None)
+            if blocker is not None:
+                raise LedgerError(f"cannot create ledger {p}: {blocker} is a file, not a folder") from None
             raise LedgerError(f"cannot create the ledger directory {p.parent}: {exc.strerror}") from None
         if not p.exists() and not os.access(p.parent, os.W_OK):
             raise LedgerError(f"cannot create ledger {p}: directory {p.parent} is read-only")

@@ -599,3 +599,15 @@ def test_an_auto_mean_split_that_starves_a_step_names_the_step_and_the_split(kno
     argv = ["recipe", "auto-mean", "--data", str(known["data"]), "--schema", str(known["schema"]),
             "--column", "x", "--epsilon", "1", "--ledger", str(known["ledger"]), "--split", split]
     _refused(argv, capsys, part, "split", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("command", ["ledger", "queries generate"])
+def test_a_ledger_or_query_list_path_under_a_regular_file_names_that_file(command, tmp_path, capsys):
+    # "cannot create the ledger directory notes.txt: File exists", "--out notes.txt/q.json: Not a directory"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a curator's notes\n")
+    argv = (["ledger", "--ledger", f"{notes}/ledger.sqlite"] if command == "ledger" else
+            ["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "5",
+             "--width", "1", "--out", f"{notes}/q.json"])
+    _refused(argv, capsys, f"{notes} is a file, not a")
+    assert notes.read_text() == "a curator's notes\n"

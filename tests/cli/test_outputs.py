@@ -262,3 +262,33 @@ def test_a_name_in_another_case_is_the_same_file_where_the_folder_ignores_case(t
     inputs = Inputs().add_dataset(plain / "toy.csv")
     assert inputs.conflict(plain / "Toy.schema.json") is None
     assert inputs.conflict(plain / "toy.schema.json") == "the dataset's schema sidecar"
+
+
+def test_a_query_list_that_cannot_be_written_whole_leaves_the_old_one(tmp_path):
+    # --out was opened with O_TRUNC and written in place: a full disk (here: a file-size limit) or a
+    # signal in the middle left half a list where the old one was
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600, 600))
+
+    out = tmp_path / "ages.json"
+    out.write_text('{"previous": "list"}\n')
+    argv = [sys.executable, "-m", "svtgui.cli", "queries", "generate", "range-sweep", "--column", "age",
+            "--start", "17", "--stop", "90", "--width", "5", "--out", str(out)]  # about 1,200 bytes
+    done = subprocess.run(argv, capture_output=True, text=True, preexec_fn=small_files, timeout=120,
+                          env={**os.environ, "SVTGUI_LEDGER": str(tmp_path / "ledger.sqlite")})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--out" in done.stderr, done.stderr
+    assert out.read_text() == '{"previous": "list"}\n' and sorted(tmp_path.iterdir()) == [out]
+    assert main(argv[3:]) == 0 and json.loads(out.read_text())["queries"]  # without the limit: written
+    assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()  # as a plain open() would create it
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

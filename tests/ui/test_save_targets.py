@@ -68,3 +68,24 @@ def test_a_release_file_over_the_open_session_is_a_problem_of_the_plan(opened, t
     win.workspace.set_entries({"universe": ["sex"], "release_out": str(tmp_path / "release.npz")})
     problem = win.workspace.plan.by_field().get("release_out", "")
     assert "the open session file" in problem
+
+
+def test_an_export_that_fails_midway_leaves_the_previous_list(opened, tmp_path, monkeypatch):
+    # Export queries wrote in place: a full disk in the middle left half a list over the previous one
+    from pathlib import Path
+
+    win, _ = opened
+    previous = tmp_path / "ages.json"
+    previous.write_text('{"previous": "list"}')
+    real = Path.write_text
+
+    def disk_full(self, text, *args, **kwargs):
+        real(self, text[: len(text) // 2], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    assert not win.queries.export_json(previous)
+    assert "No space left" in win.queries.error.text()
+    monkeypatch.undo()
+    assert previous.read_text() == '{"previous": "list"}'
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no half-written copy left

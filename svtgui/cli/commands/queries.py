@@ -13,6 +13,7 @@ import argparse
 import errno
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -198,15 +199,34 @@ def generate(args: argparse.Namespace) -> int:
             if exc.errno == errno.ENXIO:
                 raise CliError(f"--out {out}: a named pipe (FIFO) that nobody reads; writing to it would "
                                "wait forever (start its reader first, or write to a file)") from None
-            raise CliError(f"--out {out}: {exc.strerror}") from None
+            from svtgui.app.outputs import folder_problem
+
+            raise CliError(f"--out {out}: {folder_problem(out) or exc.strerror}") from None
         print(f"{len(queries)} queries written to {out}", file=sys.stderr)
     return 0
 
 
 def _write_out(out: Path, text: str) -> None:
-    """Write ``text`` to ``out`` without blocking on a FIFO that has no reader (a non-blocking open
-    fails with ENXIO there instead of waiting forever); a pipe with a reader (``--out >(jq …)``)
-    is written as usual."""
+    """Write ``text`` to ``out``: a file is replaced whole (written beside it, then renamed: a signal
+    or a full disk in the middle left half a list, or an empty file where the old one was); a pipe
+    is written in place, without blocking on a FIFO that has no reader (a non-blocking open fails
+    with ENXIO there instead of waiting forever), and as usual when it has one (``--out >(jq …)``)."""
+    try:
+        regular = stat.S_ISREG(os.stat(out).st_mode)
+    except FileNotFoundError:
+        regular = True  # a new file
+    if regular:
+        from svtgui.app.reports import write_atomically
+
+        umask = os.umask(0o022)  # read back: the list gets the mode a plain open() would give it
+        os.umask(umask)
+
+        def write(tmp: Path) -> None:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.chmod(0o666 & ~umask)
+
+        write_atomically(out, write)
+        return
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
     os.set_blocking(fd, True)
     with open(fd, "w", encoding="utf-8") as f:

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from svtgui.app.numbers import exact
 from svtgui.app.outputs import OutputConflict
 from svtgui.app.query_queue import INSERTED, QueryQueue, QueueChange
+from svtgui.app.reports import write_atomically
 from svtgui.app.workspace import DATASET, QUERIES, Workspace
 from svtgui.core.wording import count
 from svtgui.data.queries import queries_to_json, read_queries
@@ -332,7 +333,7 @@ class QueriesPage(QWidget):
                 self.workspace.input_files().guard(target)
             for target, queries in groups:
                 doc = queries_to_json(queries, self.workspace.queries_from_data)
-                target.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+                _write_whole(target, json.dumps(doc, indent=1, ensure_ascii=False))
         except OutputConflict as exc:
             self.error.show_error(f"{exc}; the queue is unchanged")
             return False
@@ -395,10 +396,8 @@ class QueriesPage(QWidget):
     def export_json(self, path: str | Path) -> bool:
         try:
             self.workspace.input_files().guard(path)  # never over the data, the ledger or the session
-            Path(path).write_text(
-                json.dumps(queries_to_json(self.queries, self.workspace.queries_from_data), indent=1,
-                           ensure_ascii=False), encoding="utf-8"
-            )
+            doc = queries_to_json(self.queries, self.workspace.queries_from_data)
+            _write_whole(Path(path), json.dumps(doc, indent=1, ensure_ascii=False))
         except OutputConflict as exc:
             self.error.show_error(str(exc))
             return False
@@ -424,3 +423,9 @@ class QueriesPage(QWidget):
         self.split.setVisible(mixed)
         self.error.show_error(facts.problem.message if facts.problem is not None else None)
         self.changed.emit()
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Replace ``path`` whole or not at all: written in place, a full disk left half a list where the
+    curator's previous one was."""
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
