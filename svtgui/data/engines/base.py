@@ -58,6 +58,7 @@ class Dialect:
     round_even: str  # {x}: x rounded to an integer, ties to even (exact_sums' rint)
     exact_int: str  # the type an exact integer sum is taken in
     strip: str  # {x}: the text without surrounding blanks (cells.BLANKS: spaces and tabs)
+    is_marker: str  # {x}, {marks}: the text is one of the literal missing markers
 
     def ident(self, name: str) -> str:
         q = self.quote_char
@@ -86,11 +87,14 @@ class Dialect:
 
 
 DUCKDB = Dialect("duckdb", '"', False, "unnest(list_distinct({c}))", "list_has_all({c}, {items})",
-                 "round_even({x}, 0)", "HUGEINT", "trim({x}, ' \t')")
+                 "round_even({x}, 0)", "HUGEINT", "trim({x}, ' \t')",
+                 # not `IN (…)`: DuckDB plans a long IN list as a join, which it never prunes, so every
+                 # query through the view read and trimmed every text column (3x a GROUP BY of a number)
+                 "array_position([{marks}], {x}) IS NOT NULL")
 SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_except({items}, {c})) = 0",
                 # doubles of 2^52 and more are integers already (and Spark's bround goes through decimal text)
                 "CASE WHEN abs({x}) >= 4503599627370496 THEN {x} ELSE bround({x}, 0) END", "DECIMAL(38, 0)",
-                "trim(BOTH ' \t' FROM {x})")
+                "trim(BOTH ' \t' FROM {x})", "{x} IN ({marks})")
 
 
 def text_cell(dialect: Dialect, column: str, markers: frozenset[str], text: str | None = None) -> str:
@@ -98,7 +102,7 @@ def text_cell(dialect: Dialect, column: str, markers: frozenset[str], text: str 
     (``text``: an expression giving the column's text, when it is not the column itself)."""
     stripped = dialect.strip.format(x=text or dialect.ident(column))
     marks = ", ".join(dialect.literal(m) for m in sorted(markers))
-    return f"CASE WHEN {stripped} IN ({marks}) THEN NULL ELSE {stripped} END"
+    return f"CASE WHEN {dialect.is_marker.format(x=stripped, marks=marks)} THEN NULL ELSE {stripped} END"
 
 
 @dataclass(frozen=True)
