@@ -436,6 +436,7 @@ def test_a_full_disk_at_the_ledger_s_opening_is_named_not_the_rollback(tmp_path,
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(sqlite_db, "_schema_state", full)
+    (tmp_path / "l.sqlite").touch()  # an empty file is a new database: `ledger` refuses only a missing one
     line = _refused(["ledger", "--ledger", str(tmp_path / "l.sqlite")], capsys, "the disk is full")
     assert "rollback" not in line.split("(")[0]
 
@@ -601,13 +602,24 @@ def test_an_auto_mean_split_that_starves_a_step_names_the_step_and_the_split(kno
     _refused(argv, capsys, part, "split", ledger=known["ledger"])
 
 
-@pytest.mark.parametrize("command", ["ledger", "queries generate"])
-def test_a_ledger_or_query_list_path_under_a_regular_file_names_that_file(command, tmp_path, capsys):
+@pytest.mark.parametrize("command", ["run", "queries generate"])
+def test_a_ledger_or_query_list_path_under_a_regular_file_names_that_file(known, command, tmp_path, capsys):
     # "cannot create the ledger directory notes.txt: File exists", "--out notes.txt/q.json: Not a directory"
     notes = tmp_path / "notes.txt"
     notes.write_text("a curator's notes\n")
-    argv = (["ledger", "--ledger", f"{notes}/ledger.sqlite"] if command == "ledger" else
+    argv = ([*_run(known), "--ledger", f"{notes}/ledger.sqlite"] if command == "run" else
             ["queries", "generate", "range-sweep", "--column", "x", "--start", "0", "--stop", "5",
              "--width", "1", "--out", f"{notes}/q.json"])
     _refused(argv, capsys, f"{notes} is a file, not a")
     assert notes.read_text() == "a curator's notes\n"
+
+
+@pytest.mark.parametrize("argv", [["ledger"], ["report", "1", "--out", "r.html"],
+                                  ["release", "build", "1", "--out", "r.html"],
+                                  ["ledger", "set-name", "ds-", "x"]])
+def test_a_command_on_a_ledger_that_does_not_exist_says_so_and_creates_nothing(argv, tmp_path, capsys):
+    # a typo in --ledger created an empty ledger there and said "no run 1 in the ledger typo.sqlite"
+    typo = tmp_path / "folder" / "ledgr.sqlite"
+    _refused([*argv, "--ledger", str(typo)], capsys, f"no ledger at {typo}", "nothing was created")
+    assert not typo.parent.exists()
+

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from svtgui.cli.config import amount_option, integer_option
 from svtgui.cli.errors import CliError
 from svtgui.core.budget import fmt
-from svtgui.ledger import DatasetRecord, Ledger, LedgerError, RunRecord, is_server
+from svtgui.ledger import ENV_VAR, DatasetRecord, Ledger, LedgerError, RunRecord, default_location, is_server
 
 
 def add_ledger_option(p: argparse.ArgumentParser) -> None:
@@ -20,9 +21,21 @@ def add_ledger_option(p: argparse.ArgumentParser) -> None:
                         "(default: $SVTGUI_LEDGER, else a file in the per-user data directory)")
 
 
-def open_ledger(path: str | None) -> Ledger:
-    """Open the ledger, turning an unusable one into a one-line CLI error (exit code 2)."""
+def open_ledger(path: str | None, *, existing: bool = False) -> Ledger:
+    """Open the ledger, turning an unusable one into a one-line CLI error (exit code 2).
 
+    ``existing``: the command only reads or changes what a ledger holds (a report, a release, the
+    ledger actions), so a ledger file that does not exist is refused rather than created empty: a
+    typo in --ledger left a new empty ledger behind and said "no run 1 in the ledger". A missing file
+    that an anchor knows was deleted: opening it says so (the tamper check)."""
+    from svtgui.ledger import anchor
+
+    location = path or default_location()
+    file = None if is_server(location) else Path(location).expanduser()
+    deleted = file is not None and any(a.count for a in anchor.at_path(file.resolve()))
+    if existing and file is not None and not file.exists() and not deleted:
+        raise CliError(f"no ledger at {location} (nothing was created): check --ledger or "
+                       f"${ENV_VAR}; a run creates the ledger")
     try:
         return Ledger.open(path)
     except LedgerError as exc:
@@ -113,7 +126,7 @@ def find_dataset(led: Ledger, prefix: str) -> DatasetRecord:
 
 
 def raise_total(args: argparse.Namespace) -> int:
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=True) as led:
         d = find_dataset(led, args.dataset_id)
         new = led.raise_total(d.dataset_id, args.total_epsilon, args.total_delta, note=args.note)
         print(f"{new.name} ({new.dataset_id}): total ε {fmt(d.total_epsilon)} → "
@@ -122,7 +135,7 @@ def raise_total(args: argparse.Namespace) -> int:
 
 
 def set_name(args: argparse.Namespace) -> int:
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=True) as led:
         d = find_dataset(led, args.dataset_id)
         try:
             new = led.set_public_name(d.dataset_id, args.name)
@@ -137,7 +150,7 @@ def set_relation(args: argparse.Namespace) -> int:
 
     if (args.relation == "replace") != (args.n is not None):
         raise CliError("--n: replace-one needs the public number of rows n; add/remove-one has none")
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=True) as led:
         d = find_dataset(led, args.dataset_id)
         try:
             new = led.set_relation(d.dataset_id, args.relation, args.n, reason=args.reason)
@@ -171,7 +184,7 @@ def migrate(args: argparse.Namespace) -> int:
 
     if not is_server(args.to):
         raise CliError(f"--to: {args.to!r} is not a server ledger; give a postgresql://user@host/db URL")
-    with open_ledger(args.ledger) as source:
+    with open_ledger(args.ledger, existing=True) as source:
         try:
             with Ledger.open(args.to, key=source.content_key()) as target:
                 done = copy_ledger(source, target)
@@ -227,7 +240,7 @@ def _run_json(led: Ledger, r: RunRecord) -> dict[str, Any]:
 def show(args: argparse.Namespace) -> int:
     from svtgui.app.dataset_identity import relation_text
 
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=args.ledger is not None) as led:
         data = summary(led)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -60,7 +60,7 @@ def build(args: argparse.Namespace) -> int:
         jobs.append(("--plan-dir", args.plan_dir, export_plans,
                      f"plans written to {args.plan_dir}: sh {Path(args.plan_dir) / 'replay.sh'} DATA_FILE "
                      "replays them (and spends budget)"))
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=True) as led:
         try:
             checked_runs(led, args.run_ids)  # every run checked before any file is written
             if args.script is not None or args.plan_dir is not None:

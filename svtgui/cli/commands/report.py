@@ -71,6 +71,6 @@ def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str,
 def run(args: argparse.Namespace) -> int:
     outs = [Path(o) for o in args.out]
     check_report_paths(outs, "--out")
-    with open_ledger(args.ledger) as led:
+    with open_ledger(args.ledger, existing=True) as led:
         write_reports(led, args.run_id, outs, "--out")
     return 0
