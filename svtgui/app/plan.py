@@ -342,8 +342,10 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
         problems.append(Problem("dataset", f"the dataset has more than {MAX_ROWS:,} rows, the most SVT "
                                            "Studio answers for without a declared public n"))
     cost, cutoff = None, None
-    if not any(p.field in names or p.field in ("mechanism", *linear.RUN_PARAMS.get(mechanism_id, ()))
-               for p in problems):
+    # the cost needs the parameters and the universe, not the release file's path: a bad --out still
+    # lets an overspend be listed with it (sparse-project build named one of its two problems)
+    blocking = ("mechanism", *(k for k in linear.RUN_PARAMS.get(mechanism_id, ()) if k != "release_out"))
+    if not any(p.field in names or p.field in blocking for p in problems):
         try:
             mech = _throwaway(mechanism_id, params)
             cost, cutoff = mech.guarantee, getattr(mech, "cutoff", None)

@@ -623,3 +623,17 @@ def test_a_command_on_a_ledger_that_does_not_exist_says_so_and_creates_nothing(a
     _refused([*argv, "--ledger", str(typo)], capsys, f"no ledger at {typo}", "nothing was created")
     assert not typo.parent.exists()
 
+
+
+@pytest.mark.parametrize("command", ["sparse-project build", "run"])
+def test_a_release_path_under_a_file_is_listed_with_an_overspend(known, command, tmp_path, capsys):
+    # the path's problem (found where the universe is split off) hid the overspend: one problem of two
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a curator's notes\n")
+    argv = (["sparse-project", "build", "--columns", "colour", "--T", "64", "--out", f"{notes}/r.npz"]
+            if command != "run" else
+            ["run", "--mechanism", "sparse_project", "--universe", "colour", "--param", "projection_size=64",
+             "--release-out", f"{notes}/r.npz"])
+    _refused([*argv, "--data", str(known["data"]), "--schema", str(known["schema"]), "--epsilon", "50",
+              "--delta", "1e-9", "--ledger", str(known["ledger"])], capsys, "notes.txt is a file",
+             "does not fit", ledger=known["ledger"])
