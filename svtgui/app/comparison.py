@@ -20,10 +20,10 @@ min(c, k) queries.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from svtgui.app.params import Params
 from svtgui.app.preview_text import releases
-from svtgui.app.workspace import read_entry
+from svtgui.app.workspace import Workspace, read_entry
 from svtgui.core import mechanisms
 from svtgui.core.noise import ScaleProbe
 from svtgui.core.preview import TopCurve
@@ -57,7 +57,7 @@ def chance(p: float) -> str:
     return f"{plain(100 * p, 3)}%"
 
 
-def _params(mechanism_id: str, base: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def _params(mechanism_id: str, base: Params) -> tuple[Params, str]:
     """``base`` restricted to what ``mechanism_id`` takes, and a note on what it cannot take (δ)."""
     names = {p.name for p in mechanisms.info(mechanism_id).params}
     params = {k: v for k, v in base.items() if k in names and k in SHARED and v is not None}
@@ -67,7 +67,7 @@ def _params(mechanism_id: str, base: dict[str, Any]) -> tuple[dict[str, Any], st
     return params, note
 
 
-def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float | None) -> Row:
+def row(mechanism_id: str, base: Params, k: int, beta: float, x: float | None) -> Row:
     """The line of one mechanism (its problem in words when the parameters do not build it).
 
     No query queued yet (``k = 0``) is read as a single query, as the panel's header says: every
@@ -98,17 +98,17 @@ def row(mechanism_id: str, base: dict[str, Any], k: int, beta: float, x: float |
                f"at most {plain(min(cutoff, k * p), 3)}", note)
 
 
-def compare(base: dict[str, Any], k: int, beta: float, x: float | None) -> list[Row]:
+def compare(base: Params, k: int, beta: float, x: float | None) -> list[Row]:
     """Every compared mechanism with the shared parameters ``base`` (ε, δ, T, c, Δ, integer,
     monotonic), over ``k`` queued queries, at level β, for a hypothetical answer ``x`` (or None)."""
     return [row(m, base, k, beta, x) for m in COMPARED]
 
 
-def base_from(workspace: Any) -> dict[str, Any]:
+def base_from(workspace: Workspace) -> Params:
     """The shared parameters as the workspace holds them (typed entries read as each compared
     mechanism reads them; Δ, integer and monotonic from the queue, as a run derives them)."""
     facts = workspace.facts
-    base: dict[str, Any] = {"sensitivity": facts.sensitivity or 1.0,
+    base: Params = {"sensitivity": facts.sensitivity or 1.0,
                             "integer": bool(facts.count and facts.problem is None and facts.integer),
                             "monotonic": bool(facts.monotonic)}
     entries = workspace.entries

@@ -158,7 +158,12 @@ def identify(ledger: Ledger, ds: Dataset) -> Identity:
     return Identity(None, resemblance(ledger, ds.name, fp))
 
 
-def declared(schema: Schema) -> dict[str, Any]:
+#: What the curator declared about the rows, as stored with a charge and read back by reports: a JSON
+#: object (``Any``: the relation's name, per-column bounds, the domains read from the data allowed).
+Declarations = dict[str, Any]
+
+
+def declared(schema: Schema) -> Declarations:
     """What the curator declared about the rows that a run's sensitivity comes from, as its report
     states it: the neighbouring relation and each column's public bounds (never read from the data).
     Kept with every charge (``Ledger.start_run(declared=)``). Categorical levels are left out: the

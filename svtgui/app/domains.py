@@ -19,10 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from svtgui.app.dataset_identity import declared
+from svtgui.app.dataset_identity import Declarations, declared
 from svtgui.data import provenance
+from svtgui.data.queries import Query
+from svtgui.data.schema import Schema
+from svtgui.ledger import Ledger
+
+if TYPE_CHECKING:  # annotations only: the universe module imports pandas (svtgui-cli --help needs none)
+    from svtgui.data.universe import Universe
+
+#: What a gate request carries about domains read from the data (:func:`gate_extra`): their notes and
+#: whether the curator allowed them.
+GateExtra = dict[str, list[str] | bool]
 
 OVERRIDE_OPTION = "--allow-data-derived-domains"
 OVERRIDE_LABEL = "Allow domains read from the data (the release is NOT differentially private)"
@@ -46,8 +56,8 @@ class Domains:
 DECLARED = Domains()
 
 
-def release_notes(schema: Any, queries: Sequence[Any], brought: Iterable[str] = (),
-                  universe: Any = None, columns: Iterable[str] | None = None) -> tuple[str, ...]:
+def release_notes(schema: Schema | None, queries: Sequence[Query], brought: Iterable[str] = (),
+                  universe: Universe | None = None, columns: Iterable[str] | None = None) -> tuple[str, ...]:
     """Every domain read off the data that a release depends on: those ``brought`` by its query list
     (or recipe), the schema levels read from the data of a column a query reads, and the universe's
     axes whose levels were not declared (the universe's description is published whole).
@@ -99,18 +109,18 @@ def problem(notes: Sequence[str], allowed: bool) -> str | None:
     return refusal(notes) if notes and not allowed else None
 
 
-def gate_extra(notes: Sequence[str], allowed: bool) -> dict[str, Any]:
+def gate_extra(notes: Sequence[str], allowed: bool) -> GateExtra:
     """What a release's gate request carries for :func:`svtgui.app.gate.domains_declared_or_allowed`:
     the domains read from the data it depends on, and the curator's override."""
     return {LEDGER_KEY: list(notes), ALLOWED_KEY: bool(allowed)}
 
 
-def gate_problem(extra: dict[str, Any]) -> str | None:
+def gate_problem(extra: GateExtra) -> str | None:
     """The gate's refusal of a request whose ``extra`` (:func:`gate_extra`) was not allowed."""
     return problem(tuple(extra.get(LEDGER_KEY, ())), bool(extra.get(ALLOWED_KEY)))
 
 
-def ledger_declarations(schema: Any, notes: Sequence[str]) -> dict[str, Any]:
+def ledger_declarations(schema: Schema, notes: Sequence[str]) -> Declarations:
     """What is stored with the charge: the declarations a run's Δ comes from, plus the domains read
     from the data that the curator allowed (absent when there are none)."""
     out = declared(schema)
@@ -119,12 +129,12 @@ def ledger_declarations(schema: Any, notes: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def recorded(declarations: dict[str, Any] | None) -> tuple[str, ...]:
+def recorded(declarations: Declarations | None) -> tuple[str, ...]:
     """The domains read from the data stored with a run's charge (none for runs before 0.2)."""
     return tuple((declarations or {}).get(LEDGER_KEY, ()))
 
 
-def recorded_in(ledger: Any, run_ids: int | Iterable[int]) -> tuple[str, ...]:
+def recorded_in(ledger: Ledger, run_ids: int | Iterable[int]) -> tuple[str, ...]:
     """The domains read from the data stored with the charges of one run or several (a release)."""
     ids = (run_ids,) if isinstance(run_ids, int) else tuple(run_ids)
     return provenance.merge(*(recorded(ledger.declarations(i)) for i in ids))

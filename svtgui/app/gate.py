@@ -49,11 +49,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from svtgui.app import domains
 from svtgui.app.dataset_identity import identify, relation_mismatch
+from svtgui.app.params import Params
 from svtgui.app.public_data import is_public
+from svtgui.data.dataset import Dataset
+from svtgui.data.schema import Schema
 from svtgui.ledger import DatasetRecord, Ledger, RunRecord
 
 #: Set (to any non-empty value) while a demo runs against a throwaway ledger; inherited by the run
@@ -69,18 +71,18 @@ class Refused(ValueError):
 class Request:
     """What is about to be charged: the rows, the run's public parameters and its guarantee."""
 
-    dataset: Any
+    dataset: Dataset
     mechanism_id: str
-    params: dict[str, Any]
+    params: Params
     epsilon: str
     delta: str = "0"
     secure: bool = True
     noise_description: str = ""
     queries_planned: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # what later checks may need (e.g. provenance)
+    extra: domains.GateExtra = field(default_factory=dict)  # for later checks: domains read from the data
 
     @property
-    def schema(self) -> Any:
+    def schema(self) -> Schema:
         return self.dataset.schema
 
     @property

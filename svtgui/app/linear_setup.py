@@ -18,12 +18,18 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from svtgui.app.outputs import folder_problem
+from svtgui.app.params import Params
 from svtgui.core.linear import LinearQuery
 from svtgui.core.mechanisms.pmw import ROWS
 from svtgui.core.validation import ParamError
+
+if TYPE_CHECKING:  # annotations only: the functions below import the data layer where they use it
+    from svtgui.data.dataset import Dataset
+    from svtgui.data.queries import Query
+    from svtgui.data.universe import Universe
 
 PMW, SPARSE_PROJECT = "pmw", "sparse_project"
 LINEAR = (PMW, SPARSE_PROJECT)
@@ -43,18 +49,18 @@ class LinearPlan:
     """The public part of a linear run: the universe and (SparseProject) where the release goes."""
 
     specs: tuple[str, ...]
-    universe: Any  # svtgui.data.universe.Universe
+    universe: Universe
     release_out: Path | None = None
 
-    def ledger_params(self) -> dict[str, Any]:
+    def ledger_params(self) -> Params:
         """What the ledger records besides the catalogue parameters (public)."""
-        out: dict[str, Any] = {"universe": list(self.specs), "universe_size": self.universe.size}
+        out: Params = {"universe": list(self.specs), "universe_size": self.universe.size}
         if self.release_out is not None:
             out["release_out"] = str(self.release_out)
         return out
 
 
-def universe_of(dataset: Any, specs: Any) -> Any:
+def universe_of(dataset: Dataset, specs: str | Sequence[str]) -> Universe:
     """The universe of ``specs``; ``ValueError`` naming the spec for anything not declared."""
     from svtgui.data.universe import Universe
 
@@ -70,7 +76,7 @@ def universe_of(dataset: Any, specs: Any) -> Any:
     return Universe.of(dataset, list(specs))
 
 
-def linear_query(universe: Any, query: Any, position: str) -> LinearQuery:
+def linear_query(universe: Universe, query: Query | LinearQuery, position: str) -> LinearQuery:
     """A count query as an exact 0/1 linear query over the universe; ``position`` names it in errors."""
     from svtgui.data.predicates import Condition, Junction
     from svtgui.data.queries import Count, Mean, RangeCount
@@ -93,14 +99,14 @@ def linear_query(universe: Any, query: Any, position: str) -> LinearQuery:
         raise ValueError(f"{position} ({text}): cannot be answered over the universe: {exc}") from None
 
 
-def _describe(q: Any) -> str:
+def _describe(q: object) -> str:
     try:
         return str(q.describe())
     except Exception:  # a broken description must not hide the real error
         return type(q).__name__
 
 
-def release_path(value: Any) -> Path:
+def release_path(value: object) -> Path:
     """Check the release file path before anything is charged (directory exists and is writable)."""
     if not isinstance(value, str | os.PathLike) or not str(value).strip():
         raise ValueError("release_out: choose the file the SparseProject release is written to")
@@ -116,8 +122,8 @@ def release_path(value: Any) -> Path:
     return p
 
 
-def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
-            params: dict[str, Any]) -> tuple[dict[str, Any], LinearPlan]:
+def prepare(dataset: Dataset, queries: Sequence[Query], mechanism_id: str,
+            params: Params) -> tuple[Params, LinearPlan]:
     """Split the run parameters off, derive neighbouring (and PMW's threshold unit), check queries."""
     params = dict(params)
     for key in SET_BY_RUN:
@@ -144,7 +150,7 @@ def prepare(dataset: Any, queries: Sequence[Any], mechanism_id: str,
     return params, LinearPlan(specs, universe, out)
 
 
-def set_by_run(dataset: Any, mechanism_id: str) -> dict[str, Any]:
+def set_by_run(dataset: Dataset, mechanism_id: str) -> Params:
     """The parameters a run sets itself: the schema's neighbouring notion, PMW's threshold in rows."""
     unit = {"threshold_unit": ROWS} if mechanism_id == PMW else {}
     return {"neighbouring": _neighbouring(dataset), **unit}
@@ -161,5 +167,5 @@ def _field(name: str) -> Iterator[None]:
         raise ParamError(name, str(exc)) from None
 
 
-def _neighbouring(dataset: Any) -> str:
+def _neighbouring(dataset: Dataset) -> str:
     return str(getattr(getattr(dataset.schema, "neighbouring", None), "value", "add_remove"))

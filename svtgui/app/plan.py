@@ -29,17 +29,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 from svtgui.app import domains as domain_check
 from svtgui.app import linear_setup as linear
 from svtgui.app.outputs import Inputs, check_output
+from svtgui.app.params import Params
 from svtgui.core import mechanisms
 from svtgui.core.budget import Budget, BudgetExceeded, fmt
 from svtgui.core.mechanisms import PRIVATE, Guarantee, MechanismInfo
 from svtgui.core.noise import Lattice, ScaleProbe
 from svtgui.core.validation import ParamError
 from svtgui.core.wording import plain
+from svtgui.data.dataset import Dataset
+from svtgui.data.queries import Query
+from svtgui.data.schema import Schema
 
 # Parameters a run derives itself: the user never types them (and cannot lie about them).
 DERIVED = ("integer", "monotonic")
@@ -93,7 +96,7 @@ class QueueFacts:
                 f"{'all monotonic' if self.monotonic else 'not all monotonic'}")
 
 
-def queue_facts(queries: Sequence[Any], schema: Any) -> QueueFacts:
+def queue_facts(queries: Sequence[Query], schema: Schema | None) -> QueueFacts:
     """Validate every query against ``schema`` (kinds, columns, value types) and derive Δ, integer,
     monotonic — one pass; a repeated query object is checked once."""
     tally = QueueTally(schema)
@@ -106,7 +109,7 @@ def queue_facts(queries: Sequence[Any], schema: Any) -> QueueFacts:
 MAX_ROWS = 2**40
 
 
-def public_rows(schema: Any) -> int:
+def public_rows(schema: Schema | None) -> int:
     """The public bound on the number of rows: the declared n (replace-one), else :data:`MAX_ROWS`."""
     n = getattr(schema, "n", None)
     return int(n) if n is not None and not _add_remove(schema) else MAX_ROWS
@@ -128,7 +131,7 @@ def lattice_problem(what: str, reach: float, sensitivity: float, integer: bool) 
             "its own")
 
 
-def _monotonic(q: Any, schema: Any) -> bool:
+def _monotonic(q: Query, schema: Schema | None) -> bool:
     """The query's monotonicity under the declared bounds (a linear query built in code: its flag)."""
     judge = getattr(q, "monotonic_for", None)
     return bool(judge(schema)) if judge is not None else bool(getattr(q, "monotonic", False))
@@ -143,18 +146,18 @@ class QueueTally:
     the first query that does not fit) only grow with an append; any other edit starts a new tally.
     """
 
-    def __init__(self, schema: Any) -> None:
+    def __init__(self, schema: Schema | None) -> None:
         self.schema = schema
         self.count = 0
         self.top, self.low, self.widest = 0.0, math.inf, ""
         self.integer, self.monotonic = True, True
-        self.first_non_monotonic: Any = None
+        self.first_non_monotonic: Query | None = None
         self.problem: Problem | None = None  # the first query that does not fit (later ones are not checked)
         self.rows = public_rows(schema)
         self.reach, self.farthest = 0.0, ""  # the largest |answer| a query can have on self.rows rows
         self.columns: set[str] = set()
 
-    def add(self, queries: Sequence[Any]) -> None:
+    def add(self, queries: Sequence[Query]) -> None:
         """Take in ``queries``, appended after those already counted."""
         checked: dict[int, tuple[float, float]] = {}
         for i, q in enumerate(queries):
@@ -208,8 +211,8 @@ class Plan:
     """A run as it would be charged, or the problems that keep it from starting."""
 
     mechanism_id: str
-    params: dict[str, Any] = field(default_factory=dict)  # what the mechanism is built with (derived too)
-    run_params: dict[str, Any] = field(default_factory=dict)  # PMW/SparseProject: universe, release_out
+    params: Params = field(default_factory=dict)  # what the mechanism is built with (derived too)
+    run_params: Params = field(default_factory=dict)  # PMW/SparseProject: universe, release_out
     queue: QueueFacts = QueueFacts()
     problems: tuple[Problem, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -255,7 +258,7 @@ class Plan:
             raise PlanError(p.field, p.message)
 
 
-def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[str, Any], *,
+def build(dataset: Dataset | None, queries: Sequence[Query], mechanism_id: str, params: Params, *,
           monotonic: bool = False, facts: QueueFacts | None = None, budget: Budget | None = None,
           outputs: Sequence[str | os.PathLike[str]] = (), adaptive: bool = False,
           inputs: Inputs | Callable[[], Inputs] | None = None,
@@ -300,7 +303,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
     facts = facts if facts is not None and info.input != mechanisms.RELEASE else queue_facts(queries, schema)
     if facts.problem is not None and dataset is not None:
         problems.append(facts.problem)
-    run_params: dict[str, Any] = {}
+    run_params: Params = {}
     linear_plan = None
     if info.linear:
         run_params = {k: params[k] for k in linear.RUN_PARAMS[mechanism_id] if k in params}
@@ -370,7 +373,7 @@ def build(dataset: Any, queries: Sequence[Any], mechanism_id: str, params: dict[
                 linear_plan, cutoff, notes, domains.allowed)
 
 
-def _protected(inputs: Inputs | Callable[[], Inputs] | None, dataset: Any) -> Inputs:
+def _protected(inputs: Inputs | Callable[[], Inputs] | None, dataset: Dataset | None) -> Inputs:
     """The files no output may be: ``inputs`` (or what the function gives, called only now: the window
     looks its files up on the disk, ~0.6 ms, and builds a plan on every edit) and the dataset's own."""
     given = inputs() if callable(inputs) else inputs
@@ -379,7 +382,7 @@ def _protected(inputs: Inputs | Callable[[], Inputs] | None, dataset: Any) -> In
     return protected
 
 
-def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,
+def _derive(params: Params, names: set[str], info: MechanismInfo, facts: QueueFacts, monotonic: bool,
             problems: list[Problem], warnings: list[str], *, adaptive: bool) -> None:
     """Δ, integer and monotonic from the queue (and the declared bounds), into ``params``."""
     given = params.pop("sensitivity", None)
@@ -421,7 +424,8 @@ def _derive(params: dict[str, Any], names: set[str], info: MechanismInfo, facts:
 MAX_DELTA = 0.1
 
 
-def _delta_limits(delta: Any, schema: Any, problems: list[Problem], warnings: list[str]) -> None:
+def _delta_limits(delta: float | str | None, schema: Schema | None, problems: list[Problem],
+                  warnings: list[str]) -> None:
     """δ ≥ :data:`MAX_DELTA` is refused; δ ≥ 1/n (n declared, so public) is warned about: with
     probability δ a (ε, δ) mechanism may release a whole row, and n rows make that likely."""
     try:
@@ -453,7 +457,7 @@ def _blamed(exc: ParamError, names: set[str], facts: QueueFacts, typed_sensitivi
     return Problem(exc.param if exc.param in names else "mechanism", str(exc))
 
 
-def _throwaway(mechanism_id: str, params: dict[str, Any]) -> mechanisms.Mechanism:
+def _throwaway(mechanism_id: str, params: Params) -> mechanisms.Mechanism:
     """Build the mechanism (the catalogue's own parameter checks, the sampler's scale limits) on a
     source that draws no noise: it is only read for its guarantee and cutoff, never run."""
     return mechanisms.create(mechanism_id, rng=ScaleProbe(), **params)
@@ -511,14 +515,14 @@ def output_bytes(path: str | os.PathLike[str], rows: int, projection_size: int |
     return _REPORT_BASE.get(suffix, _REPORT_BASE_OTHER) + _BYTES_PER_ROW * max(0, int(rows))
 
 
-def validate_query(q: Any, schema: Any) -> None:
+def validate_query(q: Query, schema: Schema | None) -> None:
     """The query's own schema check (unknown column, wrong kind, value types) when it has one."""
     check = getattr(q, "validate", None)
     if callable(check):
         check(schema)
 
 
-def _rows(dataset: Any) -> int:
+def _rows(dataset: Dataset) -> int:
     """The dataset's row count (0 for a stand-in without one): compared only with :data:`MAX_ROWS`."""
     try:
         return int(dataset.n_rows)
@@ -526,13 +530,13 @@ def _rows(dataset: Any) -> int:
         return 0
 
 
-def _add_remove(schema: Any) -> bool:
+def _add_remove(schema: Schema | None) -> bool:
     """Monotonicity holds only under add/remove-one neighbours (under replace-one nothing is monotonic)."""
     relation = getattr(schema, "neighbouring", "add_remove")
     return getattr(relation, "value", relation) == "add_remove"
 
 
-def describe_query(q: Any) -> str:
+def describe_query(q: Query) -> str:
     try:
         return str(q.describe())
     except Exception:  # a broken description must not hide the real error

@@ -10,10 +10,10 @@ releases — a ⊤/⊥-only mechanism is never said to release numbers — and n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from svtgui.app.params import Params
 from svtgui.core import mechanisms
-from svtgui.core.mechanisms import HISTOGRAM, RELEASE
+from svtgui.core.mechanisms import HISTOGRAM, RELEASE, Mechanism
 from svtgui.core.noise import ScaleProbe
 from svtgui.core.preview import TopCurve
 from svtgui.core.wording import count, plain
@@ -51,7 +51,7 @@ def percent(p: float) -> str:
     return f"{plain(100 * p, 3)}%"
 
 
-def releases(mech: Any) -> str:
+def releases(mech: Mechanism) -> str:
     """What a run of ``mech`` releases, in words (from the built mechanism, so Standard SVT with a
     numeric share says numbers and without one says ⊤/⊥ only)."""
     release = getattr(mech, "release", None)
@@ -79,7 +79,7 @@ def threshold_statement(releases_numbers: bool) -> str:
     return f"{tests} (no numbers are released)"
 
 
-def threshold_words(mech: Any, k: int, beta: float) -> Preview:
+def threshold_words(mech: Mechanism, k: int, beta: float) -> Preview:
     """A threshold-SVT mechanism (AboveThreshold, Sparse, NumericSparse, Standard SVT, free gap)."""
     acc = mech.accuracy_bound(max(1, k), beta)
     a, t = float(acc.alpha), float(mech.threshold)
@@ -93,7 +93,7 @@ def threshold_words(mech: Any, k: int, beta: float) -> Preview:
     return Preview("\n".join(lines), a, TopCurve.of(mech), t, CURVE_NOTE)
 
 
-def selection_words(mech: Any, k: int, beta: float) -> Preview:
+def selection_words(mech: Mechanism, k: int, beta: float) -> Preview:
     """A non-interactive selection (EM top-c, SVT with retraversal)."""
     acc = mech.accuracy_bound(max(1, k), beta)
     a = float(acc.alpha)
@@ -104,7 +104,7 @@ def selection_words(mech: Any, k: int, beta: float) -> Preview:
                         "threshold test.")
 
 
-def pmw_words(params: dict[str, Any], k: int, beta: float) -> Preview:
+def pmw_words(params: Params, k: int, beta: float) -> Preview:
     """PMW: T is in rows and bounds a free answer's error; paid answers carry fresh noise."""
     m = mechanisms.create("pmw", rng=ScaleProbe(), threshold_unit="rows",
                           **{p: v for p, v in params.items() if p not in RUN_KEYS})
@@ -129,7 +129,7 @@ def pmw_words(params: dict[str, Any], k: int, beta: float) -> Preview:
         "how far off the free answer would be (rows)", "P[paid]", 0.0)
 
 
-def sparse_project_words(params: dict[str, Any], planning_n: int) -> Preview:
+def sparse_project_words(params: Params, planning_n: int) -> Preview:
     """SparseProject: a release file; its projection size is not a threshold."""
     m = mechanisms.create("sparse_project", rng=ScaleProbe(),
                           **{p: v for p, v in params.items() if p not in RUN_KEYS})
@@ -149,7 +149,7 @@ def sparse_project_words(params: dict[str, Any], planning_n: int) -> Preview:
         acc.alpha, note="No curve: a SparseProject run answers no query now; it writes a release file.")
 
 
-def describe(mechanism_id: str, params: dict[str, Any], k: int, beta: float,
+def describe(mechanism_id: str, params: Params, k: int, beta: float,
              planning_n: int = 10_000) -> Preview:
     """The preview of ``mechanism_id`` with ``params`` over ``k`` queued queries (``ValueError`` with
     the reason when the parameters do not build a mechanism or it has no closed-form bound)."""

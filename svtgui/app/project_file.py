@@ -28,15 +28,24 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svtgui.app.outputs import Inputs, OutputConflict
+from svtgui.app.params import Params
 from svtgui.app.runs.linear import RELEASE_SUFFIX, RUN_PARAMS
 from svtgui.core import mechanisms
 from svtgui.core.keys import unknown_key
 from svtgui.core.validation import beyond_double
+
+if TYPE_CHECKING:  # annotations only: the data layer is imported where a session is opened
+    from svtgui.app.workspace import Workspace
+    from svtgui.data.dataset import Dataset
+    from svtgui.data.queries import Query
+    from svtgui.data.schema import Schema
+    from svtgui.ledger import Ledger
 
 LINEAR_KEYS = tuple(dict.fromkeys(k for keys in RUN_PARAMS.values() for k in keys))  # universe, release_out
 
@@ -50,15 +59,19 @@ _DATASET_FIELDS = {"path", "name", "schema", "dataset_id"}
 _MECHANISM_FIELDS = {"id", "params"}
 _NOT_SAVED = ("rng", "trace", "allow_non_private", "seed")
 
+#: A session file's JSON object, or one of its sections (``Any``: JSON values, checked field by field
+#: by :meth:`Session.check`).
+Document = dict[str, Any]
 
-def _from_v1(doc: dict[str, Any], where: str) -> dict[str, Any]:
+
+def _from_v1(doc: Document, where: str) -> Document:
     """Version 1 → 2: version 1 had no ``linear`` section (PMW/SparseProject could not be saved)."""
     if "linear" in doc:
         raise SessionError(f"{where}: unknown field 'linear' (a version 1 session has none)")
     return {**doc, "version": 2}
 
 
-def _from_v2(doc: dict[str, Any], where: str) -> dict[str, Any]:
+def _from_v2(doc: Document, where: str) -> Document:
     """Version 2 → 3: drop the plain SHA-256 of the data; the dataset is then checked by the ledger
     (a version 2 file names no ledger id, so the rows it opens get whatever budget they have)."""
     dataset = doc.get("dataset")
@@ -72,7 +85,7 @@ MIGRATIONS = {1: _from_v1, 2: _from_v2}
 _DATASET_ID = re.compile(r"ds-[0-9a-f]{16}")
 
 
-def param_type_error(kind: str, value: Any) -> str | None:
+def param_type_error(kind: str, value: object) -> str | None:
     """What is wrong with ``value`` for a catalogue parameter of ``kind`` ("float", "int", "bool",
     "str"), or None: JSON's ``true`` is not the number 1 and ``"2"`` is not 2 (shared by sessions
     and the CLI's --param / [params]). ``null`` leaves an optional parameter at its default."""
@@ -100,19 +113,19 @@ class Session:
 
     dataset_path: str
     dataset_id: str | None  # the ledger's random public id; None if the rows were new to it
-    schema: dict[str, Any]
+    schema: Document
     mechanism_id: str
-    params: dict[str, Any]
-    queries: list[dict[str, Any]] = field(default_factory=list)
+    params: Params
+    queries: list[Document] = field(default_factory=list)
     monotonic: bool = False
     dataset_name: str = ""
     # PMW / SparseProject run parameters: "universe" (column specs), "release_out" (SparseProject)
-    linear: dict[str, Any] = field(default_factory=dict)
+    linear: Params = field(default_factory=dict)
     # The domains read off the data that the query list was built from (svtgui.data.provenance)
     domains_from_data: tuple[str, ...] = ()
 
     @classmethod
-    def from_state(cls, dataset: Any, queries: list[Any], mechanism_id: str, params: dict[str, Any],
+    def from_state(cls, dataset: Dataset, queries: Sequence[Query], mechanism_id: str, params: Params,
                    monotonic: bool = False, domains_from_data: tuple[str, ...] = ()) -> Session:
         """Capture the GUI/CLI state (a loaded ``Dataset``, ``Query`` objects, chosen parameters).
 
@@ -134,7 +147,7 @@ class Session:
         return session
 
     @classmethod
-    def from_workspace(cls, workspace: Any) -> tuple[Session, list[str]]:
+    def from_workspace(cls, workspace: Workspace) -> tuple[Session, list[str]]:
         """The set-up of a :class:`~svtgui.app.workspace.Workspace`, and the parameters left out
         because they do not parse now (a session never holds an invalid value)."""
         params, problems = workspace.parameters()
@@ -142,7 +155,7 @@ class Session:
                                  workspace.monotonic_requested(), workspace.queries_from_data)
         return session, sorted(problems)
 
-    def apply_to(self, workspace: Any) -> None:
+    def apply_to(self, workspace: Workspace) -> None:
         """Put the saved mechanism, parameters and run parameters into ``workspace`` (whose dataset
         and queries the caller has set from :meth:`adopt` and :meth:`query_objects`)."""
         entries = {k: v for k, v in self.params.items() if k != "sensitivity"}  # Δ follows the queries
@@ -151,7 +164,7 @@ class Session:
         workspace.set_mechanism(self.mechanism_id)
         workspace.set_entries(entries)
 
-    def run_params(self) -> dict[str, Any]:
+    def run_params(self) -> Params:
         """The parameters as :func:`svtgui.app.runs.runner.start_run` takes them (linear ones included)."""
         return {**self.params, **self.linear}
 
@@ -212,7 +225,7 @@ class Session:
                 raise SessionError(f"{where}: field 'linear.release_out' must be a path ending in "
                                    f"{RELEASE_SUFFIX}, got {value!r}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         from svtgui import __version__
 
         doc = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "saved_by": f"svtgui {__version__}",
@@ -226,17 +239,17 @@ class Session:
             doc["domains_from_data"] = list(self.domains_from_data)
         return doc
 
-    def query_objects(self) -> list[Any]:
+    def query_objects(self) -> list[Query]:
         from svtgui.data.queries import queries_from_json
 
         return queries_from_json(self.queries)
 
-    def schema_object(self) -> Any:
+    def schema_object(self) -> Schema:
         from svtgui.data.schema import Schema
 
         return Schema.from_json(self.schema)
 
-    def open_dataset(self, ledger: Any, session_path: str | os.PathLike[str] | None = None) -> Any:
+    def open_dataset(self, ledger: Ledger, session_path: str | os.PathLike[str] | None = None) -> Dataset:
         """Load the dataset and check, through ``ledger``, that its rows are the dataset saved.
 
         A missing absolute path is also tried next to the session file (a moved project folder).
@@ -258,7 +271,7 @@ class Session:
                 path = beside
         return path
 
-    def adopt(self, ds: Any, ledger: Any) -> Any:
+    def adopt(self, ds: Dataset, ledger: Ledger) -> Dataset:
         """``ds`` with the saved schema, or ``SessionError`` if the ledger does not know its rows as
         the saved dataset id (the file has changed, or another ledger is in use)."""
         from svtgui.app.dataset_identity import identify
@@ -346,7 +359,7 @@ def load(path: str | os.PathLike[str]) -> Session:
     return session
 
 
-def _section(doc: dict[str, Any], name: str, p: Path) -> dict[str, Any]:
+def _section(doc: Document, name: str, p: Path) -> Document:
     value = doc.get(name)
     if not isinstance(value, dict):
         what = "missing" if value is None else f"a {type(value).__name__}"

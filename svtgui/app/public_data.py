@@ -22,30 +22,33 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from svtgui.assets import sample_files
 from svtgui.data.fingerprint import CellKeys, cell_key, pandas_hashes
 
+if TYPE_CHECKING:
+    from svtgui.data.dataset import Dataset
+
 #: The fingerprint key for comparing rows with the public samples (a ledger's key is secret; this one
 #: need not be: only public rows can match, and no digest leaves the process).
 PUBLIC_KEY = b"svtgui: the bundled samples are public"
 
 
-def is_public(ds: Any) -> bool:
+def is_public(ds: Dataset) -> bool:
     """True for a bundled sample (by content) or toy data built in memory."""
     return is_toy(ds) or is_bundled_sample(ds)
 
 
-def is_toy(ds: Any) -> bool:
+def is_toy(ds: Dataset) -> bool:
     """Rows made in memory by code (``Dataset.from_frame``, the teaching mode, tests): no file, no
     table engine. The window and the CLI only ever load files, so no curator's rows are toy data."""
     return getattr(ds, "path", None) is None and getattr(ds, "engine", "memory") == "memory"
 
 
-def is_bundled_sample(ds: Any) -> bool:
+def is_bundled_sample(ds: Dataset) -> bool:
     """True when the rows of ``ds`` are the rows of a bundled sample file, whatever its file's name,
     folder, format or engine.
 
@@ -68,7 +71,7 @@ def is_bundled_sample(ds: Any) -> bool:
     return bool(same) and _rows(ds) in same
 
 
-def _rows(ds: Any) -> tuple[bytes, ...]:
+def _rows(ds: Dataset) -> tuple[bytes, ...]:
     """Every row as a digest of its cells' canonical hashes in column order (the engine-independent
     cell hashes of :mod:`svtgui.data.fingerprint`), sorted: the rows as a multiset."""
     keys = CellKeys.of(cell_key(PUBLIC_KEY))

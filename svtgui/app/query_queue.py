@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import overload
 
 from svtgui.app.plan import QueueFacts, QueueTally
 from svtgui.data.queries import Query
+from svtgui.data.schema import Schema
 
 INSERTED, REMOVED, MOVED, RESET = "inserted", "removed", "moved", "reset"
 
@@ -68,7 +69,7 @@ class QueryQueue(Sequence[Query]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
-    def facts(self, schema: Any) -> QueueFacts:
+    def facts(self, schema: Schema | None) -> QueueFacts:
         """Δ, integer, monotonic and the first misfit under ``schema`` (incremental after appends)."""
         if self._tally is None or self._tally.schema is not schema:
             self._tally = QueueTally(schema)

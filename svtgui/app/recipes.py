@@ -15,17 +15,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from svtgui.app import gate
 from svtgui.app.domains import DECLARED, Domains, gate_extra, problem, release_notes
-from svtgui.app.run_plans import PLAN_FACT, recipe_plan
+from svtgui.app.params import Params
+from svtgui.app.run_plans import PLAN_FACT, PlanDocument, recipe_plan
 from svtgui.core.laplace import laplace_scale
-from svtgui.core.noise import Lattice
+from svtgui.core.noise import Lattice, NoiseSource
 from svtgui.data import recipes
 from svtgui.data.dataset import Dataset
 from svtgui.data.generators import clip_bound_sweep
 from svtgui.data.queries import ItemSupport, Query
+from svtgui.data.schema import Schema
 from svtgui.ledger import FINISHED, INTERRUPTED, Ledger, ResponseBatch, RunRecord
 
 ACCURACY_BETA = 0.05  # each released number's accuracy is stated at 95 %
@@ -66,12 +68,25 @@ def info(recipe_id: str) -> RecipeInfo | None:
     return RECIPES.get(recipe_id)
 
 
+#: What a recipe records besides its rows, as the ledger keeps it: a JSON object (``Any``: each fact is
+#: the JSON value the recipe recorded: a mean, a chosen bound, a count).
+Facts = dict[str, Any]
+#: What a recipe's computation returns (its own result class in :mod:`svtgui.data.recipes`).
+Result = TypeVar("Result")
+
+
+class Charger(Protocol):
+    """Charges a recipe's budget when the recipe reaches its charge (after its checks)."""
+
+    def charge(self, label: str, epsilon: float) -> None: ...
+
+
 @dataclass
 class RecipeRun:
     """What a recipe released, as recorded: the finished run and its facts."""
 
     record: RunRecord
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=dict)
 
 
 class _Checked(Exception):
@@ -98,7 +113,7 @@ class _LedgerCharge:
 
 
 @dataclass
-class RecipePlan:
+class RecipePlan(Generic[Result]):
     """A recipe set up but not run: what it costs, its checks, and how it is recorded.
 
     ``compute(charger)`` is the :mod:`svtgui.data.recipes` call; it checks its inputs, charges, then
@@ -107,17 +122,17 @@ class RecipePlan:
 
     recipe: RecipeInfo
     epsilon: float
-    params: dict[str, Any]
-    source: Any
-    compute: Callable[[Any], Any]
-    to_ledger: Callable[[Any], tuple[list[tuple], dict[str, Any]]]
+    params: Params
+    source: NoiseSource
+    compute: Callable[[Charger], Result]
+    to_ledger: Callable[[Result], tuple[list[tuple], Facts]]
     #: The queries the recipe will ask and the schema they must fit: checked by :meth:`check` exactly as
     #: a run's queries are (column, kind, value types), so a query that cannot be evaluated is refused
     #: before the charge instead of failing after it.
     queries: Sequence[Query] = ()
-    dataset: Any = None
+    dataset: Dataset | None = None
     #: The keyword arguments that make the same plan again (kept in the ledger: :mod:`.run_plans`).
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: PlanDocument = field(default_factory=dict)
     #: Domains read off the data that the recipe's inputs bring (a query list's, the items that occur)
     #: and the curator's override: without it such a recipe is refused (:mod:`svtgui.app.domains`).
     domains: Domains = DECLARED
@@ -127,8 +142,8 @@ class RecipePlan:
         return release_notes(self.schema, self.queries, self.domains.from_data)
 
     @property
-    def schema(self) -> Any:
-        return self.dataset.schema
+    def schema(self) -> Schema | None:
+        return None if self.dataset is None else self.dataset.schema
 
     def request(self, epsilon: float | None = None) -> gate.Request:
         """What the gate checks and charges for this recipe (``epsilon``: what it charges, else its ε)."""
@@ -212,13 +227,14 @@ def default_sweep(ds: Dataset, column: str) -> tuple[float, float, float]:
 
 
 def auto_mean(ds: Dataset, column: str, epsilon: float, *, sweep: tuple[float, float, float] | None = None,
-              split: Sequence[float] = (1, 1, 1), threshold: float = 0.0, rng: Any = None) -> RecipePlan:
+              split: Sequence[float] = (1, 1, 1), threshold: float = 0.0,
+              rng: NoiseSource | None = None) -> RecipePlan:
     """The auto-clipped mean; facts: bound, found, noisy sum/count, mean, accuracy, a 90 % interval."""
     start, stop, step = sweep if sweep is not None else default_sweep(ds, column)
     queries = clip_bound_sweep(column, start, stop, step)
     source = rng if rng is not None else _secure()
 
-    def to_ledger(result: recipes.AutoAvgResult) -> tuple[list[tuple], dict[str, Any]]:
+    def to_ledger(result: recipes.AutoAvgResult) -> tuple[list[tuple], Facts]:
         rows = [(i, q.describe(), result.found and i == result.examined - 1, None, None)
                 for i, q in enumerate(queries[:result.examined])]
         e_svt, e_sum, e_count = result.epsilons
@@ -258,13 +274,14 @@ def mean_interval(noisy_sum: float, noisy_count: float, a_sum: float, a_count: f
 
 
 def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, threshold: float, cutoff: int, *,
-                  screen_share: float = 0.5, rng: Any = None, domains: Domains = DECLARED) -> RecipePlan:
+                  screen_share: float = 0.5, rng: NoiseSource | None = None,
+                  domains: Domains = DECLARED) -> RecipePlan:
     """Range screening: ⊤ rows carry the fresh Laplace answers; facts list them with their α.
     ``domains``: the query list's domains read from the data, and the override."""
     queries = list(queries)
     source = rng if rng is not None else _secure()
 
-    def to_ledger(result: recipes.ScreeningResult) -> tuple[list[tuple], dict[str, Any]]:
+    def to_ledger(result: recipes.ScreeningResult) -> tuple[list[tuple], Facts]:
         answers = dict(zip(result.indices, result.answers, strict=True))
         rows = [(i, q.describe(), i in answers, answers.get(i), None)
                 for i, q in enumerate(queries[:result.examined])]
@@ -292,9 +309,9 @@ def screen_ranges(ds: Dataset, queries: Sequence[Query], epsilon: float, thresho
 # -- frequent items ----------------------------------------------------------------------------------
 
 
-def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: float, *,
+def frequent_items(ds: Dataset, items: Sequence[str | int | float], cutoff: int, epsilon: float, *,
                    method: str = "em_top_c", threshold: float | None = None, column: str = "items",
-                   rng: Any = None, domains: Domains = DECLARED) -> RecipePlan:
+                   rng: NoiseSource | None = None, domains: Domains = DECLARED) -> RecipePlan:
     """Frequent items: one ⊤ row per chosen item, in the order chosen.
 
     ``items`` is the PUBLIC item domain (e.g. every product id of a catalogue): the list of items
@@ -305,13 +322,13 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
     items = list(items)
     source = rng if rng is not None else _secure()
 
-    def compute(charger: Any) -> recipes.FrequentItemsResult:
+    def compute(charger: Charger) -> recipes.FrequentItemsResult:
         if not items:
             raise ValueError("the item domain is empty: give the public list of possible items")
         return recipes.frequent_items(ds, cutoff, epsilon, method, threshold=threshold, items=items,
                                       column=column, rng=source, budget=charger)
 
-    def to_ledger(result: recipes.FrequentItemsResult) -> tuple[list[tuple], dict[str, Any]]:
+    def to_ledger(result: recipes.FrequentItemsResult) -> tuple[list[tuple], Facts]:
         rows = [(i, f"item {item}", True, None, None) for i, item in enumerate(result.items)]
         return rows, {"items": [_plain(it) for it in result.items]}
 
@@ -326,12 +343,12 @@ def frequent_items(ds: Dataset, items: Sequence[Any], cutoff: int, epsilon: floa
         domains)
 
 
-def _plain(item: Any) -> Any:
+def _plain(item: object) -> object:
     """An item as JSON (numpy scalars become Python numbers)."""
     return item.item() if hasattr(item, "item") else item
 
 
-def _secure() -> Any:
+def _secure() -> NoiseSource:
     from svtgui.core.noise import secure
 
     return secure()

@@ -27,13 +27,14 @@ from svtgui.app import domains, recipes
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports import write_atomically
 from svtgui.app.reports.release import checked_runs, runs_label
-from svtgui.app.run_plans import PLAN_FACT
+from svtgui.app.run_plans import PLAN_FACT, PlanDocument
 from svtgui.core import mechanisms
+from svtgui.core.mechanisms import MechanismInfo
 from svtgui.data.queries import queries_from_json, queries_to_json
 from svtgui.ledger import Ledger, RunRecord
 
 
-def _plan(ledger: Ledger, run: RunRecord) -> dict[str, Any]:
+def _plan(ledger: Ledger, run: RunRecord) -> PlanDocument:
     plan = ledger.facts(run.id).get(PLAN_FACT)
     if not isinstance(plan, dict):
         raise ValueError(f"run {run.id} was charged before SVT Studio kept each run's plan in the ledger: "
@@ -44,12 +45,13 @@ def _plan(ledger: Ledger, run: RunRecord) -> dict[str, Any]:
 
 
 def _literal(value: Any, indent: int) -> str:
-    """A JSON-like value as readable Python source, indented to sit in a function body."""
+    """A JSON value (``Any``: whatever a plan document holds) as readable Python source, indented to
+    sit in a function body."""
     text = pprint.pformat(value, width=100 - indent, sort_dicts=False)
     return text.replace("\n", "\n" + " " * indent)
 
 
-def _about(info: Any) -> list[str]:
+def _about(info: MechanismInfo) -> list[str]:
     """A step's docstring body: the method in plain words and its citation, wrapped."""
     method = textwrap.wrap(f"Method: {info.summary}", 96, initial_indent="    ", subsequent_indent="    ")
     cite = textwrap.wrap(f"Citation: {info.citation}.", 96, initial_indent="    ", subsequent_indent="    ")
@@ -65,7 +67,7 @@ def _override(notes: tuple[str, ...]) -> list[str]:
             f"    from_data = Domains({_literal(list(notes), 24)}, allowed=True)"]
 
 
-def _step(number: int, run: RunRecord, plan: dict[str, Any], notes: tuple[str, ...] = ()) -> list[str]:
+def _step(number: int, run: RunRecord, plan: PlanDocument, notes: tuple[str, ...] = ()) -> list[str]:
     """One step of the script: a function that charges, runs and returns the new run's id (with the
     run's override, ``notes``, when it depended on domains read from the data)."""
     carried = ["domains=from_data"] if notes else []
@@ -213,11 +215,12 @@ CONFIG_KEYS = ("mechanism", "epsilon", "delta", "threshold", "cutoff", "universe
 
 
 def _toml_value(value: Any) -> str:
-    """A JSON value as TOML (strings, numbers, booleans and arrays of them are written the same)."""
+    """A JSON value (``Any``: a plan document's) as TOML (strings, numbers, booleans and arrays of them
+    are written the same)."""
     return json.dumps(value, ensure_ascii=False)
 
 
-def _config(plan: dict[str, Any], queries_file: str) -> str:
+def _config(plan: PlanDocument, queries_file: str) -> str:
     """``svtgui-cli run --config`` for a catalogue run's plan: its keys, then the rest under [params]."""
     params = {k: v for k, v in plan["params"].items() if v is not None and k != "release_out"}
     lines = [f"mechanism = {_toml_value(plan['mechanism'])}", f"queries = {_toml_value(queries_file)}"]
@@ -229,7 +232,7 @@ def _config(plan: dict[str, Any], queries_file: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _command(run: RunRecord, plan: dict[str, Any], files: dict[str, str]) -> str:
+def _command(run: RunRecord, plan: PlanDocument, files: dict[str, str]) -> str:
     """The svtgui-cli command that makes this run's plan again (side files added to ``files``)."""
     if "mechanism" in plan:
         queries, config = f"run-{run.id}.queries.json", f"run-{run.id}.toml"

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from svtgui.app.params import Params
+    from svtgui.data.queries import Query
 
 PLAN_FACT = "plan"
 
+#: A run's plan as the ledger keeps it: a JSON document (``Any``: whatever JSON holds — the parameters
+#: as given, query definitions, a recipe's arguments), read back only by :mod:`.replay`.
+PlanDocument = dict[str, Any]
 
-def mechanism_plan(mechanism_id: str, params: dict[str, Any], queries: Sequence[Any],
-                   monotonic: bool) -> dict[str, Any]:
+
+def mechanism_plan(mechanism_id: str, params: Params, queries: Sequence[Query],
+                   monotonic: bool) -> PlanDocument:
     """A catalogue run's plan: what ``start_run`` was given (queries as their JSON definitions; None
     when a query has none, such as a linear query built in code: such a run cannot be replayed)."""
     definitions = [q.to_json() if hasattr(q, "to_json") else None for q in queries]
@@ -23,11 +31,11 @@ def mechanism_plan(mechanism_id: str, params: dict[str, Any], queries: Sequence[
             "queries": None if None in definitions else definitions}
 
 
-def recipe_plan(recipe_id: str, epsilon: float, arguments: dict[str, Any]) -> dict[str, Any]:
+def recipe_plan(recipe_id: str, epsilon: float, arguments: PlanDocument) -> PlanDocument:
     """A recipe's plan: its id, ε and the keyword arguments of its ``svtgui.app.recipes`` call."""
     return {"recipe": recipe_id, "epsilon": float(epsilon), "arguments": plain(arguments)}
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON values (numpy scalars become numbers, tuples lists)."""
+    """``value`` as JSON values (numpy scalars become numbers, tuples lists): any JSON in, the same out."""
     return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else list(v)))

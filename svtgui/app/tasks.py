@@ -44,7 +44,6 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = ["SWITCH_SECONDS", "Task", "TaskCancelled", "TaskEvent", "TaskState", "submit"]
 
@@ -65,7 +64,7 @@ class TaskState:
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._progress: tuple[float | None, str] | None = None  # the latest, not yet drained
-        self._partials: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._partials: queue.SimpleQueue[object] = queue.SimpleQueue()
 
     def set_progress(self, fraction: float | None, text: str = "") -> None:
         """``fraction`` done in [0, 1] (clamped; ``None``: unknown) and what is being done."""
@@ -74,7 +73,7 @@ class TaskState:
         with self._lock:
             self._progress = (fraction, text)
 
-    def set_partial_result(self, value: Any) -> None:
+    def set_partial_result(self, value: object) -> None:
         """Hand ``value`` to the owner now (in order; all of them arrive before the outcome)."""
         self._partials.put(value)
 
@@ -94,8 +93,8 @@ class TaskState:
             progress, self._progress = self._progress, None
         return progress
 
-    def _take_partials(self, limit: int | None) -> list[Any]:
-        out: list[Any] = []
+    def _take_partials(self, limit: int | None) -> list[object]:
+        out: list[object] = []
         while limit is None or len(out) < limit:
             try:
                 out.append(self._partials.get_nowait())
@@ -111,7 +110,7 @@ class TaskEvent:
     ``cancelled`` (the :class:`TaskCancelled`)."""
 
     kind: str
-    payload: Any = None
+    payload: object = None  # whatever the task function hands over or returns: the runner never looks
 
     @property
     def final(self) -> bool:
@@ -121,7 +120,8 @@ class TaskEvent:
 class Task:
     """One task function call and what it has said so far (see the module docs)."""
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "task", **kwargs: Any) -> None:
+    def __init__(self, fn: Callable[..., object], *args: object, name: str = "task",
+                 **kwargs: object) -> None:
         self.name = name
         self.state = TaskState()
         self._call = (fn, args, kwargs)
@@ -172,7 +172,7 @@ class Task:
         """Block until the function has ended (not on the GUI thread); True when it has."""
         return self._ended.wait(timeout)
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> object:
         """Block until the end; return the result or raise what the function raised."""
         if not self._ended.wait(timeout):
             raise TimeoutError(f"task {self.name} still running after {timeout} s")
@@ -182,8 +182,8 @@ class Task:
         raise self._outcome.payload
 
 
-def submit(fn: Callable[..., Any], *args: Any, name: str = "task", yield_to_gui: bool = False,
-           **kwargs: Any) -> Task:
+def submit(fn: Callable[..., object], *args: object, name: str = "task", yield_to_gui: bool = False,
+           **kwargs: object) -> Task:
     """Start ``fn(state, *args, **kwargs)`` on a new daemon thread and return its :class:`Task`.
 
     ``yield_to_gui``: share the interpreter lock politely while it runs (see the module docs); for

@@ -13,7 +13,11 @@ the field asks for one (:data:`PROMPT`) — never a statistic of the rows, which
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from svtgui.app.plan import QueueFacts
+    from svtgui.data.schema import Schema
 
 #: Names of entries that belong to one dataset and are dropped when another is opened.
 DATASET_ENTRIES = ("threshold",)
@@ -30,7 +34,7 @@ def _round(x: float) -> float:
     return float(round(x, -digits))
 
 
-def propose(schema: Any, facts: Callable[[], Any]) -> float | None:
+def propose(schema: Schema | None, facts: Callable[[], QueueFacts]) -> float | None:
     """A public default for T from the schema and the queue's facts (``facts()`` gives the
     :class:`~svtgui.app.plan.QueueFacts`, asked only when n is public: validating a long queue is not
     free), or None (then the curator types one: :data:`PROMPT`)."""

@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from svtgui.app import threshold_default
 from svtgui.app.domains import Domains
 from svtgui.app.linear_setup import RUN_PARAMS, SET_BY_RUN
 from svtgui.app.outputs import Inputs
+from svtgui.app.params import Params
 from svtgui.app.plan import Plan, PlanError, Problem, QueueFacts, build, declared_budget
 from svtgui.app.query_queue import QueryQueue, QueueChange
 from svtgui.core import mechanisms
@@ -56,6 +56,9 @@ from svtgui.data.schema import Schema
 DATASET, QUERIES, MECHANISM, PARAMS = "dataset", "queries", "mechanism", "params"
 TOTALS, BUDGET, DOMAINS, OPTIONS = "totals", "budget", "domains", "options"
 Listener = Callable[[frozenset[str]], None]
+#: What a field of the form holds: the text typed into a number field, a tick box's flag, a linear
+#: run's columns, or a value set by code (a proposed T, a sample's or a session's entries).
+Entry = str | float | int | bool | list[str] | None
 NO_TOTALS = ("", "0")  # nothing declared: ε to be typed, δ = 0 unless the curator types one
 
 DERIVED = ("sensitivity", "integer")  # read off the queries, never typed
@@ -99,7 +102,7 @@ class RunOptions:
 
     outputs: tuple[Path, ...] = ()
     adaptive: bool = True
-    given: Mapping[str, object] | None = None
+    given: Params | None = None
     monotonic: bool = False
 
 
@@ -122,7 +125,7 @@ def parse_number(text: str, name: str) -> float:
     return x
 
 
-def read_entry(p: Param, value: Any) -> Any:
+def read_entry(p: Param, value: Entry) -> Entry:
     """An entry as the catalogue parameter ``p`` takes it (``ValueError`` naming the field)."""
     name = label(p.name)
     if p.kind == "bool":
@@ -154,7 +157,7 @@ def read_entry(p: Param, value: Any) -> Any:
 class Workspace:
     """The set-up of one run: dataset, queries, mechanism, parameters, totals; change events."""
 
-    def __init__(self, mechanism_id: str = "sparse", entries: dict[str, Any] | None = None) -> None:
+    def __init__(self, mechanism_id: str = "sparse", entries: dict[str, Entry] | None = None) -> None:
         self._dataset: Dataset | None = None
         self._queries = QueryQueue()
         self._queries.subscribe(self._queue_edited)
@@ -162,7 +165,7 @@ class Workspace:
         self._queries_from_data: tuple[str, ...] = ()  # domains read off the data the queue was built from
         self._allow_from_data = False  # the curator's override: release over them, NOT private
         self._mechanism_id = mechanisms.info(mechanism_id).id
-        self._entries: dict[str, Any] = dict(entries or {})
+        self._entries: dict[str, Entry] = dict(entries or {})
         self._totals = NO_TOTALS  # declared total ε, δ of a dataset new to the ledger (as typed)
         self._budget: Budget | None = None  # the ledger's, for a known dataset
         self._listeners: list[Listener] = []
@@ -206,10 +209,10 @@ class Workspace:
         return mechanisms.info(self._mechanism_id)
 
     @property
-    def entries(self) -> dict[str, Any]:
+    def entries(self) -> dict[str, Entry]:
         return dict(self._entries)
 
-    def entry(self, name: str) -> Any:
+    def entry(self, name: str) -> Entry:
         """The current entry of a parameter of the chosen mechanism (its default when never set)."""
         if name in self._entries:
             return self._entries[name]
@@ -248,13 +251,13 @@ class Workspace:
         chosen = self._entries.get("monotonic")
         return self.facts.monotonic if chosen is None else bool(chosen)
 
-    def parameters(self) -> tuple[dict[str, Any], dict[str, str]]:
+    def parameters(self) -> tuple[Params, dict[str, str]]:
         """(catalogue parameters as the mechanism takes them, {field: problem}) from the entries;
         Δ from the queue, integer and monotonic left to the plan to derive. Parameters given as values
         (:attr:`RunOptions.given`) are taken as they are: Δ only when given, else the plan derives it."""
         if self._options.given is not None:
             return dict(self._options.given), {}
-        params: dict[str, Any] = {}
+        params: Params = {}
         problems: dict[str, str] = {}
         for p in self.info.params:
             if p.name in HIDDEN or p.name in ("integer", "monotonic"):
@@ -271,7 +274,7 @@ class Workspace:
             params[key] = list(value or []) if key == "universe" else str(value or "")
         return params, problems
 
-    def run_inputs(self) -> tuple[dict[str, Any], bool]:
+    def run_inputs(self) -> tuple[Params, bool]:
         """(parameters, monotonic asked) as a run takes them — the run plans them again, once."""
         return self.parameters()[0], self.monotonic_requested()
 
@@ -392,10 +395,10 @@ class Workspace:
             self._mechanism_id = mechanism_id
             self._changed(MECHANISM)
 
-    def set_entry(self, name: str, value: Any) -> None:
+    def set_entry(self, name: str, value: Entry) -> None:
         self.set_entries({name: value})
 
-    def set_entries(self, values: dict[str, Any]) -> None:
+    def set_entries(self, values: dict[str, Entry]) -> None:
         """Several entries at once (a session restored, a sample's starting values): one event."""
         changed = {k: v for k, v in values.items() if self._entries.get(k, _UNSET) != v}
         if changed:
@@ -417,7 +420,7 @@ class Workspace:
         self._budget = budget
         self._changed(BUDGET)
 
-    def remembered(self) -> dict[str, Any]:
+    def remembered(self) -> dict[str, Entry]:
         """The entries worth restoring next time (typed values; nothing derived)."""
         run_params = {k for keys in RUN_PARAMS.values() for k in keys}  # a file, columns: per session
         return {k: v for k, v in self._entries.items()

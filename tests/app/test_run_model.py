@@ -102,7 +102,7 @@ def test_a_run_goes_through_its_states_and_says_so(model):
     model.poll()
     assert model.run is not None and model.store.n == 2 and "acknowledge" in worker.requests
     assert any(STARTED in e and BUDGET in e for e in seen)
-    assert model.budget.gauge().spent == 1.0 and model.budget.gauge().total == 5.0
+    assert model.budget.gauge().bar == "ε spent 1 of 5" and model.budget.gauge().share == 0.2
     assert model.status == "Running — 2 of 3 planned queries answered."
     model.toggle_pause()
     assert model.state == RunState.PAUSED and worker.requests[-1] == "pause"
@@ -200,7 +200,7 @@ def test_a_charge_from_another_path_reaches_the_gauge_and_the_plan(model):
     model.subscribe(seen.append)
     model.refresh_budget()
     assert any(BUDGET in e for e in seen)
-    assert model.budget.gauge().spent == 4.0
+    assert model.budget.gauge().bar == "ε spent 4 of 5"
     assert model.workspace.budget.remaining_epsilon == Fraction(1)
     model.workspace.set_entries({"epsilon": "2"})
     assert not model.runnable()[0] and "does not fit" in model.error_line()
@@ -255,9 +255,9 @@ def test_the_gauge_names_delta_only_when_the_dataset_allows_any(model):
     worker.charge(1.0)
     model.poll()
     detail = model.budget.gauge().detail
-    assert detail.startswith("δ: none allowed (pure ε-DP)") and "0 of 0" not in detail
+    assert detail.startswith("Remaining: ε = 4. δ: none allowed (pure ε-DP)") and "0 of 0" not in detail
     model.budget.raise_total("5", "1e-6")
-    assert model.budget.gauge().detail.startswith("δ spent 0 of 0.000001;")
+    assert model.budget.gauge().detail.startswith("Remaining: ε = 4. δ spent 0 of 0.000001;")
 
 
 def test_a_run_the_gate_refuses_is_refused_before_anything_is_registered(tmp_path, monkeypatch):
@@ -302,3 +302,30 @@ def test_a_charge_refused_by_an_in_process_launcher_leaves_the_model_as_it_was(m
         model.confirm()
     assert model.state == RunState.IDLE and model.worker is None and not model.state.live
     assert model.runnable()[0]  # Run may be pressed again
+
+
+def test_the_gauge_says_exactly_what_remains_never_more(model):
+    """The widget subtracted floats and rounded what remains to six digits: 0.9999996 left read
+    'Remaining: ε = 1', more than the ledger allows; the gauge's words now come from its exact amounts."""
+    model.workspace.set_totals("1", "0")
+    assert model.request_run() is not None and model.confirm()
+    StandIn.made[-1].charge("0.0000004")
+    model.poll()
+    facts = model.budget.gauge()
+    assert facts.bar == "ε spent 0.0000004 of 1"
+    assert facts.detail.startswith("Remaining: ε = 0.9999996.")
+
+
+def test_the_raise_takes_the_totals_as_typed_and_a_lower_one_changes_nothing(model):
+    """The Raise box's fields are written to the model as typed (the presenter read them back out of
+    the widgets at Apply): the raise, and its refusal, are reached without a window."""
+    worker = _start(model)  # a total of ε = 5
+    worker.charge(1.0)
+    model.poll()
+    model.set_raise_entry("epsilon", "4")
+    assert "4" in (model.raise_total() or "") and model.budget.gauge().bar == "ε spent 1 of 5"
+    model.set_raise_entry("epsilon", "8")
+    model.set_raise_entry("delta", "")
+    assert model.raise_total() is None and model.budget.gauge().bar == "ε spent 1 of 8"
+    with pytest.raises(ValueError, match="'epsilon' or 'delta'"):
+        model.set_raise_entry("total", "9")

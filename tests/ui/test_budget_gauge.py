@@ -49,7 +49,7 @@ def test_an_empty_bar_shows_dark_text_on_its_light_base(gauge):
 
 
 def test_across_the_fill_edge_both_halves_of_the_text_are_readable(gauge):
-    gauge.set_dataset(1.0, 2.0)  # half full: the centred text straddles the edge
+    gauge.set_dataset(0.5, "ε spent 1 of 2")  # half full: the centred text straddles the edge
     bar = gauge.dataset_bar
     image = _render(bar)
     edge = round(bar.width() * bar.filled_fraction())

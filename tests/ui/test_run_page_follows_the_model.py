@@ -7,7 +7,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 
 from svtgui.app.dataset_identity import register
-from svtgui.core.wording import plain
+from svtgui.app.numbers import amount
 from svtgui.data import Dataset
 from svtgui.ledger import Ledger
 from svtgui.ui.main_window import sample_path
@@ -41,7 +41,7 @@ def test_a_recipe_charge_reaches_the_run_pages_gauge(qtbot, window, act):
         qtbot.mouseClick(dlg.run_button, LEFT)
     spent = Ledger.open().budget(win.ds.dataset_id).spent_epsilon
     assert spent > 1  # the recipe spent on top of the run
-    assert win.run_page.gauge.dataset_bar.format() == f"ε spent {plain(float(spent), 6)} of 5"
+    assert win.run_page.gauge.dataset_bar.format() == f"ε spent {amount(spent)} of 5"
 
 
 def test_a_newly_opened_dataset_gets_no_total_of_the_previous_one(qtbot, window, act):

@@ -15,11 +15,11 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from svtgui.app.outputs import Inputs, check_output
 from svtgui.app.reports.content import REPORT_FORMAT, REPORT_VERSION, report_data, value_text
 from svtgui.app.reports.csv_tables import STATISTICS_COLUMNS, cell, csv_guarantee, statistics_rows
+from svtgui.app.reports.document import Document
 from svtgui.ledger import Ledger
 
 FORMATS = (".html", ".pdf", ".json", ".csv")
@@ -29,7 +29,7 @@ __all__ = ["FORMATS", "REPORT_FORMAT", "REPORT_VERSION", "export", "export_relea
            "report_data"]
 
 
-def _csv_text(data: dict[str, Any]) -> str:
+def _csv_text(data: Document) -> str:
     """Two tables, a blank line between: the statistics first (what the release is), then every row."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Any
 
+from svtgui.app.reports.document import Document
 from svtgui.core.wording import plain
 
 WIDTH, HEIGHT = 900, 360
@@ -67,7 +67,7 @@ class _Scale:
         return self.start + f * (self.end - self.start)
 
 
-def chart_svg(data: dict[str, Any]) -> str:
+def chart_svg(data: Document) -> str:
     """The released stream of a report's ``data`` (:func:`.content.report_data`) as one ``<svg>``."""
     rows = data["rows"]
     params = data["parameters"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any
 
 from svtgui import __version__
 from svtgui.app import domains, recipes
 from svtgui.app.dataset_identity import relation_text
 from svtgui.app.preview_text import threshold_statement
+from svtgui.app.reports.document import Document
 from svtgui.app.reports.statistics import Statistic, run_statistics
 from svtgui.app.run_plans import PLAN_FACT
 from svtgui.core import mechanisms
@@ -50,7 +50,7 @@ def guarantee_sentence(epsilon: Fraction, delta: Fraction, neighbouring: str) ->
             f"except with probability at most {fmt(delta)}.")
 
 
-def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, Any]:
+def _accuracy(mechanism_id: str, params: Document, k: int) -> Document:
     """The (α, β) statement from the core, or the reason it is unavailable (never fatal)."""
     if recipes.info(mechanism_id) is not None:
         return {"available": False, "reason": "each released number's 95 % accuracy (α) is listed with the "
@@ -69,7 +69,7 @@ def _accuracy(mechanism_id: str, params: dict[str, Any], k: int) -> dict[str, An
             "statement": statement, "source": str(getattr(acc, "source", ""))}
 
 
-def _releases_numbers(mechanism_id: str, params: dict[str, Any]) -> bool:
+def _releases_numbers(mechanism_id: str, params: Document) -> bool:
     """Whether the run released numbers: from the mechanism as configured (Standard SVT releases
     some only with a numeric share), else from the catalogue."""
     try:
@@ -85,7 +85,7 @@ def release_date() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
+def report_data(ledger: Ledger, run_id: int) -> Document:
     """The whole report as JSON-able data (this is also the JSON export, schema :data:`REPORT_VERSION`)."""
     run = ledger.run(run_id)
     if run.status == RUNNING:
@@ -144,13 +144,13 @@ def report_data(ledger: Ledger, run_id: int) -> dict[str, Any]:
     }
 
 
-def _statistics(run: RunRecord, rows: list[ResponseRecord], released: dict[str, Any],
-                accuracy: dict[str, Any], k: int) -> list[Statistic]:
+def _statistics(run: RunRecord, rows: list[ResponseRecord], released: Document,
+                accuracy: Document, k: int) -> list[Statistic]:
     tops = [r for r in rows if r.above or r.answered_from_simulation is not None]  # PMW: every answer
     return run_statistics(run, tops, released, accuracy_text(accuracy, k))
 
 
-def statistics(ledger: Ledger, run_id: int, limit: int | None = None) -> list[dict[str, Any]]:
+def statistics(ledger: Ledger, run_id: int, limit: int | None = None) -> list[Document]:
     """The statistics table of one run (JSON form), as its report opens with it; reads only ⊤ rows
     (and PMW's answers), so it is cheap for the CLI and History even after a long run. ``limit``: at
     most about that many (History's headline needs the first few, not a PMW run's 100,000)."""
@@ -163,7 +163,7 @@ def statistics(ledger: Ledger, run_id: int, limit: int | None = None) -> list[di
     return [st.to_json() for st in _statistics(run, rows, ledger.facts(run_id), accuracy, k)]
 
 
-def _row(r: Any) -> dict[str, Any]:
+def _row(r: ResponseRecord) -> Document:
     # "index": the ledger's, from 0; "number": as the window numbers rows, from 1 (human formats)
     row = {"index": r.index, "number": r.index + 1, "query": r.description, "result": r.result,
            "above": r.above, "value": r.value, "gap": r.gap}
@@ -176,7 +176,7 @@ STATUS_WORDS = {"finished": "Finished", "halted": "Halted at the cutoff", "stopp
                 "interrupted": "Interrupted"}
 
 
-def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+def result_text(run: Document, rows: list[Document]) -> str:
     """The run's outcome in words: how far it got ("after 4 of 2,000 planned queries"), then ⊤ and ⊥
     (or, for PMW, free and paid answers)."""
     answered, planned = run["answered"], run["queries_planned"]
@@ -189,7 +189,7 @@ def result_text(run: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return f"{status} {how_far}: {run['above']:,} ⊤, {answered - run['above']:,} ⊥"
 
 
-def noise_line(data: dict[str, Any]) -> str:
+def noise_line(data: Document) -> str:
     """The source in words; its description already says secure or, for a test seed, NOT secure."""
     return data["noise"]["description"]
 
@@ -198,7 +198,7 @@ PARAM_WORDS = {"epsilon": "ε", "delta": "δ", "threshold": "threshold T", "cuto
                "sensitivity": "sensitivity Δ"}
 
 
-def params_text(params: dict[str, Any]) -> str:
+def params_text(params: Document) -> str:
     """Parameters as a curator reads them: symbols for numbers, sentences for yes/no settings."""
     parts = []
     for name, value in params.items():
@@ -217,14 +217,14 @@ def _flag(name: str, value: bool) -> str:
     return yes if value else no
 
 
-def bounds_text(bounds: dict[str, Any]) -> str:
+def bounds_text(bounds: Document) -> str:
     """Declared public bounds, "age 17 – 90; hours_per_week 1 – 99" (never read from the data)."""
     if not bounds:
         return "none declared"
     return "; ".join(f"{name} {_param(lo)} – {_param(hi)}" for name, (lo, hi) in sorted(bounds.items()))
 
 
-def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
+def facts(data: Document) -> list[tuple[str, str]]:
     """The (label, text) pairs every human-readable format shows, in order."""
     run, budget, ds, mech = data["run"], data["budget"], data["dataset"], data["mechanism"]
     acc = data["accuracy"]
@@ -260,7 +260,7 @@ def facts(data: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def raise_records(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
+def raise_records(ledger: Ledger, dataset_id: str) -> list[Document]:
     """Every raise of the dataset's total: when (the day), by whom (the database login on a team's
     server ledger), from what to what, and why (issue 26: a raise is shown with its reason)."""
     return [{"date": e.at[:10], "by": e.login or "", "from_epsilon": fmt(e.previous_epsilon or 0),
@@ -268,46 +268,46 @@ def raise_records(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
              "reason": e.note} for e in ledger.budget_events(dataset_id) if e.kind == "raise"]
 
 
-def _on_day(record: dict[str, Any], what: str) -> str:
+def _on_day(record: Document, what: str) -> str:
     """A logged curator action as a sentence: "On <day>, <who> <what>" (who only when known)."""
     who = f", {record['by']}" if record["by"] else ""
     return f"On {record['date']}{who} {what}"
 
 
-def raises_text(raises: list[dict[str, Any]]) -> str:
+def raises_text(raises: list[Document]) -> str:
     """The raises of a dataset's total, one sentence each."""
     return " ".join(_on_day(r, f"raised the total from ε {r['from_epsilon']} to ε {r['to_epsilon']} "
                                f"(δ {r['from_delta']} to {r['to_delta']}): {r['reason']}.") for r in raises)
 
 
-def relation_changes(ledger: Ledger, dataset_id: str) -> list[dict[str, Any]]:
+def relation_changes(ledger: Ledger, dataset_id: str) -> list[Document]:
     """Every change of the relation the dataset's budget is kept under (issue 21 §3): the day, by
     whom, to what, and why. Runs charged before a change were private under the earlier relation."""
     return [{"date": e.at[:10], "by": e.login or "", "relation": relation_text(e.neighbouring, e.public_n),
              "reason": e.reason} for e in ledger.relation_events(dataset_id) if e.kind == "change"]
 
 
-def relation_changes_text(changes: list[dict[str, Any]]) -> str:
+def relation_changes_text(changes: list[Document]) -> str:
     """The relation changes of a dataset, one sentence each."""
     return " ".join(_on_day(c, f"set the budget to be kept under {c['relation']} neighbours: {c['reason']}. "
                                "Runs charged before are private under the relation they declared.")
                     for c in changes)
 
 
-def integrity_records(ledger: Ledger) -> list[dict[str, Any]]:
+def integrity_records(ledger: Ledger) -> list[Document]:
     """The tampering findings curators accepted, as reports and History show them (the day only)."""
     return [{"found": e.found, "reason": e.reason, "accepted_by": e.login, "date": e.at[:10]}
             for e in ledger.integrity_events()]
 
 
-def integrity_text(events: list[dict[str, Any]]) -> str:
+def integrity_text(events: list[Document]) -> str:
     """Every accepted tampering finding, so a reader knows the spent budget may be understated."""
     return " ".join(f"On {e['date']}, {e['accepted_by']} accepted that the ledger was changed outside "
                     f"SVT Studio ({e['found']}; reason: {e['reason']}); the budget spent before then may be "
                     "understated." for e in events)
 
 
-def accuracy_text(acc: dict[str, Any], k: int) -> str:
+def accuracy_text(acc: Document, k: int) -> str:
     if not acc["available"]:
         return acc["reason"]
     source = f" (bound: {acc['source']})" if acc.get("source") else ""
@@ -315,7 +315,7 @@ def accuracy_text(acc: dict[str, Any], k: int) -> str:
             f"{acc['statement']}{source}")
 
 
-def _param(v: Any) -> str:
+def _param(v: object) -> str:
     if v is None:
         return "default"
     if isinstance(v, float):

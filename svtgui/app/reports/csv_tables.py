@@ -5,16 +5,15 @@ tables without importing each other."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from svtgui.app.reports.content import value_text
+from svtgui.app.reports.document import Document
 from svtgui.app.reports.statistics import cells
 
 STATISTICS_COLUMNS = ("statistic", "value", "interval_low", "interval_high", "confidence", "epsilon", "run",
                       "method", "guarantee")
 
 
-def csv_guarantee(guarantee: dict[str, Any]) -> str:
+def csv_guarantee(guarantee: Document) -> str:
     """The run's guarantee in a few words, repeated on every CSV row: a CSV carries no sentence above its
     rows, and rows copied out of it must still say whether they are private (a seeded run's are NOT)."""
     if not guarantee["differentially_private"]:
@@ -29,7 +28,7 @@ def cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def statistics_rows(statistics: list[dict[str, Any]], guarantee: str) -> list[list[Any]]:
+def statistics_rows(statistics: list[Document], guarantee: str) -> list[list[str | float | int]]:
     """The CSV rows of a statistics table (:data:`STATISTICS_COLUMNS`): numbers in full, intervals split."""
     rows = []
     for st in statistics:

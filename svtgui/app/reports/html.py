@@ -8,9 +8,9 @@ text, never run. The page loads nothing from the network.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from svtgui.app.reports.content import facts, value_text
+from svtgui.app.reports.document import Document
 from svtgui.app.reports.statistics import STATISTICS_HEADER, cells
 
 MAX_TABLE_ROWS = 2000  # human formats list every ⊤ and then ⊥ rows up to this; CSV/JSON hold all
@@ -29,7 +29,7 @@ td.num { text-align: right; font-family: 'DejaVu Sans Mono', monospace; }
 """
 
 
-def table_rows(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+def table_rows(data: Document) -> tuple[list[Document], int]:
     """Rows the human formats list (all ⊤, then ⊥ up to the cap) in index order, and how many are left out."""
     rows = data["rows"]
     if len(rows) <= MAX_TABLE_ROWS:
@@ -50,7 +50,7 @@ STATISTICS_NOTE = ("Each interval holds the true value with at least the stated 
                    "instead. Statistics of one run share that run's ε.")
 
 
-def statistics_table(statistics: list[dict[str, Any]]) -> list[str]:
+def statistics_table(statistics: list[Document]) -> list[str]:
     """The statistics table, what a release report opens with: one row per statistic, its method below."""
     # cellpadding: Qt's document (the PDF, the window) ignores the CSS padding of cells
     parts = ["<h2>Statistics</h2>", "<table class=\"statistics\" cellpadding=\"4\" cellspacing=\"0\"><tr>"
@@ -74,7 +74,7 @@ def page_head(title: str) -> list[str]:
             f"<style>{CSS}</style></head><body>", f"<h1>{escape(title)}</h1>"]
 
 
-def render(data: dict[str, Any], chart: str | None) -> str:
+def render(data: Document, chart: str | None) -> str:
     """The report as HTML. ``chart``: the chart's markup (inline ``<svg>`` for HTML, an ``<img>`` of a
     document resource for PDF), placed as is: it is built by this package, never from user text."""
     run = data["run"]
@@ -122,6 +122,6 @@ def render(data: dict[str, Any], chart: str | None) -> str:
     return "\n".join(parts)
 
 
-def html_document(data: dict[str, Any], svg: str | None) -> str:
+def html_document(data: Document, svg: str | None) -> str:
     """The HTML report with ``svg`` (:func:`svtgui.app.reports.chart.chart_svg`) inline."""
     return render(data, svg)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QMarginsF, QSizeF, QUrl
 from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
@@ -19,6 +18,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
 from svtgui.app.reports.chart import HEIGHT, WIDTH
+from svtgui.app.reports.document import Document
 from svtgui.app.reports.html import render
 
 CHART_RESOURCE = "svtgui-chart.png"
@@ -48,7 +48,7 @@ def chart_image(svg: str) -> QImage:
     return image
 
 
-def write_pdf(data: dict[str, Any], svg: str | None, path: Path) -> None:
+def write_pdf(data: Document, svg: str | None, path: Path) -> None:
     """A run's report as PDF: its HTML with the chart rasterised."""
     ensure_qt_app()
     images = {}

@@ -14,7 +14,6 @@ import csv
 import io
 from fractions import Fraction
 from html import escape
-from typing import Any
 
 from svtgui import __version__
 from svtgui.app import domains, recipes
@@ -31,6 +30,7 @@ from svtgui.app.reports.content import (
     statistics,
 )
 from svtgui.app.reports.csv_tables import STATISTICS_COLUMNS, csv_guarantee, statistics_rows
+from svtgui.app.reports.document import Document
 from svtgui.core import mechanisms
 from svtgui.core.budget import fmt
 from svtgui.ledger import RUNNING, Ledger, RunRecord
@@ -75,7 +75,7 @@ def checked_runs(ledger: Ledger, run_ids: list[int]) -> list[RunRecord]:
     return runs
 
 
-def _declared(ledger: Ledger, run: RunRecord) -> dict[str, Any]:
+def _declared(ledger: Ledger, run: RunRecord) -> Document:
     dataset = ledger.dataset(run.dataset_id)
     assert dataset is not None  # the schema's foreign key guarantees it
     return ledger.declarations(run.id) or {"neighbouring": dataset.neighbouring, "bounds": dataset.bounds}
@@ -86,7 +86,7 @@ def _method(run: RunRecord) -> dict[str, str]:
     return {"id": info.id, "name": info.name, "summary": info.summary, "citation": info.citation}
 
 
-def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
+def release_data(ledger: Ledger, run_ids: list[int]) -> Document:
     """The release as JSON-able data (this is also the JSON file)."""
     runs = checked_runs(ledger, run_ids)
     dataset = ledger.dataset(runs[0].dataset_id)
@@ -125,7 +125,7 @@ def release_data(ledger: Ledger, run_ids: list[int]) -> dict[str, Any]:
     }
 
 
-def release_csv(data: dict[str, Any]) -> str:
+def release_csv(data: Document) -> str:
     """The statistics table first, then one row per run (its method, cost and declarations)."""
 
     out = io.StringIO()
@@ -141,7 +141,7 @@ def release_csv(data: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def release_html(data: dict[str, Any]) -> str:
+def release_html(data: Document) -> str:
     """The release as a self-contained HTML page (also what the PDF is typeset from)."""
     from svtgui.app.reports.html import STATISTICS_NOTE, page_head, statistics_table
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
+from svtgui.app.reports.document import Document
 from svtgui.app.run_plans import PLAN_FACT
 from svtgui.core import intervals, mechanisms
 from svtgui.core.budget import fmt
@@ -41,14 +41,14 @@ class Statistic:
     """One line of the table. ``value``: a number, a list (the chosen items) or None (none released)."""
 
     name: str
-    value: Any
+    value: float | int | list[str | int | float] | None
     interval: tuple[float, float] | None
     confidence: float | None
     epsilon: str  # ε charged for the run that released it (a run's statistics share its ε)
     run: int
     method: str  # how the value was released and its interval computed, in plain words
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"name": self.name, "value": self.value,
                 "interval": None if self.interval is None else list(self.interval),
                 "confidence": self.confidence, "epsilon": self.epsilon, "run": self.run,
@@ -89,7 +89,7 @@ def _none_released(run: RunRecord, name: str, accuracy: str) -> Statistic:
     return Statistic(name, None, None, None, fmt(run.epsilon), run.id, f"{NONE_RELEASED}; {accuracy}")
 
 
-def run_statistics(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any],
+def run_statistics(run: RunRecord, tops: list[ResponseRecord], facts: Document,
                    accuracy: str) -> list[Statistic]:
     """The statistics a run released. ``tops``: its ⊤ rows (PMW: every answer); ``accuracy``: the
     run's accuracy statement in words, quoted where no exact interval exists."""
@@ -100,7 +100,7 @@ def run_statistics(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, 
     return _mechanism(run, tops, facts, accuracy)
 
 
-def _auto_mean(run: RunRecord, _tops: list[ResponseRecord], facts: dict[str, Any],
+def _auto_mean(run: RunRecord, _tops: list[ResponseRecord], facts: Document,
                _accuracy: str) -> list[Statistic]:
     column, bound = run.params["column"], float(facts["bound"])
     _e_svt, e_sum, e_count = facts["epsilon_split"]
@@ -128,7 +128,7 @@ def _auto_mean(run: RunRecord, _tops: list[ResponseRecord], facts: dict[str, Any
     return stats
 
 
-def _screened(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any],
+def _screened(run: RunRecord, tops: list[ResponseRecord], facts: Document,
               accuracy: str) -> list[Statistic]:
     if not tops:
         return [_none_released(run, f"ranges above T = {plain(run.params['threshold'], 12)}", accuracy)]
@@ -150,7 +150,7 @@ def _screened(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any],
     return stats
 
 
-def _frequent_items(run: RunRecord, _tops: list[ResponseRecord], facts: dict[str, Any],
+def _frequent_items(run: RunRecord, _tops: list[ResponseRecord], facts: Document,
                     accuracy: str) -> list[Statistic]:
     c = run.params.get("cutoff")
     name = f"the {count(c, 'most frequent item')} of '{run.params.get('column', 'items')}'"
@@ -158,7 +158,7 @@ def _frequent_items(run: RunRecord, _tops: list[ResponseRecord], facts: dict[str
                       f"a selection (which items), no counts released; {accuracy}")]
 
 
-def _mechanism(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any],
+def _mechanism(run: RunRecord, tops: list[ResponseRecord], facts: Document,
                accuracy: str) -> list[Statistic]:
     info = mechanisms.info(run.mechanism_id)
     stats = _released_count(run, facts)
@@ -203,13 +203,13 @@ def _mechanism(run: RunRecord, tops: list[ResponseRecord], facts: dict[str, Any]
     return stats
 
 
-def _planned_counts(facts: dict[str, Any]) -> set[int]:
+def _planned_counts(facts: Document) -> set[int]:
     """Indices of the run's planned queries that are plain counts (integer answers), from its plan."""
     queries = (facts.get(PLAN_FACT) or {}).get("queries") or []
     return {i for i, q in enumerate(queries) if isinstance(q, dict) and q.get("kind") in ("count", "range")}
 
 
-def _released_count(run: RunRecord, facts: dict[str, Any]) -> list[Statistic]:
+def _released_count(run: RunRecord, facts: Document) -> list[Statistic]:
     """PMW's and SparseProject's released number of records n̂ (discrete Laplace, or exact and public)."""
     if "n_released" not in facts:
         return []
@@ -225,7 +225,7 @@ def _released_count(run: RunRecord, facts: dict[str, Any]) -> list[Statistic]:
                                method=COUNT_METHOD)]
 
 
-def _probe(run: RunRecord) -> Any:
+def _probe(run: RunRecord) -> mechanisms.Mechanism | None:
     """The run's mechanism rebuilt from its public parameters with a noise source that draws nothing
     (only its scales are read), or None when this version cannot rebuild it."""
     info = mechanisms.info(run.mechanism_id)
@@ -240,11 +240,11 @@ def _probe(run: RunRecord) -> Any:
 STATISTICS_HEADER = ("statistic", "value", "interval", "confidence", "ε of its run", "run")
 
 
-def _number(v: Any) -> str:
+def _number(v: object) -> str:
     return f"{v:,}" if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
 
 
-def cells(st: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
+def cells(st: Document) -> tuple[str, str, str, str, str, str]:
     """One statistic (its JSON form) as the words of a table row, for every human-readable format."""
     if st["value"] is None:
         value = NONE_RELEASED
@@ -258,7 +258,7 @@ def cells(st: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
     return st["name"], value, interval, confidence, st["epsilon"], str(st["run"])
 
 
-def statistics_text(statistics: list[dict[str, Any]]) -> str:
+def statistics_text(statistics: list[Document]) -> str:
     """The table as aligned plain text (the CLI prints it after a run or a recipe)."""
     table = [STATISTICS_HEADER[:5], *(cells(st)[:5] for st in statistics)]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
@@ -270,7 +270,7 @@ def statistics_text(statistics: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def headline(statistics: list[dict[str, Any]], total: int | None = None) -> str:
+def headline(statistics: list[Document], total: int | None = None) -> str:
     """A run's statistics in one line (History's column): the first one, and how many more (``total``:
     how many there are when ``statistics`` holds only the first few)."""
     if not statistics:

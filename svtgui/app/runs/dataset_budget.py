@@ -41,11 +41,13 @@ class IdentityChoice:
 
 @dataclass(frozen=True)
 class GaugeFacts:
-    """The dataset's budget as the gauge shows it (public figures only)."""
+    """The dataset's budget as the gauge shows it (public figures only), worded here from the ledger's
+    exact amounts: the widget only draws them (it subtracted floats, and rounded what remains to six
+    digits — up, too: 0.9999996 remaining read "1")."""
 
-    spent: float | None  # ε spent (None: not in the ledger)
-    total: float | None
-    detail: str
+    share: float | None  # the bar's fill: ε spent / total (None: no dataset, or not in the ledger)
+    bar: str  # the text on the bar
+    detail: str  # the line under it
 
 
 class DatasetBudget:
@@ -139,17 +141,21 @@ class DatasetBudget:
         self.choice = None
 
     def gauge(self) -> GaugeFacts:
-        """Spent of total and the line under it; δ is named only when the dataset allows any."""
+        """Spent of total and the line under it (what remains, exactly); δ is named only when the
+        dataset allows any."""
         b, record = self.budget, self.record
         if self.error is not None:
-            return GaugeFacts(None, None, "The ledger cannot be used: see below.")
+            return GaugeFacts(None, "not in the ledger yet", "The ledger cannot be used: see below.")
         if b is None or record is None:
-            return GaugeFacts(None, None, "Not yet in the ledger: nothing spent." if self.dataset is not None
-                              else "")
+            if self.dataset is None:
+                return GaugeFacts(None, "no dataset", "")
+            return GaugeFacts(None, "not in the ledger yet", "Not yet in the ledger: nothing spent.")
         runs = count(len(b.charges), "run")
         delta = (f"δ spent {amount(b.spent_delta)} of {amount(b.total_delta)}; " if b.total_delta
                  else "δ: none allowed (pure ε-DP); ")
-        return GaugeFacts(float(b.spent_epsilon), float(b.total_epsilon), f"{delta}{runs} across sessions.")
+        share = float(min(Fraction(1), b.spent_epsilon / b.total_epsilon)) if b.total_epsilon else None
+        return GaugeFacts(share, f"ε spent {amount(b.spent_epsilon)} of {amount(b.total_epsilon)}",
+                          f"Remaining: ε = {amount(b.remaining_epsilon)}. {delta}{runs} across sessions.")
 
     def state_line(self) -> str:
         """Under the totals: since when the ledger knows the dataset and how many runs it charged."""

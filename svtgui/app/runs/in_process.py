@@ -13,12 +13,10 @@ window's.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from svtgui.app.runs.model import Launcher
-from svtgui.app.runs.process import RunJob, RunView, to_arrays
+from svtgui.app.runs.process import Event, RunJob, RunView, to_arrays
 from svtgui.app.runs.runner import Run, start_run
 from svtgui.data.queries import Query
 from svtgui.ledger import Ledger
@@ -37,7 +35,7 @@ class InProcessWorker:
         self._queries = queries
         self.run: Run | None = None  # charged by start()
         self._told: set[str] = set()
-        self._answers: list[tuple[str, Any]] = []  # adaptive queries' outcomes, not yet told
+        self._answers: list[Event] = []  # adaptive queries' outcomes, not yet told
         self._asked = 0  # adaptive queries answered
 
     def start(self) -> None:
@@ -47,11 +45,12 @@ class InProcessWorker:
                              seed=job.seed, monotonic=job.monotonic, domains=job.domains, plan=job.plan)
         self._queries = []  # the run holds them
 
-    def events(self) -> list[tuple[str, Any]]:
+    def events(self) -> list[Event]:
         """``started_run`` once charged, each adaptive query's outcome, ``ended`` once the run has ended."""
-        run, out = self.run, []
+        run = self.run
         if run is None:
             return []
+        out: list[Event] = []
         if "started_run" not in self._told:
             out.append(("started_run", RunView.of(run)))
         out += self._answers

@@ -29,7 +29,7 @@ import hashlib
 import math
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,22 +49,27 @@ from svtgui.app.linear_setup import (  # noqa: F401 - the set-up, re-exported fo
     universe_of,
 )
 from svtgui.app.plan import describe_query
-from svtgui.core.linear import LinearQuery
+from svtgui.core.linear import LinearQuery, SparseHistogram
 from svtgui.core.mechanisms.base import Batch
+from svtgui.core.mechanisms.sparse_project import SparseProject
+from svtgui.data.queries import Query
 from svtgui.ledger import ResponseBatch
+
+if TYPE_CHECKING:  # annotations only: the universe module imports pandas (svtgui-cli --help needs none)
+    from svtgui.data.universe import Universe
 
 
 class LinearFeed:
     """PMW's side of the run loop: queries → linear queries in; responses → ledger rows (rows units)."""
 
-    def __init__(self, universe: Any, n_released: int) -> None:
+    def __init__(self, universe: Universe, n_released: int) -> None:
         self.universe = universe
         self.n = n_released  # public: released by PMW at bind()
 
-    def inputs(self, queries: Sequence[Any]) -> list[LinearQuery]:
+    def inputs(self, queries: Sequence[Query]) -> list[LinearQuery]:
         return [linear_query(self.universe, q, "query") for q in queries]
 
-    def released(self, out: Batch, queries: Sequence[Any]) -> ResponseBatch:
+    def released(self, out: Batch, queries: Sequence[Query]) -> ResponseBatch:
         """PMW's batch as the ledger records it: values in rows (paid: an integer count on the noise
         lattice; free, from the public synthetic histogram: n̂·⟨Q, p⟩ to 0.1 row), every ⊥ free."""
         k = out.consumed
@@ -75,7 +80,8 @@ class LinearFeed:
                              [describe_query(q) for q in queries[:k]], above, value, None, ~above)
 
 
-def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, public_name: str) -> dict[str, Any]:
+def write_release(mechanism: SparseProject, histogram: SparseHistogram, plan: LinearPlan,
+                  public_name: str) -> dict[str, str | int | float | None]:
     """Project, add noise, write the file atomically; returns the public facts to record.
 
     ``public_name`` is the dataset's public name in the ledger (the curator's choice, else its random
@@ -100,5 +106,5 @@ def write_release(mechanism: Any, histogram: Any, plan: LinearPlan, public_name:
     }
 
 
-def _finite(x: Any) -> float | None:
+def _finite(x: object) -> float | None:
     return float(x) if isinstance(x, int | float) and math.isfinite(x) else None

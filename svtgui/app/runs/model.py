@@ -33,13 +33,14 @@ from svtgui.app import gate
 from svtgui.app.domains import reminder
 from svtgui.app.events import Emitter, Listener
 from svtgui.app.numbers import amount
+from svtgui.app.params import Params
 from svtgui.app.runs.confirmation import KNOWN, NEW, SEPARATE, SHARED, Confirmation
 from svtgui.app.runs.dataset_budget import DIFFERENT, SAME, DatasetBudget
 from svtgui.app.runs.results import ResultStore
 from svtgui.app.runs.runner import request_for
 from svtgui.app.runs.state import RunClock, RunState
 from svtgui.app.runs.status import StatusFacts, status_line
-from svtgui.app.runs.worker import ReleasedBatch, RunJob, RunView, RunWorker, discard_prepared, prepare
+from svtgui.app.runs.worker import Event, ReleasedBatch, RunJob, RunView, RunWorker, discard_prepared, prepare
 from svtgui.app.workspace import DATASET, Workspace, label
 from svtgui.core import mechanisms
 from svtgui.core.mechanisms import HISTOGRAM, RELEASE
@@ -68,7 +69,7 @@ class RunHandle(Protocol):
     (:class:`~svtgui.app.runs.in_process.InProcessWorker`), or a stand-in in unit tests."""
 
     def start(self) -> None: ...
-    def events(self) -> list[tuple[str, Any]]: ...
+    def events(self) -> list[Event]: ...
     def acknowledge(self) -> None: ...
     def pause(self) -> None: ...
     def resume(self) -> None: ...
@@ -108,13 +109,14 @@ class RunModel:
         self.run: RunView | None = None
         self.run_queries: list[Query] = []
         self.adaptive: list[Query] = []
-        self.params: dict[str, Any] = {}  # the parameters of the run being shown
+        self.params: Params = {}  # the parameters of the run being shown
         self.seed: int | None = None  # tests and replays only: reproducible, NOT secure noise
         self.pace: float | None = None  # queries per second (None: as fast as possible)
         self.planned_cutoff: int | None = None  # the cutoff of the run being started, until it reports
         self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
         self.refused = False  # the last attempt charged nothing
         self.adaptive_error: str | None = None  # why the last adaptive query was refused
+        self.raise_entries = {"epsilon": "", "delta": ""}  # the new totals typed in the Raise box
         self._shown_at = 0.0
         workspace.subscribe(self._workspace_changed)
 
@@ -149,8 +151,16 @@ class RunModel:
         self.budget.refresh()
         self.events.emit(BUDGET, RUNNABLE, STATUS)
 
-    def raise_total(self, epsilon: str, delta: str) -> str | None:
-        """Raise the dataset's total (logged); the reason it was refused (nothing changed), or None."""
+    def set_raise_entry(self, name: str, text: str) -> None:
+        """The new total ``"epsilon"`` or ``"delta"`` as typed in the Raise box (nothing changes yet)."""
+        if name not in self.raise_entries:
+            raise ValueError(f"a raise takes 'epsilon' or 'delta', not {name!r}")
+        self.raise_entries[name] = text
+
+    def raise_total(self) -> str | None:
+        """Raise the dataset's total to the typed entries (logged); the reason it was refused (nothing
+        changed), or None."""
+        epsilon, delta = self.raise_entries["epsilon"], self.raise_entries["delta"]
         try:
             self.budget.raise_total(epsilon, delta)
         except (ValueError, LedgerError) as exc:
@@ -161,7 +171,8 @@ class RunModel:
         return None
 
     def run_facts(self) -> dict[str, Any]:
-        """What the current run recorded besides its rows (PMW's n̂, a release file); {} without a run."""
+        """What the current run recorded besides its rows (PMW's n̂, a release file); {} without a run.
+        A JSON object as the ledger keeps it (``Any``: each fact is the JSON value it was recorded as)."""
         if self.run is None:
             return {}
         try:
@@ -497,7 +508,7 @@ class RunModel:
         self.state = state
         self.events.emit(STATE, RUNNABLE, STATUS)
 
-    def _clear_run(self, queries: list[Query] | None = None, params: dict[str, Any] | None = None,
+    def _clear_run(self, queries: list[Query] | None = None, params: Params | None = None,
                    cutoff: int | None = None) -> None:
         """Nothing of the previous run stays on view: rows, its charge, its refusal, adaptive errors;
         the run about to start (its queries, parameters and cutoff) replaces it."""

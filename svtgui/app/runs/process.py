@@ -38,12 +38,14 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 if TYPE_CHECKING:  # annotations only: the run process imports the data layer with the runner
+    from svtgui.app.params import Params
     from svtgui.app.plan import Plan
+    from svtgui.app.runs.runner import Run
     from svtgui.data.dataset import Dataset
     from svtgui.data.queries import Query
     from svtgui.ledger import ResponseBatch, RunRecord
@@ -55,6 +57,13 @@ MIN_BATCH, MAX_BATCH, FIRST_BATCH = 64, 131_072, 256
 MAX_IN_FLIGHT = 4  # batches sent but not yet taken by the window: bounds memory on both sides
 POLL_SECONDS = 0.1
 PACE_TICK = 0.1  # a paced run sends a batch about this often (one query at a time below 1/PACE_TICK per s)
+
+#: A control message, window → child: its kind and what it carries (a pace, an adaptive query, a
+#: sync token, or nothing).
+Control = tuple[str, Union[float, int, "Query", None]]
+#: A message of the run, child → window: its kind and what it carries (the charged run, a released
+#: batch, a refusal's or an error's words, the final status, a sync token, or nothing).
+Event = tuple[str, Union["RunView", "ReleasedBatch", str, int, None]]
 
 
 @dataclass
@@ -79,7 +88,7 @@ class RunJob:
     ledger_path: str
     dataset: Dataset
     mechanism_id: str
-    params: dict[str, Any]
+    params: Params
     seed: int | None = None
     monotonic: bool = False
     pace: float | None = None  # queries per second for demonstrations; None: as fast as possible
@@ -93,7 +102,7 @@ class RunView:
 
     record: RunRecord  # as charged, at the start
     cutoff: int | None
-    params: dict[str, Any]
+    params: Params
     status: str = "running"
     total: int = 0
 
@@ -106,7 +115,7 @@ class RunView:
         return self.status != "running"
 
     @classmethod
-    def of(cls, run: Any) -> RunView:
+    def of(cls, run: Run) -> RunView:
         return cls(run.record, run.cutoff, run.params, run.status, run.total)
 
 
@@ -123,7 +132,7 @@ def to_arrays(batch: ResponseBatch, refs: np.ndarray) -> ReleasedBatch:
 class StreamLoop:
     """Streams a charged run, answering control messages between batches (child process)."""
 
-    def __init__(self, run: Any, out: Connection, ctrl: Connection, pace: float | None = None) -> None:
+    def __init__(self, run: Run, out: Connection, ctrl: Connection, pace: float | None = None) -> None:
         self.run, self.out, self.ctrl = run, out, ctrl
         self.pace = _pace(pace)
         self.next_due = 0.0  # a paced run's next batch is due at this perf_counter time
@@ -139,7 +148,7 @@ class StreamLoop:
         self.adaptive_count = 0
 
     # -- control ---------------------------------------------------------------------------------
-    def _apply(self, message: tuple[str, Any]) -> None:
+    def _apply(self, message: Control) -> None:
         kind, payload = message
         if kind == "ack":
             self.credits += 1
@@ -187,7 +196,7 @@ class StreamLoop:
     def _finish_ready(self) -> bool:
         return self.finish and not self.adaptive
 
-    def _send(self, kind: str, payload: Any = None) -> None:
+    def _send(self, kind: str, payload: RunView | ReleasedBatch | str | int | None = None) -> None:
         self.out.send((kind, payload))
 
     # -- the loop --------------------------------------------------------------------------------
@@ -303,7 +312,7 @@ def child_main(ctrl: Connection, out: Connection) -> None:
         ledger.close()
 
 
-def _pace(rate: Any) -> float | None:
+def _pace(rate: float | int | None) -> float | None:
     """A pace in queries per second (None or 0: as fast as possible)."""
     if rate is None or rate == 0:
         return None
@@ -313,7 +322,7 @@ def _pace(rate: Any) -> float | None:
     return rate
 
 
-def _interrupt(run: Any) -> None:
+def _interrupt(run: Run) -> None:
     try:
         if not run.finished:
             run.ledger.finish_run(run.id, "interrupted")

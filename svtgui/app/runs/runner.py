@@ -23,44 +23,51 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from svtgui.app import gate
 from svtgui.app.domains import DECLARED, Domains, gate_extra, problem, recorded, release_notes
+from svtgui.app.params import Params
 from svtgui.app.plan import Plan, build, describe_query, lattice_problem, public_rows, validate_query
-from svtgui.app.run_plans import PLAN_FACT, mechanism_plan
+from svtgui.app.run_plans import PLAN_FACT, PlanDocument, mechanism_plan
 from svtgui.app.runs import linear
 from svtgui.core import mechanisms
+from svtgui.core.linear import LinearQuery
 from svtgui.core.mechanisms import PRIVATE, Batch, Mechanism, SelectionMechanism, StreamingMechanism
 from svtgui.core.mechanisms.base import Response
+from svtgui.data.dataset import Dataset
+from svtgui.data.schema import Schema
 from svtgui.ledger import FINISHED, HALTED, INTERRUPTED, STOPPED, Ledger, ResponseBatch, RunRecord
 
 
 class QueryLike(Protocol):
     """What the runner needs of a query (``svtgui.data.queries.Query`` provides it)."""
 
-    monotonic: bool
-    integer: bool
+    @property
+    def monotonic(self) -> bool: ...
 
-    def sensitivity(self, schema: Any) -> float: ...
+    @property
+    def integer(self) -> bool: ...
 
-    def magnitude(self, schema: Any, n: int) -> float: ...
+    def sensitivity(self, schema: Schema) -> float: ...
+
+    def magnitude(self, schema: Schema, n: int) -> float: ...
 
     def describe(self) -> str: ...
 
 
-Evaluator = Callable[[Any, Sequence[QueryLike]], np.ndarray]
+Evaluator = Callable[[Dataset, Sequence[QueryLike]], np.ndarray]
 
 
-def _default_evaluate(dataset: Any, queries: Sequence[QueryLike]) -> np.ndarray:
+def _default_evaluate(dataset: Dataset, queries: Sequence[QueryLike]) -> np.ndarray:
     from svtgui.data.evaluate import evaluate  # the data layer; imported late so tests can inject
 
     return evaluate(dataset, list(queries))
 
 
-def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, params: dict[str, Any],
+def plan_run(dataset: Dataset, queries: Sequence[QueryLike], mechanism_id: str, params: Params,
              *, monotonic: bool = False, adaptive: bool = True, domains: Domains = DECLARED) -> Plan:
     """Validate a run without charging anything: :func:`svtgui.app.plan.build`, raising its first
     problem as a :class:`~svtgui.app.plan.PlanError` (a ``ValueError`` whose ``param`` names the field).
@@ -82,7 +89,7 @@ def plan_run(dataset: Any, queries: Sequence[QueryLike], mechanism_id: str, para
     return plan
 
 
-def _create(mechanism_id: str, params: dict[str, Any], seed: int | None) -> Mechanism:
+def _create(mechanism_id: str, params: Params, seed: int | None) -> Mechanism:
     rng = mechanisms.secure() if seed is None else mechanisms.seeded(_seed(seed))
     m = mechanisms.create(mechanism_id, rng=rng, **params)
     release_grade(m)
@@ -103,8 +110,8 @@ def release_grade(m: Mechanism) -> None:
         raise ValueError(f"{m.info.id} is known not to be differentially private")
 
 
-def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechanism_id: str,
-              params: dict[str, Any], *, seed: int | None = None, monotonic: bool = False,
+def start_run(ledger: Ledger, dataset: Dataset, queries: Sequence[QueryLike], mechanism_id: str,
+              params: Params, *, seed: int | None = None, monotonic: bool = False,
               evaluate: Evaluator | None = None, plan: Plan | None = None,
               domains: Domains = DECLARED) -> Run:
     """Validate, charge the full guarantee (committed), and return a :class:`Run` ready to stream.
@@ -139,7 +146,7 @@ def start_run(ledger: Ledger, dataset: Any, queries: Sequence[QueryLike], mechan
         raise
 
 
-def request_for(dataset: Any, queries: Sequence[QueryLike], plan: Plan, *,
+def request_for(dataset: Dataset, queries: Sequence[QueryLike], plan: Plan, *,
                 seed: int | None = None) -> gate.Request:
     """The gate's request for this run, without charging: the CLI screens it
     (:func:`svtgui.app.gate.screen`) before a new dataset is registered, so a refused run leaves the
@@ -148,7 +155,7 @@ def request_for(dataset: Any, queries: Sequence[QueryLike], plan: Plan, *,
     return _request(dataset, m, plan, m.params, len(queries))
 
 
-def _request(dataset: Any, m: Mechanism, plan: Plan, params: dict[str, Any],
+def _request(dataset: Dataset, m: Mechanism, plan: Plan, params: Params,
              queries_planned: int | None) -> gate.Request:
     """What the gate checks and charges for this run of ``m``: its whole guarantee and its noise, and
     the domains read from the data it depends on with the curator's word on them (:mod:`.domains`)."""
@@ -158,8 +165,8 @@ def _request(dataset: Any, m: Mechanism, plan: Plan, params: dict[str, Any],
                         extra=gate_extra(plan.domains_from_data, plan.domains_allowed))
 
 
-def _start_linear(ledger: Ledger, dataset: Any, queries: list[QueryLike], m: Mechanism,
-                  plan: linear.LinearPlan, replay: dict[str, Any], request: gate.Request) -> Run:
+def _start_linear(ledger: Ledger, dataset: Dataset, queries: list[QueryLike], m: Mechanism,
+                  plan: linear.LinearPlan, replay: PlanDocument, request: gate.Request) -> Run:
     """PMW / SparseProject: histogram first (nothing charged if it fails), charge, then release.
 
     PMW releases n̂ at ``bind`` (recorded as a run fact) and then streams like any interactive run.
@@ -213,7 +220,7 @@ def _nothing() -> ResponseBatch:
 class Run:
     """A charged, running release. Methods are serialised by a lock (stop() may come from another thread)."""
 
-    def __init__(self, ledger: Ledger, record: RunRecord, dataset: Any, queries: list[QueryLike],
+    def __init__(self, ledger: Ledger, record: RunRecord, dataset: Dataset, queries: list[QueryLike],
                  mechanism: Mechanism, evaluate: Evaluator, feed: linear.LinearFeed | None = None) -> None:
         """``feed`` (PMW) turns queries into linear queries and responses into rows; without it the
         queries are evaluated on the dataset and the answers fed to the mechanism."""
@@ -271,7 +278,7 @@ class Run:
         return getattr(self.__mechanism, "cutoff", None)
 
     @property
-    def params(self) -> dict[str, Any]:
+    def params(self) -> Params:
         return dict(self.__mechanism.params)
 
     def __repr__(self) -> str:
@@ -345,7 +352,7 @@ class Run:
             self._end_if_running(INTERRUPTED)
 
     # ------------------------------------------------------------------ internals
-    def _inputs(self, queries: Sequence[QueryLike]) -> Any:
+    def _inputs(self, queries: Sequence[QueryLike]) -> np.ndarray | list[LinearQuery]:
         """What the mechanism takes: linear queries (PMW) or the true answers (evaluated here)."""
         return self._feed.inputs(queries) if self._feed else self._answers(queries)
 

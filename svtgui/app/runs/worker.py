@@ -24,15 +24,15 @@ import os
 import queue
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from svtgui.app.runs.process import ReleasedBatch, RunJob, RunView, child_main
+from svtgui.app.runs.process import Control, Event, ReleasedBatch, RunJob, RunView, child_main
 from svtgui.app.tasks import Task, TaskState, submit
 
 if TYPE_CHECKING:
     from svtgui.data.queries import Query
 
-__all__ = ["ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare", "relay"]
+__all__ = ["Event", "ReleasedBatch", "RunJob", "RunView", "RunWorker", "discard_prepared", "prepare", "relay"]
 
 CHUNK = 5_000  # planned queries per message: each pickling holds the GIL for a few ms at most
 MAX_EVENTS_PER_POLL = 32  # bounded work per timer tick
@@ -142,7 +142,7 @@ def relay(state: TaskState, spawned: Spawned, job: RunJob, queries: list[Query],
         from_child.close()
 
 
-def _forward(ctrl: Connection, message: tuple[str, Any] | None) -> bool:
+def _forward(ctrl: Connection, message: Control | None) -> bool:
     """Send one control message; False once forwarding has ended (closed by the window, or the child)."""
     if message is None:
         return False
@@ -197,11 +197,11 @@ class RunWorker:
         self._outbox.put(None)
 
     # -- outcomes ----------------------------------------------------------------------------------
-    def events(self) -> list[tuple[str, Any]]:
+    def events(self) -> list[Event]:
         """What the child reported since the last call (GUI thread; never blocks)."""
         if self._done or self.task is None:
             return []
-        out: list[tuple[str, Any]] = []
+        out: list[Event] = []
         for event in self.task.events(MAX_EVENTS_PER_POLL):
             if event.kind == "partial" and event.payload[0] == "synced":
                 self.synced = event.payload[1]  # a barrier the caller waits on, not an event of the run
@@ -215,7 +215,7 @@ class RunWorker:
         return out
 
     # -- requests from the GUI thread ------------------------------------------------------------
-    def _tell(self, kind: str, payload: Any = None) -> None:
+    def _tell(self, kind: str, payload: float | int | Query | None = None) -> None:
         if not self._done:
             self._outbox.put((kind, payload))
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
-from svtgui.core.wording import plain, plural
+from svtgui.core.wording import plural
 from svtgui.ui.common.theme import ABOVE_COLOR, BELOW_COLOR, named
 
 _RESOLUTION = 10_000  # progress bars are integer-valued; budgets are not
@@ -97,7 +97,7 @@ class BudgetGauge(QGroupBox):
         self.above = self.below = 0
         self.cutoff = 1
         self.set_counts(0, 0, 1)
-        self.set_dataset(None, None)
+        self.set_dataset(None, "no dataset")
 
     def set_counts(self, above: int, below: int, cutoff: int | None, halted: bool | None = None) -> None:
         """⊤ and ⊥ so far; ``cutoff`` None for mechanisms without one; ``halted`` whether the run
@@ -122,15 +122,15 @@ class BudgetGauge(QGroupBox):
     def set_run(self, text: str) -> None:
         self.run_label.setText(text)
 
-    def set_dataset(self, spent: float | None, total: float | None, detail: str = "") -> None:
-        """The dataset's ε spent / total across all runs (None before a dataset is known)."""
-        if spent is None or total is None or total <= 0:
+    def set_dataset(self, share: float | None, bar: str, detail: str = "") -> None:
+        """The dataset's budget as the run model words it
+        (:meth:`~svtgui.app.runs.dataset_budget.DatasetBudget.gauge`): the bar's fill (None: empty),
+        its text and the line under it."""
+        if share is None:
             self.dataset_bar.setRange(0, 1)
             self.dataset_bar.setValue(0)
-            self.dataset_bar.setFormat("not in the ledger yet" if detail else "no dataset")
-            self.dataset_label.setText(detail)
-            return
-        self.dataset_bar.setRange(0, _RESOLUTION)
-        self.dataset_bar.setValue(round(_RESOLUTION * min(1.0, spent / total)))
-        self.dataset_bar.setFormat(f"ε spent {plain(spent, 6)} of {plain(total, 6)}")
-        self.dataset_label.setText(f"Remaining: ε = {plain(max(0.0, total - spent), 6)}. {detail}".strip())
+        else:
+            self.dataset_bar.setRange(0, _RESOLUTION)
+            self.dataset_bar.setValue(round(_RESOLUTION * share))
+        self.dataset_bar.setFormat(bar)
+        self.dataset_label.setText(detail)

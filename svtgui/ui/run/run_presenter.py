@@ -54,8 +54,11 @@ class RunPresenter(QObject):
         p.totals.raise_.clicked.connect(self._begin_raise)
         p.totals.raise_box.apply.clicked.connect(self._apply_raise)
         p.totals.raise_box.cancel.clicked.connect(self._cancel_raise)
-        for w in (p.totals.epsilon, p.totals.delta):
-            w.textChanged.connect(self._totals_typed)
+        p.totals.epsilon.textChanged.connect(lambda text: self._totals_typed(epsilon=text))
+        p.totals.delta.textChanged.connect(lambda text: self._totals_typed(delta=text))
+        box = p.totals.raise_box
+        box.epsilon.textChanged.connect(lambda text: model.set_raise_entry("epsilon", text))
+        box.delta.textChanged.connect(lambda text: model.set_raise_entry("delta", text))
         model.workspace.subscribe(self._workspace_changed)
         model.subscribe(self._changed)
         self._changed(frozenset((STATE, RUNNABLE, STATUS, ROWS, BUDGET, STARTED, ADAPTIVE, OUTCOME)))
@@ -90,10 +93,13 @@ class RunPresenter(QObject):
         self.page.confirm.hide()
         return self.model.confirm()
 
-    def _totals_typed(self) -> None:
+    def _totals_typed(self, epsilon: str | None = None, delta: str | None = None) -> None:
+        """A declared total typed; the other stays as the workspace holds it."""
         if not self.model.budget.known:  # a known dataset's totals are the ledger's, shown read-only
-            t = self.page.totals
-            self.model.workspace.set_totals(t.epsilon.text().strip(), t.delta.text().strip())
+            ws = self.model.workspace
+            held_epsilon, held_delta = ws.totals
+            ws.set_totals((held_epsilon if epsilon is None else epsilon).strip(),
+                          (held_delta if delta is None else delta).strip())
 
     def _begin_raise(self) -> None:
         """Raise…: the explicit step, pre-filled with the current totals."""
@@ -113,7 +119,7 @@ class RunPresenter(QObject):
 
     def _apply_raise(self) -> None:
         t = self.page.totals
-        refused = self.model.raise_total(t.raise_box.epsilon.text(), t.raise_box.delta.text())
+        refused = self.model.raise_total()
         t.error.show_error(refused)  # refused: nothing changed; the box stays open to correct it
         if refused is None:
             t.raise_box.hide()
@@ -183,7 +189,7 @@ class RunPresenter(QObject):
         if not t.raise_box.isVisible():
             t.error.show_error(self.model.totals_error())
         facts = budget.gauge()
-        self.page.gauge.set_dataset(facts.spent, facts.total, facts.detail)
+        self.page.gauge.set_dataset(facts.share, facts.bar, facts.detail)
 
     def refresh(self) -> None:
         """Show the rows that arrived since the last (coalesced) update: table, chart, gauge, counts."""
