@@ -196,13 +196,19 @@ def script_text(ledger: Ledger, run_ids: list[int]) -> str:
     ])
 
 
-def export_script(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[str],
-                  inputs: Inputs | None = None) -> Path:
-    """Write the replay script of these runs to ``path`` (``.py``), guarded like every export."""
+def script_target(ledger: Ledger, path: str | os.PathLike[str], inputs: Inputs | None = None) -> Path:
+    """The script's file, checked before anything is written: a ``.py`` name that is no input, in a
+    folder where it can be written (ValueError otherwise)."""
     p = Path(path)
     if p.suffix.lower() != ".py":
         raise ValueError(f"{p}: a reproducible script is a Python file: name it ….py")
-    check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
+    return check_output(p, (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path))
+
+
+def export_script(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[str],
+                  inputs: Inputs | None = None) -> Path:
+    """Write the replay script of these runs to ``path`` (``.py``), guarded like every export."""
+    p = script_target(ledger, path, inputs)
     text = script_text(ledger, run_ids)
     write_atomically(p, lambda t: t.write_text(text, encoding="utf-8"))
     return p
@@ -289,15 +295,22 @@ def command_plans(ledger: Ledger, run_ids: list[int]) -> dict[str, str]:
 def export_plans(ledger: Ledger, run_ids: list[int], folder: str | os.PathLike[str],
                  inputs: Inputs | None = None) -> list[Path]:
     """Write :func:`command_plans` into ``folder`` (which must exist); every file guarded as a report is."""
+    written = []
+    for target, text in plan_targets(ledger, run_ids, folder, inputs).items():
+        write_atomically(target, lambda t, text=text: t.write_text(text, encoding="utf-8"))
+        written.append(target)
+    return written
+
+
+def plan_targets(ledger: Ledger, run_ids: list[int], folder: str | os.PathLike[str],
+                 inputs: Inputs | None = None) -> dict[Path, str]:
+    """Each file :func:`export_plans` writes and its text, every one checked before any is written
+    (the folder exists; no file is an input or the ledger's; each can be written)."""
     where = Path(folder)
     if not where.is_dir():
         raise ValueError(f"{where} is not a folder: create it first")
-    files = command_plans(ledger, run_ids)
     protected = (inputs.copy() if inputs is not None else Inputs()).add_ledger(ledger.path)
-    for name in files:
-        check_output(where / name, protected)
-    written = []
-    for name, text in files.items():
-        write_atomically(where / name, lambda t, text=text: t.write_text(text, encoding="utf-8"))
-        written.append(where / name)
-    return written
+    files = {where / name: text for name, text in command_plans(ledger, run_ids).items()}
+    for target in files:
+        check_output(target, protected)
+    return files

@@ -637,3 +637,16 @@ def test_a_release_path_under_a_file_is_listed_with_an_overspend(known, command,
     _refused([*argv, "--data", str(known["data"]), "--schema", str(known["schema"]), "--epsilon", "50",
               "--delta", "1e-9", "--ledger", str(known["ledger"])], capsys, "notes.txt is a file",
              "does not fit", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("extra, option", [(["--script", "{d}/r.html"], "--script"),  # not a .py name
+                                           (["--plan-dir", "{d}/missing"], "--plan-dir"),
+                                           (["--script", "{d}/missing/r.py"], "--script")])
+def test_release_build_checks_every_output_before_writing_the_first(known, extra, option, tmp_path, capsys):
+    # `--out r.html --script r.html` wrote the release, then refused the script: exit 2, one file written
+    folder = tmp_path / "release"
+    folder.mkdir()
+    argv = ["release", "build", "1", "--ledger", str(known["ledger"]), "--out", str(folder / "r.html"),
+            *(a.replace("{d}", str(folder)) for a in extra)]
+    _refused(argv, capsys, option)
+    assert list(folder.iterdir()) == []

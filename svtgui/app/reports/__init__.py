@@ -68,7 +68,7 @@ def pdf_unavailable() -> str | None:
     return None
 
 
-def _target(ledger: Ledger, path: str | os.PathLike[str], inputs: Inputs | None,
+def report_target(ledger: Ledger, path: str | os.PathLike[str], inputs: Inputs | None,
             what: str) -> tuple[Path, str]:
     """The file to write and its format; refused when the suffix is unknown or the file is the ledger
     or one of ``inputs``."""
@@ -85,7 +85,7 @@ def export(ledger: Ledger, run_id: int, path: str | os.PathLike[str], inputs: In
 
     ``path`` is never the ledger (a report over it would erase the spend) nor one of ``inputs``, the
     files the caller's command read (:mod:`svtgui.app.outputs`)."""
-    p, suffix = _target(ledger, path, inputs, "report")
+    p, suffix = report_target(ledger, path, inputs, "report")
     data = report_data(ledger, run_id)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
@@ -115,7 +115,7 @@ def export_release(ledger: Ledger, run_ids: list[int], path: str | os.PathLike[s
     follows the suffix, the target is guarded as a report's is."""
     from svtgui.app.reports.release import release_csv, release_data, release_html
 
-    p, suffix = _target(ledger, path, inputs, "release")
+    p, suffix = report_target(ledger, path, inputs, "release")
     data = release_data(ledger, run_ids)
     if suffix == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def build(args: argparse.Namespace) -> int:
     from svtgui.app.outputs import Inputs
-    from svtgui.app.replay import export_plans, export_script, script_text
-    from svtgui.app.reports import export_release
+    from svtgui.app.replay import export_plans, export_script, plan_targets, script_target, script_text
+    from svtgui.app.reports import export_release, report_target
     from svtgui.app.reports.release import checked_runs
 
     outs = [Path(o) for o in args.out]
@@ -67,6 +67,14 @@ def build(args: argparse.Namespace) -> int:
                 script_text(led, args.run_ids)  # and every run's plan, when a replay is asked for
         except ValueError as exc:
             raise CliError(str(exc)) from None
+        checks = {"--out": lambda out: report_target(led, out, None, "release"),
+                  "--script": lambda out: script_target(led, out),
+                  "--plan-dir": lambda out: plan_targets(led, args.run_ids, out)}
+        for option, target, _, _ in jobs:  # every output before the first is written: `--out r.html
+            try:  # --script r.html` wrote the release, then refused the script (exit 2, a file written)
+                checks[option](target)
+            except ValueError as exc:
+                raise CliError(f"{option} {target}: {exc}") from None
         for option, target, write, done in jobs:
             try:
                 write(led, args.run_ids, target, Inputs())
