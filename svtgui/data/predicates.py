@@ -14,6 +14,7 @@ count missing rows; use ``is_missing`` to count them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,9 +225,12 @@ def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
             raise QueryError(f"column {column!r} is numeric; {v!r} is not a number")
         if isinstance(v, str):
             try:
-                float(v)
+                number = float(v)
             except ValueError:
                 raise QueryError(f"column {column!r} is numeric; {v!r} is not a number") from None
+            if not math.isfinite(number):  # 'nan', 'inf', '1e400': as 'thirty', '= nan' matched no row
+                raise QueryError(f"column {column!r} is numeric; {v!r} is not a finite number (values "
+                                 "and bounds are finite; a missing value is 'is_missing')")
     elif kind == ColumnKind.DATETIME:
         import pandas as pd  # the data layer's own dependency; only date columns need it
 
