@@ -132,7 +132,9 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except BaseException as exc:  # noqa: BLE001 - describe() lets through what must propagate
-        return _fail(f"svtgui-cli {args.command}", exc)
+        from svtgui.cli.config import named_where_given
+
+        return _fail(f"svtgui-cli {args.command}", named_where_given(exc, args))
 
 
 def _fail(prog: str, exc: BaseException) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import tomllib
 from collections.abc import Sequence
 from fractions import Fraction
@@ -191,3 +192,29 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
     if isinstance(conf.get("report"), str):
         conf["report"] = [conf["report"]]
     return conf
+
+
+_OPTION = re.compile(r"--([a-z][a-z-]*)(?=[ :])")
+
+
+def named_where_given(exc: BaseException, args: argparse.Namespace) -> BaseException:
+    """``exc`` as the curator gave the value: a refusal that starts with an option (``--report
+    notes.txt/r.html: notes.txt is a file``) whose value came from ``--config`` names the config's
+    key instead (``--config run.toml: key 'report': …``), as a ``[params]`` error does; an option
+    typed on the command line (which overrides the config) keeps its name."""
+    config = getattr(args, "config", None)
+    found = _OPTION.match(str(exc)) if isinstance(exc, CliError) and config else None
+    if found is None:
+        return exc
+    key = found.group(1).replace("-", "_")
+    if getattr(args, key, None) not in (None, [], False) or key not in _config_keys(config):
+        return exc
+    return CliError(f"--config {config}: key {key!r}{str(exc)[found.end():]}", exc.code)  # type: ignore[attr-defined]
+
+
+def _config_keys(path: str | Path) -> set[str]:
+    """The top-level keys of a config already read without error (an unreadable one: none)."""
+    try:
+        return {k.replace("-", "_") for k in tomllib.loads(Path(path).read_text(encoding="utf-8"))}
+    except (OSError, ValueError):
+        return set()

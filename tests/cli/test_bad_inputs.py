@@ -653,3 +653,24 @@ def test_release_build_checks_every_output_before_writing_the_first(known, extra
             *(a.replace("{d}", str(folder)) for a in extra)]
     _refused(argv, capsys, option)
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("line, key, option", [
+    ('report = "notes.txt/r.html"', "report", "--report"),  # named "--report", an option nobody typed
+    ('report = "r.xyz"', "report", "--report"),
+    ("batch_size = 0", "batch_size", "--batch-size"),
+    ('spark_conf = ["no-equals-sign"]', "spark_conf", "--spark-conf"),
+])
+def test_an_error_in_a_config_value_names_the_config_key_not_an_option(known, line, key, option, capsys):
+    # as a [params] value's error read "--param" (issue 22 §5), so did every other key's
+    (known["dir"] / "notes.txt").write_text("notes\n")
+    config = known["dir"] / f"k{abs(hash(line))}.toml"
+    config.write_text(f'data = "toy.csv"\nqueries = "q.json"\nschema = "schema.json"\nmechanism = "sparse"\n'
+                      f"epsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n{line}\n")
+    argv = ["run", "--config", str(config), "--ledger", str(known["ledger"])]
+    line = _refused(argv, capsys, f"--config {config}: key '{key}'", ledger=known["ledger"])
+    assert option not in line
+    if key == "report":  # typed on the command line (over the config's): named as the option
+        typed = _refused([*argv, "--report", str(known["dir"] / "notes.txt/r.html")], capsys, "--report",
+                         ledger=known["ledger"])
+        assert "--config" not in typed
