@@ -674,3 +674,14 @@ def test_an_error_in_a_config_value_names_the_config_key_not_an_option(known, li
         typed = _refused([*argv, "--report", str(known["dir"] / "notes.txt/r.html")], capsys, "--report",
                          ledger=known["ledger"])
         assert "--config" not in typed
+
+
+@pytest.mark.parametrize("listed", ["1\n1\n2\n", "1\n2\n01\n"])
+def test_an_item_domain_listing_an_item_twice_is_refused_before_the_charge(baskets, tmp_path, listed, capsys):
+    # the repeated item was two candidates of the choice: twice as likely to be released by EM
+    items = tmp_path / "items.txt"
+    items.write_text(listed)
+    ledger = tmp_path / "l.sqlite"
+    assert main(_items_argv(baskets, ledger, "--items-range", "1", "2")) == 0  # the dataset is known now
+    capsys.readouterr()
+    _refused(_items_argv(baskets, ledger, "--items-file", str(items)), capsys, "lists 1 twice", ledger=ledger)
