@@ -8,7 +8,7 @@ from pathlib import Path
 
 from svtgui.app.outputs import Inputs
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
-from svtgui.cli.errors import CliError, os_error_cause
+from svtgui.cli.errors import CliError, deferred_signals, os_error_cause
 from svtgui.ledger import Ledger
 
 
@@ -40,15 +40,26 @@ def run_number(text: str) -> int:
 def check_report_paths(paths: list[Path], option: str) -> None:
     """Refuse an unknown suffix, a missing directory or a PDF without Qt before anything is spent."""
     from svtgui.app.outputs import folder_problem
-    from svtgui.app.reports import FORMATS, pdf_unavailable
+    from svtgui.app.reports import FORMATS
 
     for out in paths:
         if out.suffix.lower() not in FORMATS:
             raise CliError(f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}")
-        if out.suffix.lower() == ".pdf" and (reason := pdf_unavailable()):
+        if out.suffix.lower() == ".pdf" and (reason := _qt_for_pdf()):
             raise CliError(f"{option} {out}: {reason}")
         if problem := folder_problem(out):
             raise CliError(f"{option} {out}: {problem}")
+
+
+def _qt_for_pdf() -> str | None:
+    """Import Qt, which typesets PDFs, with signals held back: a Ctrl-C or SIGTERM inside shiboken's
+    start-up aborted the process (exit −6 or −11, a fatal error and a stack dump, not one line);
+    held, it ends the command as "interrupted" once the import is done. Why it cannot be imported,
+    or None."""
+    from svtgui.app.reports import pdf_unavailable
+
+    with deferred_signals():
+        return pdf_unavailable()
 
 
 def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str,
