@@ -97,13 +97,16 @@ class RunOptions:
     handed to the plan as they are (the mechanism's own checks word a bad value, and a name the
     mechanism does not take is refused, as the window's shared entries never are); None: the
     parameters are read from the entries. ``monotonic``: with ``given``, whether the monotonic
-    variant was asked for (the window reads its tick box's entry instead).
+    variant was asked for (the window reads its tick box's entry instead). ``seed``: tests only (the
+    CLI's ``--test-seed``, the window's tests): reproducible noise, so the release is NOT
+    differentially private (the gate allows it on public rows only, and the ledger says so).
     """
 
     outputs: tuple[Path, ...] = ()
     adaptive: bool = True
     given: Params | None = None
     monotonic: bool = False
+    seed: int | None = None
 
 
 def label(name: str) -> str:

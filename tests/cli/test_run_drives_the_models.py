@@ -11,7 +11,7 @@ import numpy as np
 from svtgui.app.runs.in_process import in_process_launcher
 from svtgui.app.runs.model import RunModel
 from svtgui.app.runs.state import RunState
-from svtgui.app.workspace import Workspace
+from svtgui.app.workspace import RunOptions, Workspace
 from svtgui.cli import main
 from svtgui.data import load_dataset
 from svtgui.data.queries import read_queries
@@ -65,7 +65,7 @@ def test_the_window_plans_and_releases_what_the_cli_did_from_the_same_set_up(
         model = RunModel(workspace, open_ledger=lambda: led, launcher=in_process_launcher(led))
         workspace.set_dataset(load_dataset(census_copy), read_queries(queries).queries)
         workspace.set_entries({"epsilon": "0.5", "delta": "0", "threshold": "250", "cutoff": "2"})  # typed
-        model.seed = SEED
+        workspace.set_options(RunOptions(seed=SEED))  # the window's tests set it the same way
         plan = workspace.plan
         assert (plan.cost, plan.cutoff, plan.queue, plan.problems, plan.warnings) == (
             cli_plan.cost, cli_plan.cutoff, cli_plan.queue, cli_plan.problems, cli_plan.warnings)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 from session_gui_helpers import answer_dialog, wait_export
 from shiboken6 import Shiboken
 
+from svtgui.app.workspace import RunOptions
 from svtgui.data.evaluate import evaluate
 from svtgui.ledger import Ledger
 from svtgui.ui.history.export_dialog import REPORT_FILTERS
@@ -37,7 +38,7 @@ def finished_run(qtbot, window, act):
     act.set_param(win, "epsilon", "1")
     act.set_param(win, "threshold", "25000")
     act.set_param(win, "cutoff", 4)
-    win.run_model.seed = 11  # reproducible test noise (marked not secure in the report)
+    win.workspace.set_options(RunOptions(seed=11))  # reproducible test noise (the report says: not secure)
     act.run_to_end(qtbot, win)
     if win.run_model.state == "drained":
         qtbot.mouseClick(win.run_page.stop_button, Qt.MouseButton.LeftButton)

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from session_gui_helpers import wait_rows
 
+from svtgui.app.workspace import RunOptions
 from svtgui.core.wording import plain
 from svtgui.data import generators
 from svtgui.data.evaluate import evaluate
@@ -50,7 +51,7 @@ def test_pmw_run_through_the_window(qtbot, window, act):
     assert "cuts a bin" in window.run_page.run_error.text()
     queries = _marginals(window)
     window.queries.set_queries(queries)
-    window.run_model.seed = 11  # reproducible (NOT secure) noise for the test
+    window.workspace.set_options(RunOptions(seed=11))  # reproducible (NOT secure) noise for the test
     preview = window.mechanism.preview.statement.text()
     assert "free answer" in preview and "paid answer" in preview
     assert window.run_page.run_button.isEnabled(), window.run_page.run_error.text()
@@ -119,7 +120,7 @@ def test_sparse_project_release_then_answer_without_data(qtbot, window, act, tmp
     builder.path.setText(str(out))
     act.set_param(window, "projection_size", 256)
     assert "the paper's would be" in builder.paper.text() and "256 (yours)" in builder.paper.text()
-    window.run_model.seed = 5
+    window.workspace.set_options(RunOptions(seed=5))
     assert window.run_page.run_button.isEnabled(), window.run_page.run_error.text()
     act.run_to_end(qtbot, window)
     c = window.run_model
@@ -197,7 +198,7 @@ def test_sparse_project_needs_no_query_list_and_the_confirmation_names_the_relea
     window.run_page.totals.delta.setText("1e-5")
     out = tmp_path / "empty-queue.npz"
     window.mechanism.linear.release.path.setText(str(out))
-    window.run_model.seed = 5
+    window.workspace.set_options(RunOptions(seed=5))
     page = window.run_page
     assert page.run_button.isEnabled(), page.run_error.text()
     assert "up front" not in page.run_error.text() and "up front" not in page.run_button.toolTip()

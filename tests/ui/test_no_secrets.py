@@ -16,6 +16,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QWidget
 
+from svtgui.app.workspace import RunOptions
 from svtgui.core import mechanisms
 from svtgui.data.queries import RangeCount
 from svtgui.ui.setup.frame_model import FrameModel
@@ -102,7 +103,7 @@ def test_no_widget_tooltip_or_log_shows_a_secret(qtbot, window, act, caplog):
     act.set_param(win, "threshold", f"{threshold:g}")
     act.set_param(win, "cutoff", 10)
     win.mechanism.form.editors["numeric_share"].setValue(0.3)
-    win.run_model.seed = SEED
+    win.workspace.set_options(RunOptions(seed=SEED))
     act.run_to_end(qtbot, win)
     c = win.run_model
     assert c.state == "ended" and c.run.status == "halted"

@@ -110,7 +110,6 @@ class RunModel:
         self.run_queries: list[Query] = []
         self.adaptive: list[Query] = []
         self.params: Params = {}  # the parameters of the run being shown
-        self.seed: int | None = None  # tests and replays only: reproducible, NOT secure noise
         self.pace: float | None = None  # queries per second (None: as fast as possible)
         self.planned_cutoff: int | None = None  # the cutoff of the run being started, until it reports
         self.outcome: str | None = None  # a refused or failed run's message, kept until the next run
@@ -329,15 +328,16 @@ class RunModel:
         params, monotonic = self.workspace.run_inputs()
         try:  # the gate's checks first: a refused run registers nothing (the run process checks again)
             gate.screen(self.ledger, request_for(self.workspace.dataset, self.planned_queries(), plan,
-                                                 seed=self.seed))
+                                                 seed=self.workspace.options.seed))
             self.budget.register_or_bind()
         except (ValueError, LedgerError) as exc:
             self._clear_run()
             self._refuse(f"Run refused, nothing was charged: {exc}")
             return False
         queries = list(self.planned_queries())
-        job = RunJob(str(self.ledger.path), self.workspace.dataset, plan.mechanism_id, params, self.seed,
-                     monotonic, pace=self.pace, domains=self.workspace.domains(), plan=plan)
+        job = RunJob(str(self.ledger.path), self.workspace.dataset, plan.mechanism_id, params,
+                     self.workspace.options.seed, monotonic, pace=self.pace, domains=self.workspace.domains(),
+                     plan=plan)
         self._clear_run(queries, params, plan.cutoff)
         self.store.reserve(len(queries))
         worker = self.launcher.worker(job, queries)

@@ -230,10 +230,9 @@ def set_up(led: Ledger, ds: Dataset, query_list: QueryList, s: dict[str, Any], r
     model = RunModel(workspace, open_ledger=lambda: led, launcher=in_process_launcher(led))
     workspace.input_files = lambda: inputs  # every file the command read, the ledger: never an output
     workspace.set_options(RunOptions(outputs=tuple(reports), adaptive=False, given=_mechanism_params(s),
-                                     monotonic=bool(s.get("monotonic"))))
+                                     monotonic=bool(s.get("monotonic")), seed=s.get("test_seed")))
     workspace.set_dataset(ds, query_list.queries, from_data=query_list.from_data)
     workspace.set_allow_from_data(bool(s.get("allow_data_derived_domains")))
-    model.seed = s.get("test_seed")
     _declare_budget(model, led, ds, s)
     return model
 
@@ -258,9 +257,11 @@ def _plan(led: Ledger, model: RunModel) -> Plan:
     temporary file is created and removed in its folder, so a read-only folder or a full disk is
     found now), the budget — before anything is registered or charged. Exit 2 (3 when only the
     budget is short), nothing changed."""
-    plan = model.workspace.plan
+    workspace = model.workspace
+    plan = workspace.plan
     if plan.ok:
-        screen(led, request_for(model.workspace.dataset, model.planned_queries(), plan, seed=model.seed))
+        queries = model.planned_queries()
+        screen(led, request_for(workspace.dataset, queries, plan, seed=workspace.options.seed))
         warn("run", plan.warnings)  # an allowed release over domains read from the data says so here
         return plan
     raise plan_refusal(plan, {"report": "--report", "queries": "--queries", "release_out": "--release-out",
