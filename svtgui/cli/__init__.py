@@ -120,10 +120,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:  # everything, imports included: a signal may land in any of it
-        from svtgui.cli.inputs import guard_outputs
+        from svtgui.cli.inputs import expand_home, guard_outputs
         from svtgui.data.engines import scratch
 
         scratch.remove_stale()  # rows copied by a killed process: gone at start, not at next use
+        expand_home(vars(args))  # '~' in every file option, once
         guard_outputs(vars(args))  # no command writes over a file it reads (svtgui.cli.inputs)
         return int(args.handler(args) or 0)
     except BrokenPipeError:

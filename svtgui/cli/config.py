@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import tomllib
 from collections.abc import Sequence
@@ -147,6 +148,20 @@ def check_param_types(kinds: dict[str, str], params: dict[str, Any], *, config: 
                            else f"--param {name}: {problem}")
 
 
+def home_expanded(value: str, option: str) -> str:
+    """``value`` with a leading ``~`` or ``~user`` expanded, as the shell does before a command sees
+    it (but not in ``--data=~/x`` nor in a config); a ``~user`` this system does not know is refused
+    naming the option (``--data ~adult.csv`` was an internal error, exit 70)."""
+    if not value.startswith("~"):
+        return value
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):
+        user = value[1:].split("/", 1)[0].split(os.sep, 1)[0]
+        who = f"no user {user!r} on this system" if user else "no home folder ($HOME) here"
+        raise CliError(f"{option} {value}: {who} to expand '~{user}' for; give the path in full")
+    return expanded
+
+
 def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str]) -> dict[str, Any]:
     """The options of a TOML config (``-`` in keys read as ``_``), checked; ``CliError`` naming the
     file and key otherwise. ``path_keys`` are resolved relative to the file; ``report`` becomes a list."""
@@ -185,10 +200,11 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
     for key in path_keys:
         if conf.get(key) == "" or (isinstance(conf.get(key), list) and "" in conf[key]):
             raise CliError(f"--config: {path}: key {key!r} is an empty path")  # it would name the folder
+        where = f"--config {path}: key {key!r}:"  # '~/adult.csv' was read as a folder '~' beside the config
         if isinstance(conf.get(key), str):
-            conf[key] = str(path.parent / conf[key])
+            conf[key] = str(path.parent / home_expanded(conf[key], where))
         elif isinstance(conf.get(key), list):
-            conf[key] = [str(path.parent / v) for v in conf[key]]
+            conf[key] = [str(path.parent / home_expanded(v, where)) for v in conf[key]]
     if isinstance(conf.get("report"), str):
         conf["report"] = [conf["report"]]
     return conf

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from svtgui.app.outputs import Inputs, OutputConflict
+from svtgui.cli.config import home_expanded
 from svtgui.cli.errors import CliError
 
 #: Options naming a file the command reads, and what that file is.
@@ -77,6 +78,18 @@ def outputs_of(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
             if isinstance(path, str) and path != "-":
                 out.append((option, path))
     return out
+
+
+def expand_home(settings: dict[str, Any]) -> None:
+    """Expand ``~`` in every file option of parsed ``settings`` (``vars(args)``), in place."""
+    options = {**{k: f"--{k.replace('_', '-')}" for k in (*INPUT_OPTIONS, *OTHER_FILE_OPTIONS)},
+               "file": "QUERIES.json", **OUTPUT_OPTIONS}
+    for key, option in options.items():
+        value = settings.get(key)
+        if isinstance(value, str):
+            settings[key] = home_expanded(value, option)
+        elif isinstance(value, list):
+            settings[key] = [home_expanded(v, option) if isinstance(v, str) else v for v in value]
 
 
 def guard_outputs(settings: Mapping[str, Any]) -> None:

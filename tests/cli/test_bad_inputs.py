@@ -685,3 +685,27 @@ def test_an_item_domain_listing_an_item_twice_is_refused_before_the_charge(baske
     assert main(_items_argv(baskets, ledger, "--items-range", "1", "2")) == 0  # the dataset is known now
     capsys.readouterr()
     _refused(_items_argv(baskets, ledger, "--items-file", str(items)), capsys, "lists 1 twice", ledger=ledger)
+
+
+@pytest.mark.parametrize("option", ["--data", "--queries", "--report", "--ledger"])
+def test_a_home_folder_of_no_known_user_is_named_not_an_internal_error(known, option, capsys):
+    # `--data ~adult.csv` (a typo for ~/adult.csv): pathlib's "Could not determine home directory", exit 70
+    argv = _run(known)
+    if option in argv:
+        argv[argv.index(option) + 1] = "~no-such-user-here/x.json"
+    else:
+        argv += [option, "~no-such-user-here/x.json"]
+    _refused(argv, capsys, option, "no user 'no-such-user-here'", ledger=known["ledger"])
+
+
+def test_a_config_path_under_the_home_folder_is_the_home_folder(known, tmp_path, monkeypatch, capsys):
+    # data = "~/toy.csv" was read as a folder named '~' beside the config: "no such file"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "toy.csv").write_bytes(known["data"].read_bytes())
+    monkeypatch.setenv("HOME", str(home))
+    config = tmp_path / "run.toml"
+    config.write_text(f'data = "~/toy.csv"\nqueries = "{known["queries"]}"\nschema = "{known["schema"]}"\n'
+                      'mechanism = "sparse"\nepsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n')
+    code = main(["run", "--config", str(config), "--ledger", str(known["ledger"])])
+    assert code == 0, capsys.readouterr().err

@@ -242,7 +242,7 @@ def test_a_configs_ledger_is_never_one_of_the_files_the_run_reads(files, tmp_pat
     before = _snapshot(files)
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
-    assert "--ledger" in err and "is the query list" in err, err
+    assert f"--config {config}: key 'ledger'" in err and "is the query list" in err, err
     assert _snapshot(files) == before
 
 
