@@ -329,3 +329,33 @@ def test_the_raise_takes_the_totals_as_typed_and_a_lower_one_changes_nothing(mod
     assert model.raise_total() is None and model.budget.gauge().bar == "ε spent 1 of 8"
     with pytest.raises(ValueError, match="'epsilon' or 'delta'"):
         model.set_raise_entry("total", "9")
+
+
+def test_the_in_process_launcher_charges_answers_adaptively_and_ends_through_the_model(tmp_path):
+    """The CLI's launcher (a run in the caller's thread) under the window's model: the charge at
+    confirm, an adaptive query answered and told as the run process tells it (its row, ref -1), one
+    the run cannot take refused with the reason, and Stop ends the run, which the model follows."""
+    from svtgui.app.runs.in_process import in_process_launcher
+    from svtgui.data.queries import ClippedSum
+
+    with Ledger.open(tmp_path / "ledger.sqlite") as led:
+        ws = Workspace("sparse")
+        model = RunModel(ws, open_ledger=lambda: led, launcher=in_process_launcher(led))
+        ws.set_dataset(_dataset(), queries_from_json([COUNT] * 3))
+        ws.set_entries({"epsilon": "1", "threshold": "150", "cutoff": 2})
+        ws.set_totals("5", "0")
+        assert model.request_run() is not None and model.confirm()
+        model.poll()
+        assert model.state == RunState.RUNNING and model.run is not None
+        assert led.budget(model.budget.dataset_id).spent_epsilon == 1  # charged at confirm
+        assert model.ask(queries_from_json([COUNT])[0])
+        model.poll()
+        assert model.store.n == 1 and model.store.ref[:1].tolist() == [-1]
+        assert model.describe(-1).startswith("(adaptive) ")
+        assert model.ask(ClippedSum("x", 0, 99))  # Δ = 99, above this run's Δ = 1
+        model.poll()
+        assert "above this run's Δ" in (model.adaptive_error or "") and model.store.n == 1
+        model.stop()
+        model.poll()
+        assert model.state == RunState.ENDED and model.run.status == "stopped" and model.worker is None
+        assert led.run(model.run.id).status == "stopped"
