@@ -1,4 +1,5 @@
-"""The headless run loop shared by the CLI and the window's run process (:mod:`.process`; Qt-free).
+"""The run loop of every mechanism run, Qt-free: the window's run process (:mod:`.process`)
+and the CLI's run in its own thread (:mod:`.in_process`), both started by the run model.
 
 Order of events, which is the whole point of this module:
 
@@ -121,7 +122,8 @@ def start_run(ledger: Ledger, dataset: Dataset, queries: Sequence[QueryLike], me
     object carries). ``seed`` is for tests only: the noise is reproducible, *not secure* and *not
     differentially private*; the ledger records that, never the seed. ``evaluate`` defaults to
     ``svtgui.data.evaluate.evaluate``. ``plan`` is the caller's :func:`svtgui.app.plan.build` of
-    exactly these inputs (the CLI checks its output files and the budget in it). ``domains`` as for
+    exactly these inputs (the workspace's plan, carried by the run's ``RunJob``: it checked the
+    output files and the budget). ``domains`` as for
     :func:`plan_run`; the domains read from the data an allowed run depends on are stored with its
     charge, so its reports say it is NOT differentially private.
     """
