@@ -349,6 +349,8 @@ def load(path: str | os.PathLike[str]) -> Session:
         if value is not None and not isinstance(value, kind):
             raise SessionError(f"{p}: field '{section}' must be {_KIND_NAMES[kind]}, "
                                f"got {type(value).__name__}")
+    if "\0" in ds["path"]:  # it failed later as "embedded null byte", naming no file or field
+        raise SessionError(f"{p}: field 'dataset.path' cannot hold a NUL character")
     session = Session(ds["path"], ds.get("dataset_id"), ds["schema"], mech["id"], mech.get("params", {}),
                       doc.get("queries", []), doc.get("monotonic", False), ds.get("name", ""),
                       doc.get("linear", {}), doc.get("domains_from_data", ()))

@@ -148,10 +148,14 @@ def check_param_types(kinds: dict[str, str], params: dict[str, Any], *, config: 
                            else f"--param {name}: {problem}")
 
 
-def home_expanded(value: str, option: str) -> str:
-    """``value`` with a leading ``~`` or ``~user`` expanded, as the shell does before a command sees
-    it (but not in ``--data=~/x`` nor in a config); a ``~user`` this system does not know is refused
-    naming the option (``--data ~adult.csv`` was an internal error, exit 70)."""
+def typed_path(value: str, option: str) -> str:
+    """A file path as given, checked and with a leading ``~`` or ``~user`` expanded, as the shell does
+    before a command sees it (but not in ``--data=~/x`` nor in a config): a ``~user`` this system
+    does not know (``--data ~adult.csv`` was an internal error, exit 70) and a NUL character (a
+    config's ``"a\\u0000b.csv"`` read "embedded null byte", naming no key) are refused naming
+    ``option``."""
+    if "\0" in value:
+        raise CliError(f"{option} {value!r}: a path cannot hold a NUL character")
     if not value.startswith("~"):
         return value
     expanded = os.path.expanduser(value)
@@ -202,9 +206,9 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
             raise CliError(f"--config: {path}: key {key!r} is an empty path")  # it would name the folder
         where = f"--config {path}: key {key!r}:"  # '~/adult.csv' was read as a folder '~' beside the config
         if isinstance(conf.get(key), str):
-            conf[key] = str(path.parent / home_expanded(conf[key], where))
+            conf[key] = str(path.parent / typed_path(conf[key], where))
         elif isinstance(conf.get(key), list):
-            conf[key] = [str(path.parent / home_expanded(v, where)) for v in conf[key]]
+            conf[key] = [str(path.parent / typed_path(v, where)) for v in conf[key]]
     if isinstance(conf.get("report"), str):
         conf["report"] = [conf["report"]]
     return conf

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from svtgui.app.outputs import Inputs, OutputConflict
-from svtgui.cli.config import home_expanded
+from svtgui.cli.config import typed_path
 from svtgui.cli.errors import CliError
 
 #: Options naming a file the command reads, and what that file is.
@@ -87,9 +87,9 @@ def expand_home(settings: dict[str, Any]) -> None:
     for key, option in options.items():
         value = settings.get(key)
         if isinstance(value, str):
-            settings[key] = home_expanded(value, option)
+            settings[key] = typed_path(value, option)
         elif isinstance(value, list):
-            settings[key] = [home_expanded(v, option) if isinstance(v, str) else v for v in value]
+            settings[key] = [typed_path(v, option) if isinstance(v, str) else v for v in value]
 
 
 def guard_outputs(settings: Mapping[str, Any]) -> None:

@@ -709,3 +709,24 @@ def test_a_config_path_under_the_home_folder_is_the_home_folder(known, tmp_path,
                       'mechanism = "sparse"\nepsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n')
     code = main(["run", "--config", str(config), "--ledger", str(known["ledger"])])
     assert code == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key", ["data", "queries", "ledger", "report"])
+def test_a_config_path_holding_a_nul_names_its_key(known, key, capsys):
+    # TOML's "\u0000" reached the file system: "embedded null byte", naming no key
+    lines = {"data": '"toy.csv"', "queries": '"q.json"', "schema": '"schema.json"', "mechanism": '"sparse"',
+             "epsilon": "0.1", "threshold": "5.0", "cutoff": "1", key: '"x\\u0000y.json"'}
+    config = known["dir"] / f"nul-{key}.toml"
+    config.write_text("".join(f"{k} = {v}\n" for k, v in lines.items()))
+    argv = ["run", "--config", str(config)] + ([] if key == "ledger" else ["--ledger", str(known["ledger"])])
+    _refused(argv, capsys, f"key '{key}'", "NUL", ledger=known["ledger"])
+
+
+def test_a_session_data_path_holding_a_nul_names_the_field(known, capsys):
+    session = known["dir"] / "nul.svtsession"
+    session.write_text(json.dumps({
+        "format": "svtgui-session", "version": 3,
+        "dataset": {"path": "to\u0000y.csv", "schema": SCHEMA},
+        "mechanism": {"id": "sparse", "params": {"epsilon": 0.1, "threshold": 5, "cutoff": 1}}}))
+    _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys, "nul.svtsession",
+             "'dataset.path'", "NUL", ledger=known["ledger"])
