@@ -54,8 +54,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+import pyarrow as pa  # pyarrow.compute (25 ms) is imported where cells are hashed: a re-open hashes none
 
 if TYPE_CHECKING:  # imported where texts are hashed or frames read: a cached fingerprint never loads it
     import pandas as pd
@@ -131,6 +130,7 @@ def _numbers(values: np.ndarray, keys: CellKeys) -> np.ndarray:
 def _texts(texts: pa.Array, keys: CellKeys) -> np.ndarray:
     """Hashes of distinct texts (no nulls): stripped; markers missing; decimal numbers as numbers."""
     import pandas as pd  # its SipHash, as every ledger has it (pa.array imports pandas too: kept here)
+    import pyarrow.compute as pc
 
     stripped = pc.utf8_trim_whitespace(texts.cast(pa.string()))
     marker = pc.is_in(stripped, value_set=pa.array(sorted(MARKERS))).to_numpy(zero_copy_only=False)
@@ -164,6 +164,8 @@ def _valid_mask(arr: pa.Array) -> np.ndarray | None:
 
 def arrow_hashes(arr: pa.Array | pa.ChunkedArray, keys: CellKeys) -> np.ndarray:
     """The canonical hash of every cell of an Arrow column (see the module docstring)."""
+    import pyarrow.compute as pc
+
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     t = arr.type
@@ -221,6 +223,8 @@ def coded(arr: pa.Array | pa.ChunkedArray, keys: CellKeys, table: np.ndarray | N
     """``arr`` coded (text by its dictionary, integers of a small range by their offset from the
     smallest), or None when coding would not pay: the cells' hashes are :func:`arrow_hashes`'s.
     With ``table``, ``arr`` holds codes already: indices into ``table`` (a null is missing)."""
+    import pyarrow.compute as pc
+
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     t = arr.type
