@@ -54,8 +54,10 @@ COMMANDS = {
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_BUDGET", "EXIT_FINDING", "EXIT_INTERNAL", "EXIT_OK",
            "CliError", "build_parser", "main"]
 
-# "-1e3", "-.5", "-inf" are values, not options (argparse only knows "-1" and "-1.5")
-_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+# "-1e3", "-.5", "-inf" are values, not options (argparse only knows "-1" and "-1.5"); so is a list of
+# numbers that starts with one ("--split -1,1,1" read "expected one argument", not the negative share)
+_UNSIGNED = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan"
+_NEGATIVE_NUMBER = re.compile(rf"^-({_UNSIGNED})(,-?({_UNSIGNED}))*$", re.IGNORECASE)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -730,3 +730,12 @@ def test_a_session_data_path_holding_a_nul_names_the_field(known, capsys):
         "mechanism": {"id": "sparse", "params": {"epsilon": 0.1, "threshold": 5, "cutoff": 1}}}))
     _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys, "nul.svtsession",
              "'dataset.path'", "NUL", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("split", ["-1,1,1", "-0,1,1", "inf,1,1", "1e999,1,1"])
+def test_an_auto_mean_split_that_is_not_three_positive_finite_shares_is_named(known, split, capsys):
+    # '-1,1,1' looked like an option to argparse ("expected one argument"); 'inf,1,1' passed and read
+    # "epsilon = 0.01 is too small to split 3 ways (the bound search nan, …)"
+    argv = ["recipe", "auto-mean", "--data", str(known["data"]), "--schema", str(known["schema"]),
+            "--column", "x", "--epsilon", "1", "--ledger", str(known["ledger"]), "--split", split]
+    _refused(argv, capsys, "--split", "positive finite numbers", repr(split), ledger=known["ledger"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from fractions import Fraction
@@ -112,8 +113,8 @@ def _split(text: str) -> tuple[float, float, float]:
         shares = tuple(float(x) for x in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected three numbers A,B,C, got {text!r}") from None
-    if len(shares) != 3 or not all(s > 0 for s in shares):
-        raise argparse.ArgumentTypeError(f"expected three positive numbers A,B,C, got {text!r}")
+    if len(shares) != 3 or not all(0 < s < math.inf for s in shares):  # inf: "the bound search gets nan"
+        raise argparse.ArgumentTypeError(f"expected three positive finite numbers A,B,C, got {text!r}")
     return shares  # type: ignore[return-value]
 
 
