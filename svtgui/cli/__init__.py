@@ -84,9 +84,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_named(argv: list[str] | None) -> str | None:
     """The command ``argv`` names: its first argument that is not an option (the top level has no
-    option that takes a value), if it is a command; else None."""
-    first = next((a for a in argv or () if not a.startswith("-")), None)
-    return first if first in COMMANDS else None
+    option that takes a value), if it is a command and no top-level ``-h``/``--version`` comes
+    first (``svtgui-cli -h run`` lists every command); else None."""
+    for arg in argv or ():
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+        if arg in ("-h", "--help", "--version"):
+            return None
+    return None
 
 
 def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:

@@ -72,9 +72,10 @@ def test_a_command_imports_its_own_module_only(env, tmp_path):
     assert done.returncode == 0
     assert "svtgui.cli.commands.run" in names
     assert not names & {"svtgui.cli.commands.audit", "svtgui.cli.commands.recipe", "svtgui.core.audit"}
-    done, names = imported(["--help"], env, modules=True)
-    assert {"svtgui.cli.commands.audit", "svtgui.cli.commands.recipe"} <= names
-    assert "audit" in done.stdout and "recipe" in done.stdout and "sparse-project" in done.stdout
+    for args in (["--help"], ["-h", "run"]):
+        done, names = imported(args, env, modules=True)
+        assert {"svtgui.cli.commands.audit", "svtgui.cli.commands.recipe"} <= names
+        assert "audit" in done.stdout and "recipe" in done.stdout and "sparse-project" in done.stdout
 
 
 def _parquet(path) -> None:
