@@ -221,6 +221,8 @@ def test_a_query_list_written_to_a_fifo_nobody_reads_is_refused_not_awaited(tmp_
 @pytest.mark.parametrize("extra, name", [
     (["--seconds", "1e308"], "--seconds"),  # OverflowError in the planner
     (["--alpha", "5e-324"], "--alpha"),  # "math domain error"
+    (["--epsilon", "1e308"], "--epsilon"),  # refused after the "auditing sparse …" line: two lines
+    (["--epsilon", "5e-324"], "--epsilon"),
 ])
 def test_audit_options_past_their_range_are_named(extra, name, capsys):
     _refused(["audit", "sparse", "--epsilon", "1", *extra], capsys, name)

@@ -91,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
             if name not in {p.name for p in entry.params}:
                 raise CliError(f"{entry.id} has no {name} parameter")
             params[name] = value
+    # the mechanism the audit builds, built first: a refused ε came after the "auditing …" line (two lines)
+    mechanisms.create(entry.id, rng=mechanisms.seeded(0), allow_non_private=True,
+                      **auditor.audit_params(entry.id, args.epsilon, params or None))
     if not args.json:
         print(f"auditing {entry.id} at claimed ε = {args.epsilon:g} for about {args.seconds:g} s …",
               file=sys.stderr, flush=True)
