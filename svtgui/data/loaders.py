@@ -413,6 +413,8 @@ class JsonLines:
         self.encoding = _encoding(path, options, textio.read_sample(path))
         self.item_kinds: dict[str, str] = {}  # each field so far: "numbers"/"texts" (lists) or "values"
         self.spellings: dict[str, str] = {}  # each field's name so far, by its case-folded name
+        self.texts: set[str] = set()  # the fields that held a text (or true/false) so far
+        self.odd_numbers: dict[str, _WrittenNumber | _WrittenInteger] = {}  # each field's first odd number
 
     def __iter__(self) -> Iterator[dict]:
         path, encoding = self.path, self.encoding
@@ -422,7 +424,8 @@ class JsonLines:
                 if not line.strip():
                     continue
                 try:
-                    rec = json.loads(line, object_pairs_hook=_fields)
+                    rec = json.loads(line, object_pairs_hook=_fields, parse_float=_float_token,
+                                     parse_int=_int_token)
                 except json.JSONDecodeError as e:
                     raise DatasetError(
                         f"not valid JSON: {e.msg}", path=path, line=lineno, column=e.colno
@@ -439,8 +442,59 @@ class JsonLines:
                         f"each line must be a JSON object, got {type(rec).__name__}", path=path, line=lineno
                     )
                 _same_spelling(rec, self.spellings, path, lineno)
+                self._check_number_texts(rec, lineno)
                 yield _flat_record(rec, path, lineno, self.item_kinds)
             self.fingerprint = raw.fingerprint
+
+
+    def _check_number_texts(self, rec: dict, line: int) -> None:
+        """Refuse a field that holds texts and a number written otherwise than its text in a field of
+        texts (``1e20`` is ``1e+20`` in memory and on DuckDB, ``1e20`` on Spark, which keeps what the
+        file says): no engine can write it as every other does."""
+        for key, value in rec.items():
+            if isinstance(value, str | bool):
+                self.texts.add(key)
+            elif isinstance(value, _WrittenNumber | _WrittenInteger):
+                self.odd_numbers.setdefault(key, value)
+            if key in self.texts and key in self.odd_numbers:
+                odd = self.odd_numbers[key]
+                raise DatasetError(
+                    f"field {key!r} holds texts and the number {odd.written}, which would be the text "
+                    f"{str(odd)!r} on some engines and {odd.written!r} on others; write the number as "
+                    f"{str(odd)} or quote it", path=self.path, line=line)
+
+
+class _WrittenNumber(float):
+    """A JSON number written otherwise than Python and DuckDB write it as a text (``1e20``, ``1E5``,
+    ``-0``): its value, and ``written``, what the file says."""
+
+    written: str
+
+    def __new__(cls, value: float, written: str) -> _WrittenNumber:
+        number = super().__new__(cls, value)
+        number.written = written
+        return number
+
+
+def _float_token(text: str) -> float:
+    value = float(text)
+    return value if repr(value) == text else _WrittenNumber(value, text)
+
+
+class _WrittenInteger(int):
+    """A JSON integer written otherwise than its text (``-0``), still a whole number (a list item)."""
+
+    written: str
+
+    def __new__(cls, value: int, written: str) -> _WrittenInteger:
+        number = super().__new__(cls, value)
+        number.written = written
+        return number
+
+
+def _int_token(text: str) -> int:
+    value = int(text)
+    return value if str(value) == text else _WrittenInteger(value, text)
 
 
 class _RepeatedKey(ValueError):
@@ -551,8 +605,23 @@ def _flat_record(rec: dict, path: Path, line: int, item_kinds: dict[str, str]) -
                                path=path, line=line)
         if isinstance(value, bool):
             value = "true" if value else "false"
+        elif isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+            value = _WideInteger(value)
         out[key] = value
     return out
+
+
+class _WideInteger(float):
+    """A JSON integer past 64 bits: a number (the nearest double) in a field of numbers, as DuckDB
+    and Spark read it, and its digits as written in a field that also holds texts (as DuckDB)."""
+
+    def __new__(cls, value: int) -> _WideInteger:
+        number = super().__new__(cls, float(value))
+        number.digits = str(value)
+        return number
+
+    def __str__(self) -> str:
+        return self.digits
 
 
 def _check_items(key: str, items: list, path: Path, line: int, item_kinds: dict[str, str]) -> None:
@@ -562,9 +631,10 @@ def _check_items(key: str, items: list, path: Path, line: int, item_kinds: dict[
         raise DatasetError(f"field {key!r} is a list on some lines and a single value on others",
                            path=path, line=line)
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, int | str):
+        if isinstance(item, bool) or not isinstance(item, int | str) or (
+                isinstance(item, int) and not _INT64[0] <= item <= _INT64[1]):
             raise DatasetError(f"field {key!r} holds the list item {json.dumps(item)}; list items must be "
-                               "whole numbers or texts", path=path, line=line)
+                               "whole numbers (below 2^63) or texts", path=path, line=line)
         kind = "texts" if isinstance(item, str) else "numbers"
         if item_kinds.setdefault(key, kind) != kind:
             raise DatasetError(f"field {key!r} mixes numbers and texts in its lists; list items must be all "
@@ -706,27 +776,38 @@ def _one_line(e: object) -> str:
 
 def _check_parquet_types(schema, path: Path) -> None:  # noqa: ANN001 - pyarrow types, imported lazily
     """Columns SVT Studio can query: numbers, booleans, texts, dates, categories, and lists of
-    numbers or texts (item sets). Structs, maps, binary data and nested lists are refused, naming
-    the column, rather than turned into tuples of keys or sets of byte values."""
+    whole numbers or texts (item sets), on every engine alike. Structs, maps, binary data and nested
+    lists are refused, naming the column, rather than turned into tuples of keys or sets of byte
+    values; so are times of day, durations and half-precision numbers (texts or numbers in memory,
+    refused by DuckDB or Spark) and lists of fractions, booleans, dates or unsigned 64-bit numbers
+    (no item ids, as in JSON lines; DuckDB refused them)."""
     import pyarrow.types as t
 
     def scalar(typ) -> bool:  # noqa: ANN001
         if t.is_dictionary(typ):
             return scalar(typ.value_type)
-        return (t.is_integer(typ) or t.is_floating(typ) or t.is_boolean(typ) or t.is_string(typ)
-                or t.is_large_string(typ) or t.is_temporal(typ) or t.is_null(typ) or t.is_decimal(typ))
+        return (t.is_integer(typ) or t.is_float32(typ) or t.is_float64(typ) or t.is_boolean(typ)
+                or t.is_string(typ) or t.is_large_string(typ) or t.is_timestamp(typ) or t.is_date(typ)
+                or t.is_null(typ) or t.is_decimal(typ))
+
+    def item(typ) -> bool:  # noqa: ANN001
+        return ((t.is_integer(typ) and not t.is_uint64(typ)) or t.is_string(typ) or t.is_large_string(typ)
+                or t.is_null(typ))
 
     for f in schema:
         typ = f.type
         if t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
-            if not scalar(typ.value_type) or t.is_decimal(typ.value_type):
+            if not item(typ.value_type):
                 raise DatasetError(
-                    f"a list column of {typ.value_type}; a list column must hold numbers or texts "
-                    "(an item set)", path=path, column=f.name,
+                    f"a list column of {typ.value_type}; a list column must hold whole numbers (below "
+                    "2^63) or texts (an item set)", path=path, column=f.name,
                 )
         elif not scalar(typ):
             kind = ("binary data" if t.is_binary(typ) or t.is_large_binary(typ) or t.is_fixed_size_binary(typ)
                     else "a struct (nested fields)" if t.is_struct(typ) else "a map" if t.is_map(typ)
+                    else "times of day" if t.is_time(typ) else "durations" if t.is_duration(typ)
+                    else "half-precision numbers (float16: Spark cannot read them; store float32)"
+                    if t.is_float16(typ)
                     else str(typ))
             raise DatasetError(
                 f"the column holds {kind}, which has no meaning for a query; drop it or flatten it "

@@ -170,10 +170,52 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("leading-blank-lines.csv", lambda: b"\n\na,b\n1,2\n"),
         ("blanks-in-header.csv", lambda: b" a , b \n1,x\n"),
         ("big-number-among-texts.jsonl", lambda: b'{"a": 1e20}\n{"a": "x"}\n'),
+        ("numbers-among-texts.jsonl",
+         lambda: b'{"a": 13.0}\n{"a": -0.0}\n{"a": 1.5e-07}\n{"a": 7}\n{"a": "x"}\n'),
+        ("odd-number-among-texts.jsonl", lambda: b'{"a": "x"}\n{"a": 1.5e-7}\n'),
+        ("text-after-odd-number.jsonl", lambda: b'{"a": 1E5}\n{"a": 2}\n{"a": true}\n'),
+        ("negative-zero-among-texts.jsonl", lambda: b'{"a": -0}\n{"a": "x"}\n'),
+        ("negative-zero-item.jsonl", lambda: b'{"a": [-0, 1]}\n'),
+        ("huge-integer.jsonl", lambda: b'{"a": 99999999999999999999}\n{"a": 1}\n'),
+        ("huge-integer-among-texts.jsonl", lambda: b'{"a": 99999999999999999999}\n{"a": "x"}\n'),
+        ("int64-edges.jsonl", lambda: b'{"a": 9223372036854775807}\n{"a": -9223372036854775808}\n'),
+        ("integers-and-fractions.jsonl", lambda: b'{"a": 1}\n{"a": 2.5}\n{"a": 1e3}\n'),
+        ("number-texts.jsonl", lambda: b'{"a": "7"}\n{"a": "8"}\n'),
+        ("date-texts.jsonl", lambda: b'{"a": "2020-01-02"}\n{"a": "2020-01-03T10:00:00"}\n{"a": null}\n'),
+        ("zoned-date-texts.jsonl", lambda: b'{"a": "2020-01-02T10:00:00Z"}\n{"a": "2020-01-03T10:00:00Z"}\n'),
+        ("slash-date-texts.jsonl", lambda: b'{"a": "01/02/2020"}\n{"a": "12/31/2021"}\n'),
+        ("old-date-texts.jsonl", lambda: b'{"a": "1500-01-02"}\n'),
+        ("time-texts.jsonl", lambda: b'{"a": "10:00:00"}\n{"a": "11:30:00"}\n'),
+        ("boolean-text-cases.jsonl", lambda: b'{"a": "TRUE"}\n{"a": false}\n{"a": null}\n'),
+        ("yes-no-texts.jsonl", lambda: b'{"a": "yes"}\n{"a": "no"}\n'),
+        ("marker-texts.jsonl", lambda: b'{"a": "NA", "b": "?"}\n{"a": " x ", "b": null}\n'),
+        ("marker-and-number.jsonl", lambda: b'{"a": "NA"}\n{"a": 1}\n'),
+        ("empty-lists-and-null.jsonl", lambda: b'{"a": []}\n{"a": null}\n'),
+        ("empty-text.jsonl", lambda: b'{"a": ""}\n{"a": "x"}\n'),
+        ("huge-item.jsonl", lambda: b'{"a": [99999999999999999999]}\n{"a": [1]}\n'),
         ("true-text-and-boolean.jsonl", lambda: b'{"a": "true"}\n{"a": false}\n'),
         ("true-false-texts.jsonl", lambda: b'{"a": "true"}\n{"a": "false"}\n'),
         ("empty-lists.jsonl", lambda: b'{"a": []}\n{"a": []}\n'),
         ("fraction-lists.parquet", lambda: _parquet(a=[[1.5], []])),
+        ("whole-float-lists.parquet", lambda: _parquet(a=[[1.0], [2.0]])),
+        ("boolean-lists.parquet", lambda: _parquet(a=[[True], [False]])),
+        ("unsigned-lists.parquet", lambda: _parquet(a=_typed([[1], [2, 3]], "list<uint8>"))),
+        ("big-unsigned-lists.parquet", lambda: _parquet(a=_typed([[2**63 + 1]], "list<uint64>"))),
+        ("date-lists.parquet", lambda: _parquet(a=[[date(2020, 1, 2)], []])),
+        ("times.parquet", lambda: _parquet(a=_typed([36000, None], "time32[s]"))),
+        ("durations.parquet", lambda: _parquet(a=_typed([5, 6], "duration[s]"))),
+        ("zoned-timestamps.parquet",
+         lambda: _parquet(a=_typed([0, 86_400_000_000], "timestamp[us, tz=UTC]"))),
+        ("far-dates.parquet", lambda: _parquet(a=[date(3000, 1, 2), date(1000, 1, 1)])),
+        ("big-unsigned.parquet", lambda: _parquet(a=_typed([2**64 - 1, 1], "uint64"))),
+        ("half-floats.parquet", lambda: _parquet(a=_typed([1.5, None], "float16"))),
+        ("decimals.parquet", lambda: _parquet(a=_typed(["1.25", None], "decimal128(5, 2)"))),
+        ("dictionary-texts.parquet", lambda: _parquet(a=_typed(["x", "y", "x"], "dictionary<string>"))),
+        ("dictionary-integers.parquet", lambda: _parquet(a=_typed([1, 2, 1], "dictionary<int64>"))),
+        ("large-strings.parquet", lambda: _parquet(a=_typed(["x", None], "large_string"))),
+        ("true-false-strings.parquet", lambda: _parquet(a=["true", "false"])),
+        ("marker-strings.parquet", lambda: _parquet(a=["NA", " x "], b=[1.0, float("nan")])),
+        ("all-null-strings.parquet", lambda: _parquet(a=_typed([None, None], "string"), b=[1, 2])),
     ]
     seeds = ((".csv", CSV_SEED, 1), (".jsonl", JSONL_SEED, 2), (".parquet", parquet_seed, 3))
     for suffix, seed, salt in seeds:
@@ -186,6 +228,29 @@ HEADERLESS = ("seed.csv", "seed.tsv", "quoted-newline.csv", "blank-line-and-crlf
 """Delimited files also read as having no header (``LoadOptions(header=False)``): the first line is
 a record and the columns are "column 1", ... on every engine (DuckDB said ``column0``, or took the
 first record for a header)."""
+
+
+def _typed(values: list, arrow_type: str) -> object:
+    """A column of ``values`` of an Arrow type named as pyarrow prints it (``list<uint8>``, ...)."""
+    import pyarrow as pa
+
+    simple = {"list<uint8>": pa.list_(pa.uint8()), "list<uint64>": pa.list_(pa.uint64()),
+              "time32[s]": pa.time32("s"), "duration[s]": pa.duration("s"),
+              "timestamp[us, tz=UTC]": pa.timestamp("us", tz="UTC"), "uint64": pa.uint64(),
+              "decimal128(5, 2)": pa.decimal128(5, 2), "large_string": pa.large_string(),
+              "string": pa.string()}
+    if arrow_type.startswith("dictionary<"):
+        inner = pa.int64() if "int64" in arrow_type else pa.string()
+        return pa.array(values, inner).dictionary_encode()
+    if arrow_type == "float16":
+        import numpy as np
+
+        return pa.array(np.array(values, dtype=np.float16))
+    if arrow_type.startswith("decimal"):
+        from decimal import Decimal
+
+        values = [None if v is None else Decimal(v) for v in values]
+    return pa.array(values, simple[arrow_type])
 
 
 def pa_nulls(n: int) -> object:

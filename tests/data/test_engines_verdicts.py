@@ -22,15 +22,6 @@ from svtgui.data.queries import Count
 from tests.data.bad_files import HEADERLESS, engine_corpus, write
 
 CORPUS = engine_corpus()
-DIVERGE: dict[str, str] = {
-    "big-number-among-texts.jsonl": "1e20 among texts: '1e+20' in memory, DuckDB writes every digit",
-    "true-text-and-boolean.jsonl": "'true' and false: booleans in memory, texts on DuckDB",
-    "true-false-texts.jsonl": "texts 'true'/'false': booleans in memory, texts on DuckDB",
-    "empty-lists.jsonl": "every list empty: an item set in memory, refused by DuckDB (JSON[])",
-    "fraction-lists.parquet": "lists of fractions: item sets in memory, refused by DuckDB",
-}
-"""Known differences, not fixed yet (listed in docs/scale.md): the test asserts they still differ, so
-a fix shows up as a failure here that asks for the entry to be removed."""
 
 
 def _cell(v: Any) -> Any:
@@ -67,10 +58,7 @@ the parentheses); the refusal is the same line otherwise."""
 @pytest.mark.parametrize("name, content", CORPUS, ids=[name for name, _ in CORPUS])
 def test_duckdb_gives_the_memory_engines_verdict(tmp_path: Path, name, content) -> None:
     path = write(tmp_path, name, content())
-    if name in DIVERGE:
-        assert verdict(path, "duckdb") != verdict(path, "memory"), f"{name} is fixed: remove it from DIVERGE"
-    else:
-        assert verdict(path, "duckdb") == verdict(path, "memory")
+    assert verdict(path, "duckdb") == verdict(path, "memory")
 
 
 @pytest.mark.parametrize("name", HEADERLESS)
@@ -83,8 +71,6 @@ def test_spark_gives_every_file_the_memory_engines_verdict(spark, tmp_path: Path
     """One test over the whole corpus (one Spark session; each file costs a few Spark jobs)."""
     differ = []
     for name, content in CORPUS:
-        if name in DIVERGE:
-            continue
         path = write(tmp_path, name, content())
         expected, got = verdict(path, "memory"), verdict(path, "spark")
         if got != expected:
@@ -113,7 +99,14 @@ def test_issue_22_cases_have_the_verdicts_the_issue_asks_for(tmp_path: Path) -> 
                        ("repeated-key.jsonl", "line 1: field 'a' appears twice"),
                        ("case-repeat.csv", "repeats a column name"),
                        ("one-trailing-delimiter.csv", "line 3: ragged row: 3 fields where the header has 2"),
-                       ("two-trailing-delimiters.csv", "line 3: ragged row: 4 fields")):
+                       ("two-trailing-delimiters.csv", "line 3: ragged row: 4 fields"),
+                       ("fraction-lists.parquet", "a list column of double"),
+                       ("boolean-lists.parquet", "a list column of bool"),
+                       ("times.parquet", "holds times of day"), ("durations.parquet", "holds durations"),
+                       ("half-floats.parquet", "half-precision numbers"),
+                       ("huge-item.jsonl", "list items must be whole numbers (below 2^63) or texts"),
+                       ("odd-number-among-texts.jsonl", "line 2: field 'a' holds texts and the number 1.5e"),
+                       ("big-number-among-texts.jsonl", "line 2: field 'a' holds texts and the number 1e20")):
         outcome = verdict(write(tmp_path, name, cases[name]()), "duckdb")
         assert outcome[0] == "refused" and said in outcome[1], outcome
 
@@ -127,6 +120,23 @@ def test_csv_columns_are_typed_by_the_rules_on_duckdb(tmp_path: Path) -> None:
                              ("boolean-cases.csv", "boolean", True), ("empty-column.csv", "numeric", 1.0),
                              ("iso-datetimes.csv", "datetime", "2020-01-02T10:00:00"),
                              ("zeros-then-late-text.csv", "categorical", "007")):
+        _, kinds, rows, _ = verdict(write(tmp_path, name, cases[name]()), "duckdb")
+        assert kinds[0][1] == kind and cell in {row[0] for row in rows}, (name, kinds, rows[:3])
+
+
+def test_json_fields_of_texts_are_typed_by_the_rules_on_duckdb(tmp_path: Path) -> None:
+    """Texts true/false are booleans, ISO date texts datetimes, number texts texts, every list empty
+    an item set, an integer past 64 bits a number — as the memory loader reads them."""
+    cases = dict(CORPUS)
+    for name, kind, cell in (("true-false-texts.jsonl", "boolean", True),
+                             ("true-text-and-boolean.jsonl", "boolean", True),
+                             ("boolean-text-cases.jsonl", "boolean", True),
+                             ("date-texts.jsonl", "datetime", "2020-01-03T10:00:00"),
+                             ("slash-date-texts.jsonl", "categorical", "01/02/2020"),
+                             ("number-texts.jsonl", "categorical", "7"),
+                             ("numbers-among-texts.jsonl", "categorical", "1.5e-07"),
+                             ("huge-integer-among-texts.jsonl", "categorical", "99999999999999999999"),
+                             ("huge-integer.jsonl", "numeric", 1e20), ("empty-lists.jsonl", "itemset", ())):
         _, kinds, rows, _ = verdict(write(tmp_path, name, cases[name]()), "duckdb")
         assert kinds[0][1] == kind and cell in {row[0] for row in rows}, (name, kinds, rows[:3])
 

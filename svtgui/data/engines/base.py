@@ -113,6 +113,7 @@ class ColumnType:
     type_name: str
     kind: str  # a ColumnKind value
     is_float: bool = False
+    from_text: bool = False  # a JSON field of texts typed by data.inference (Spark reads it as text too)
 
 
 class TableEngine(ABC):

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from svtgui.core.progress import ProgressState
+from svtgui.data import inference
 from svtgui.data.cells import missing_markers
 from svtgui.data.engines import scratch
 from svtgui.data.engines.base import (
@@ -43,7 +44,11 @@ CODED_TEXTS = 1 << 16
 _TEXT = ("VARCHAR", "JSON")  # file types the view turns into stripped texts
 DEFAULT_PERFECT_HT, MAX_PERFECT_HT = 12, 22  # bits: DuckDB's default, and the most a declaration sets
 _T = TypeVar("_T")
-_ITEM_ELEMENTS = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "NULL")
+_ITEM_ELEMENTS = ("VARCHAR", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                  "HUGEINT", "NULL")
+"""Item ids: texts or whole numbers (the loaders refuse ids past 64 bits, so a HUGEINT list — DuckDB's
+type for ``[-0, 1]`` — holds BIGINTs)."""
+_AS_READ_ITEMS = ("VARCHAR", "BIGINT", "NULL")  # other item lists are cast to BIGINT[]
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 _EXACT_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE")
@@ -102,12 +107,32 @@ class DuckDBTable(TableEngine):
         return str(self.path)
 
     # -- connection -------------------------------------------------------------------------
-    def _reader(self) -> str:
+    def _reader(self, types: list[tuple[str, str]] | None = None) -> str:
+        """The file as DuckDB reads it; JSON lines with ``types`` (name, type) for its fields, else
+        with the types DuckDB finds on every line (not only the first 20,480, as the memory loader)."""
         p = DUCKDB.literal(str(self.copy or self.path))
         if self.fmt == "parquet":
             return f"read_parquet({p})"
-        # JSON lines: types from every line (as the memory loader's), not the first 20,480
-        return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
+        if types is None:
+            return f"read_json({p}, format = 'newline_delimited', sample_size = -1)"
+        fields = ", ".join(f"{DUCKDB.literal(n)}: {DUCKDB.literal(t)}" for n, t in types)
+        return f"read_json({p}, format = 'newline_delimited', columns = {{{fields}}})"
+
+    def _json_types(self, con: Any, found: list[tuple[str, str]]) -> tuple[str, dict[str, str]]:
+        """JSON lines read as the memory loader reads them: a field of texts (or of numbers and texts,
+        or dates DuckDB recognised) as text, typed by ``data.inference``'s rules for JSON (all
+        true/false: booleans; all ISO dates: datetimes; none: missing numbers); a field whose every
+        list is empty as lists of texts. Returns the reader and the kinds of the fields read as text."""
+        as_text = ("JSON", "VARCHAR", "DATE", "TIME", "TIMESTAMP")
+        read = [(n, "VARCHAR[]" if t.upper() == "JSON[]" else
+                 "VARCHAR" if t.upper().split("(")[0].split(" ")[0] in as_text else t) for n, t in found]
+        reader = self._reader(read)
+        texts = [n for n, t in read if t == "VARCHAR"]
+        if not texts:
+            return reader, {}
+        checks = [c for n in texts for c in inference.kind_checks(text_cell(DUCKDB, n, self.markers), False)]
+        said = con.execute(f"SELECT {', '.join(checks)} FROM {reader}").fetchone()
+        return reader, {n: inference.kind_from_checks(said[2 * i:2 * i + 2]) for i, n in enumerate(texts)}
 
     def _connection(self) -> Any:
         if self._con is None:
@@ -117,13 +142,19 @@ class DuckDBTable(TableEngine):
             con.execute("SET enable_progress_bar = false")
             if self.memory_limit:
                 con.execute(f"SET memory_limit = {DUCKDB.literal(self.memory_limit)}")
+            reader = self._reader()
             try:
-                raw = con.execute(f"DESCRIBE SELECT * FROM {self._reader()}").fetchall()
+                raw = [(n, t) for n, t, *_ in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()]
+                texts: dict[str, str] = {}
+                if self.fmt == "jsonl":
+                    reader, texts = self._json_types(con, raw)
+                    raw = [(n, inference.SQL_TYPES[texts[n]] if n in texts else
+                            "VARCHAR[]" if t.upper() == "JSON[]" else t) for n, t in raw]
             except duckdb.Error as e:
                 con.close()
                 raise EngineError(f"DuckDB cannot read this file: {_first_line(e)}", path=self.path) from None
             columns, select = [], []
-            for name, type_name, *_ in raw:
+            for name, type_name in raw:
                 kind = kind_of(type_name)
                 if kind is None:
                     con.close()
@@ -133,7 +164,11 @@ class DuckDBTable(TableEngine):
                 base = type_name.upper().split("(")[0]
                 is_float = base in ("FLOAT", "DOUBLE")
                 q = DUCKDB.ident(name)
-                if is_float:
+                if name in texts:  # a JSON field of texts, typed by the rules
+                    cell = inference.cast_sql(text_cell(DUCKDB, name, self.markers), texts[name])
+                    select.append(f"{cell} AS {q}")
+                    is_float = texts[name] == inference.EMPTY
+                elif is_float:
                     select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
                 elif kind == "numeric" and base.strip('"') == "NULL":
                     select.append(f"CAST(NULL AS DOUBLE) AS {q}")
@@ -141,17 +176,16 @@ class DuckDBTable(TableEngine):
                 elif kind == "numeric" and base not in _EXACT_NUMERIC:
                     select.append(f"CAST({q} AS DOUBLE) AS {q}")
                     is_float = True
+                elif kind == "itemset" and type_name.upper()[:-2].strip('"') not in _AS_READ_ITEMS:
+                    select.append(f"CAST({q} AS BIGINT[]) AS {q}")
                 elif base == "DATE":
                     select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
                 elif base == "VARCHAR":
                     select.append(f"{text_cell(DUCKDB, name, self.markers)} AS {q}")
-                elif base == "JSON":  # each value as the memory loader's text: 1 → "1", "x" → "x"
-                    text = f"json_extract_string({q}, '$')"
-                    select.append(f"{text_cell(DUCKDB, name, self.markers, text)} AS {q}")
                 else:
                     select.append(q)
-                columns.append(ColumnType(name, type_name, kind, is_float))
-            con.execute(f"CREATE VIEW {RELATION} AS SELECT {', '.join(select)} FROM {self._reader()}")
+                columns.append(ColumnType(name, type_name, kind, is_float, from_text=name in texts))
+            con.execute(f"CREATE VIEW {RELATION} AS SELECT {', '.join(select)} FROM {reader}")
             self._con, self._columns = con, columns
         return self._con
 

@@ -167,7 +167,7 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
     else:
         from svtgui.data.engines.spark_engine import SparkTable
 
-        delimiter, copy, text_types = options.delimiter, None, None
+        delimiter, copy, text_types, json_texts = options.delimiter, None, None, frozenset[str]()
         if path is not None:  # the memory loader's refusals first: every engine gives the same verdict
             checked, copy = _check_file(path, fmt, options, progress)
             delimiter = checked or delimiter
@@ -189,11 +189,13 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
                                   header=options.header)
             try:
                 text_types = [(c.name, c.type_name) for c in sniffer.columns()]
+                json_texts = frozenset(c.name for c in sniffer.columns() if c.from_text)
             finally:
                 sniffer.close(keep_copy=True)
         table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
                            conf=spark_conf or {}, delimiter=delimiter, markers=markers,
-                           timeout=spark_timeout, text_types=text_types, copy=copy, header=options.header)
+                           timeout=spark_timeout, text_types=text_types, json_texts=json_texts, copy=copy,
+                           header=options.header)
     columns = table.columns()
     if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
         raise EngineError("the file has a header but no data rows", path=path, line=2)  # the loader's words

@@ -83,7 +83,8 @@ class SparkTable(TableEngine):
     def __init__(self, master: str, source: str, fmt: str, *, conf: dict[str, str] | None = None,
                  delimiter: str | None = None, markers: frozenset[str] | None = None,
                  timeout: float | None = None, text_types: list[tuple[str, str]] | None = None,
-                 copy: Path | None = None, header: bool = True) -> None:
+                 json_texts: frozenset[str] = frozenset(), copy: Path | None = None,
+                 header: bool = True) -> None:
         self.master = master
         self.source = source
         self.fmt = fmt
@@ -92,6 +93,7 @@ class SparkTable(TableEngine):
         self.header = header  # delimited text: False when its first line is a record (names from text_types)
         self.markers = missing_markers(("?",)) if markers is None else markers
         self.text_types = text_types  # delimited text: (column, DuckDB type) to cast each text column to
+        self.json_texts = json_texts  # JSON fields read as text and cast to their type, as delimited text
         self.copy = copy  # a private UTF-8 copy of ``source`` to read instead (engines.scratch), or None
         self._release = scratch.removed_with(self, copy)  # the copy goes with this table
         self.timeout = timeout or DEFAULT_TIMEOUT
@@ -158,8 +160,9 @@ class SparkTable(TableEngine):
                 if self.fmt == "jsonl":
                     reader = spark.read
                     if self.text_types is not None:
-                        reader = reader.schema(", ".join(f"{SPARK.ident(n)} {_json_type(t)}"
-                                                         for n, t in self.text_types))
+                        reader = reader.schema(", ".join(
+                            f"{SPARK.ident(n)} {'string' if n in self.json_texts else _json_type(t)}"
+                            for n, t in self.text_types))
                     return reader.json(source)
                 # RFC 4180, as the other engines read it: a quoted field may hold line breaks
                 # (multiLine), and a quote inside one is doubled (escape), not backslashed
@@ -173,8 +176,10 @@ class SparkTable(TableEngine):
                 return reader.option("sep", sep).csv(source)
 
             df = self._guarded(read, "reading the source")
-            if self.text_types is not None and self.fmt != "jsonl":
-                df = df.selectExpr(*(_cast_text(name, duck, self.markers) for name, duck in self.text_types))
+            if self.text_types is not None:  # delimited text, JSON fields of texts: cast as DuckDB typed them
+                df = df.selectExpr(*(_cast_text(name, duck, self.markers)
+                                     if self.fmt != "jsonl" or name in self.json_texts else SPARK.ident(name)
+                                     for name, duck in self.text_types))
             columns, select = [], []
             for field in df.schema.fields:
                 type_name = field.dataType.simpleString()
