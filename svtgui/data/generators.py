@@ -119,6 +119,9 @@ def random_ranges(
         raise QueryError(f"k must be a positive integer, got {k!r}")
     _check_size(k, "random_ranges")
     top = high + 1 if integer else high  # exclusive end of the domain
+    if not math.isfinite(top - low):  # numpy's uniform() refused it: "high - low range exceeds valid bounds"
+        raise QueryError(f"[{low:g}, {high:g}] is wider than a double can hold (high − low overflows); "
+                         "narrow it down")
     if top - low < min_width:
         raise QueryError(f"[{low:g}, {high:g}] is narrower than min_width {min_width:g}")
     rng = np.random.default_rng(seed)
@@ -183,8 +186,19 @@ def _clip_diffs(column: str, start: float, stop: float, step: float, geometric: 
     return [ClipDiff(column, _tidy(b0), _tidy(b1 - b0), norm) for b0, b1 in itertools.pairwise(bounds)]
 
 
+def _once_each(values: Sequence[Any], what: str) -> None:
+    """Refuse a value listed twice: it would be two queries (two candidates of a choice, twice as
+    likely to be chosen under EM), not one, without a word."""
+    seen: set[Any] = set()
+    repeated = next((v for v in values if v in seen or seen.add(v)), None)  # type: ignore[func-returns-value]
+    if repeated is not None:
+        raise QueryError(f"{what} lists {repeated!r} twice; list each once")
+
+
 def every_item(items: Iterable[Any], column: str = "items") -> list[ItemSupport]:
-    """One support query per item of a (public) item domain."""
+    """One support query per item of a (public) item domain, each item once."""
+    items = list(items)
+    _once_each(items, "the item domain")
     out = [ItemSupport((it,), column) for it in items]
     if not out:
         raise QueryError("the item list is empty")
@@ -204,6 +218,7 @@ def every_value(schema: Schema, column: str, values: Sequence[Any] | None = None
         values = col.categories
     if not values:
         raise QueryError(f"no values given for column {column!r}")
+    _once_each(values, f"the values of column {column!r}")
     return [Count(Condition(column, "=", v)) for v in values]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -289,10 +289,6 @@ def frequent_items(
     if method != "em_top_c" and threshold is None:
         raise ValueError(f"{method} needs a public threshold")
     domain = list(items) if items is not None else generators.observed_items(ds, column)
-    seen: set[Any] = set()
-    repeated = next((x for x in domain if x in seen or seen.add(x)), None)  # type: ignore[func-returns-value]
-    if repeated is not None:  # a listed item counted twice in the choice (twice as likely under EM)
-        raise QueryError(f"the item domain lists {repeated!r} twice; list each item once")
     if order_seed is not None:
         domain = [domain[i] for i in np.random.default_rng(order_seed).permutation(len(domain))]
     queries = generators.every_item(domain, column)

@@ -741,3 +741,15 @@ def test_an_auto_mean_split_that_is_not_three_positive_finite_shares_is_named(kn
     argv = ["recipe", "auto-mean", "--data", str(known["data"]), "--schema", str(known["schema"]),
             "--column", "x", "--epsilon", "1", "--ledger", str(known["ledger"]), "--split", split]
     _refused(argv, capsys, "--split", "positive finite numbers", repr(split), ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["every-item", "--items", "1", "2", "1"], "lists 1 twice"),  # two queries for one item, silently
+    (["every-value", "--data", "{data}", "--column", "colour", "--values", "red", "blue", "red"],
+     "lists 'red' twice"),
+    (["random-ranges", "--column", "x", "-k", "3", "--low", "-1e308", "--high", "1e308"],
+     "wider than a double"),  # numpy: "high - low range exceeds valid bounds", exit 70
+])
+def test_a_generated_list_refuses_a_repeated_value_and_a_range_past_a_double(known, argv, said, capsys):
+    argv = ["queries", "generate", *(a.replace("{data}", str(known["data"])) for a in argv), "--out", "-"]
+    _refused(argv, capsys, said)
