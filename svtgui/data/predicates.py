@@ -234,6 +234,9 @@ def _check_value(column: str, kind: ColumnKind, v: Any) -> None:
     elif kind == ColumnKind.DATETIME:
         import pandas as pd  # the data layer's own dependency; only date columns need it
 
+        if isinstance(v, int | float) and not isinstance(v, bool):  # pandas reads 2020 as 2020 ns after 1970
+            raise QueryError(f"column {column!r} holds dates; {v!r} is a number, not a date (write a "
+                             "date as text: '2020-01-01')")
         try:
             pd.Timestamp(v)
         except (ValueError, TypeError):

@@ -753,3 +753,20 @@ def test_an_auto_mean_split_that_is_not_three_positive_finite_shares_is_named(kn
 def test_a_generated_list_refuses_a_repeated_value_and_a_range_past_a_double(known, argv, said, capsys):
     argv = ["queries", "generate", *(a.replace("{data}", str(known["data"])) for a in argv), "--out", "-"]
     _refused(argv, capsys, said)
+
+
+@pytest.mark.parametrize("value", [2020, 1.5e18])
+def test_a_date_column_compared_with_a_number_is_refused_before_the_charge(value, tmp_path, capsys):
+    # pandas read 2020 as 2020 ns after 1970-01-01: `d > 2020` counted every row, and was charged
+    data, queries, ledger = tmp_path / "dates.csv", tmp_path / "q.json", tmp_path / "l.sqlite"
+    data.write_text("d,x\n" + "".join(f"20{10 + i % 15}-0{1 + i % 9}-1{i % 10},{i}\n" for i in range(60)))
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "count", "where": {"column": "d", "op": ">", "value": "2020-01-01"}}]}))
+    argv = ["run", "--data", str(data), "--queries", str(queries), "--mechanism", "sparse",
+            "--epsilon", "0.1", "--threshold", "5", "--cutoff", "1", "--budget-epsilon", "1",
+            "--ledger", str(ledger)]
+    assert main(argv) == 0  # a date as text: the dataset is known now
+    capsys.readouterr()
+    queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
+        {"kind": "count", "where": {"column": "d", "op": ">", "value": value}}]}))
+    _refused(argv, capsys, "'d' holds dates", "is a number, not a date", ledger=ledger)
