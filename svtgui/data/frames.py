@@ -121,8 +121,9 @@ class TypedChunks:
         return [name for name, parts in self.parts.items() if _combined_kind(parts) is None]
 
     def add_texts(self, name: str, frame: pd.DataFrame) -> None:
-        """One chunk of column ``name``, read again as text (in the order of the first reading)."""
-        text = clean_categorical(_as_category(frame[name]), self.markers)
+        """One chunk of column ``name`` (the chunk's only column), read again as text, in the order of
+        the first reading."""
+        text = clean_categorical(_as_category(frame.iloc[:, 0].reset_index(drop=True)), self.markers)
         if all(kind != "reread" for kind, _ in self.parts[name]):
             self.parts[name] = []
         self.parts[name].append(("reread", text))

@@ -224,7 +224,8 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
 
 
 HEADERLESS = ("seed.csv", "seed.tsv", "quoted-newline.csv", "blank-line-and-crlf.csv", "dupe.csv",
-              "noname.csv", "header.csv", "short.csv", "x-twice.csv", "markers-and-blanks.csv")
+              "noname.csv", "header.csv", "short.csv", "x-twice.csv", "markers-and-blanks.csv",
+              "zeros-then-late-text.csv", "leading-blank-lines.csv", "one-trailing-delimiter.csv")
 """Delimited files also read as having no header (``LoadOptions(header=False)``): the first line is
 a record and the columns are "column 1", ... on every engine (DuckDB said ``column0``, or took the
 first record for a header)."""
