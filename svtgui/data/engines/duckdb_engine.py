@@ -248,6 +248,7 @@ class DuckDBTable(TableEngine):
         cost of streaming them; the rest arrives as it is."""
         dictionaries = self._text_dictionaries()
         select, joins, registered = [], [], []
+        reader = None
         try:
             for j, column in enumerate(self.columns()):
                 q = DUCKDB.ident(column.name)
@@ -267,6 +268,8 @@ class DuckDBTable(TableEngine):
             return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
                                    len(self.columns()), cells, progress, self.row_count(), dictionaries)
         finally:
+            if reader is not None:  # a cancelled pass left the result open: no unregister then
+                reader.close()
             for codes in registered:
                 self._connection().unregister(codes)
 
