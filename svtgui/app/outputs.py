@@ -115,7 +115,8 @@ class Inputs:
         if path is None or str(path) in ("", "-"):
             return self
         self.add(path, "the dataset")
-        self.add(sidecar_path(Path(path).expanduser()), "the dataset's schema sidecar")
+        if Path(path).name:  # '.' or '/' has no sidecar (its reader then says it is a folder, not a file)
+            self.add(sidecar_path(Path(path).expanduser()), "the dataset's schema sidecar")
         return self.add(schema, "the schema file")
 
     def add_folder(self, path: str | os.PathLike[str], what: str) -> Inputs:

@@ -264,6 +264,9 @@ class Session:
 
         Split from :meth:`open_dataset` so the GUI can load the file on its own loader thread.
         """
+        if not self.dataset_path.strip():  # read as '.': "PosixPath('.') has an empty name"
+            raise SessionError(f"{session_path or 'the session'}: field 'dataset.path' is empty: the session "
+                               "names no data file (its data was built in memory)")
         path = Path(self.dataset_path)
         if not path.exists() and session_path is not None:
             beside = Path(session_path).parent / path.name
@@ -351,6 +354,7 @@ def load(path: str | os.PathLike[str]) -> Session:
                                f"got {type(value).__name__}")
     if "\0" in ds["path"]:  # it failed later as "embedded null byte", naming no file or field
         raise SessionError(f"{p}: field 'dataset.path' cannot hold a NUL character")
+
     session = Session(ds["path"], ds.get("dataset_id"), ds["schema"], mech["id"], mech.get("params", {}),
                       doc.get("queries", []), doc.get("monotonic", False), ds.get("name", ""),
                       doc.get("linear", {}), doc.get("domains_from_data", ()))

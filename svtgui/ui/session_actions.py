@@ -389,6 +389,7 @@ class SessionActions(QObject):
             return self._fail("Session not opened", "A run is in progress: stop it before opening a session.")
         try:
             session = load(path)
+            data = session.dataset_location(path)  # refused when the session names no data file
         except SessionError as exc:
             return self._fail("Session not opened", str(exc))
         if session.mechanism_id not in win.mechanism.picker.items:
@@ -397,7 +398,6 @@ class SessionActions(QObject):
                 f"{path}: mechanism {session.mechanism_id!r} is not offered "
                 "in this window (replay it with svtgui-cli run --session).",
             )
-        data = session.dataset_location(path)
         if not data.exists():
             return self._fail(
                 "Session not opened",

@@ -770,3 +770,20 @@ def test_a_date_column_compared_with_a_number_is_refused_before_the_charge(value
     queries.write_text(json.dumps({"format": "svtgui-queries", "version": 1, "queries": [
         {"kind": "count", "where": {"column": "d", "op": ">", "value": value}}]}))
     _refused(argv, capsys, "'d' holds dates", "is a number, not a date", ledger=ledger)
+
+
+@pytest.mark.parametrize("data", [".", "/"])
+def test_a_folder_with_no_name_as_the_data_is_a_folder_not_a_python_error(known, data, capsys):
+    # the sidecar of '.' was computed first: "PosixPath('.') has an empty name"
+    argv = _run(known)
+    argv[argv.index("--data") + 1] = data
+    _refused(argv, capsys, "--data", "folder", ledger=known["ledger"])
+
+
+def test_a_session_naming_no_data_file_says_so(known, capsys):
+    session = known["dir"] / "nameless.svtsession"
+    session.write_text(json.dumps({
+        "format": "svtgui-session", "version": 3, "dataset": {"path": "", "schema": SCHEMA},
+        "mechanism": {"id": "sparse", "params": {"epsilon": 0.1, "threshold": 5, "cutoff": 1}}}))
+    _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys,
+             "nameless.svtsession", "'dataset.path' is empty", ledger=known["ledger"])

@@ -172,6 +172,8 @@ BAD_SESSIONS = [
     (lambda doc: _edited(doc, mechanism__id="lyu_alg4_lee_clifton",  # known non-private: teaching only
                          mechanism__params={"epsilon": 1.0, "threshold": 5.0, "cutoff": 1}),
      "is not offered in this window"),
+    (lambda doc: _edited(doc, dataset__path=""), "'dataset.path' is empty"),  # was "there is no  next to"
+    (lambda doc: '{"a": 1, "a": 2}', "key 'a' is given twice"),
 ]
 
 
