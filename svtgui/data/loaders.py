@@ -748,7 +748,7 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
         except pa.ArrowException as e:
             raise DatasetError(f"damaged values in the Parquet file ({_one_line(str(e).split(': ')[-1])})",
                                path=path, column=name) from None
-    table = _decimals_as_floats(table)
+    table = _microsecond_timestamps(_decimals_as_floats(table))
     try:
         # a boolean column with nulls stays boolean (not texts "True"), a date column is a date
         # (not texts), as DuckDB and Spark read them
@@ -826,6 +826,28 @@ def _decimals_as_floats(table):  # noqa: ANN001, ANN202 - pyarrow types, importe
         if t.is_decimal(f.type) or t.is_null(f.type):
             table = table.set_column(i, f.name, pc.cast(table.column(i), pa.float64()))
     return table
+
+
+def _microsecond_timestamps(table):  # noqa: ANN001, ANN202 - pyarrow types, imported lazily
+    """Nanosecond timestamps floored to the microsecond, as every engine holds a datetime (DuckDB's
+    TIMESTAMP, Spark's, which cannot read nanoseconds at all; CSV and JSON dates stop at µs)."""
+    import pyarrow.compute as pc
+    import pyarrow.types as t
+
+    for i, f in enumerate(table.schema):
+        if t.is_timestamp(f.type) and f.type.unit == "ns":
+            table = table.set_column(i, f.name, pc.floor_temporal(table.column(i), unit="microsecond"))
+    return table
+
+
+def parquet_nanosecond_columns(path: Path) -> list[str]:
+    """The columns of a Parquet file (its footer) that hold nanosecond timestamps."""
+    import pyarrow.parquet as pq
+    import pyarrow.types as t
+
+    with textio.open_regular(path) as f:
+        schema = pq.ParquetFile(f).schema_arrow
+    return [f.name for f in schema if t.is_timestamp(f.type) and f.type.unit == "ns"]
 
 
 def _read_excel(path: Path, options: LoadOptions, progress: ProgressState | None) -> _Loaded:

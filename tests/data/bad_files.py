@@ -186,6 +186,11 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("slash-date-texts.jsonl", lambda: b'{"a": "01/02/2020"}\n{"a": "12/31/2021"}\n'),
         ("old-date-texts.jsonl", lambda: b'{"a": "1500-01-02"}\n'),
         ("time-texts.jsonl", lambda: b'{"a": "10:00:00"}\n{"a": "11:30:00"}\n'),
+        ("uuid-texts.jsonl", lambda: b'{"a": "550e8400-e29b-41d4-a716-446655440000"}\n'
+                                     b'{"a": "650e8400-e29b-41d4-a716-446655440000"}\n'),
+        ("zoned-timestamp-texts.jsonl",
+         lambda: b'{"a": "2020-01-02 10:00:00+01"}\n{"a": "2020-01-03 10:00:00+01"}\n'),
+        ("interval-texts.jsonl", lambda: b'{"a": "1 day"}\n{"a": "2 days"}\n'),
         ("boolean-text-cases.jsonl", lambda: b'{"a": "TRUE"}\n{"a": false}\n{"a": null}\n'),
         ("yes-no-texts.jsonl", lambda: b'{"a": "yes"}\n{"a": "no"}\n'),
         ("marker-texts.jsonl", lambda: b'{"a": "NA", "b": "?"}\n{"a": " x ", "b": null}\n'),
@@ -206,6 +211,8 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("durations.parquet", lambda: _parquet(a=_typed([5, 6], "duration[s]"))),
         ("zoned-timestamps.parquet",
          lambda: _parquet(a=_typed([0, 86_400_000_000], "timestamp[us, tz=UTC]"))),
+        ("nanoseconds.parquet", lambda: _parquet(a=_typed([1_000_000_001, -1, 1_999, None], "timestamp[ns]"),
+                                                b=_typed([1_999, -1_001, 0, None], "timestamp[ns, tz=UTC]"))),
         ("far-dates.parquet", lambda: _parquet(a=[date(3000, 1, 2), date(1000, 1, 1)])),
         ("big-unsigned.parquet", lambda: _parquet(a=_typed([2**64 - 1, 1], "uint64"))),
         ("half-floats.parquet", lambda: _parquet(a=_typed([1.5, None], "float16"))),
@@ -238,6 +245,7 @@ def _typed(values: list, arrow_type: str) -> object:
     simple = {"list<uint8>": pa.list_(pa.uint8()), "list<uint64>": pa.list_(pa.uint64()),
               "time32[s]": pa.time32("s"), "duration[s]": pa.duration("s"),
               "timestamp[us, tz=UTC]": pa.timestamp("us", tz="UTC"), "uint64": pa.uint64(),
+              "timestamp[ns]": pa.timestamp("ns"), "timestamp[ns, tz=UTC]": pa.timestamp("ns", tz="UTC"),
               "decimal128(5, 2)": pa.decimal128(5, 2), "large_string": pa.large_string(),
               "string": pa.string()}
     if arrow_type.startswith("dictionary<"):

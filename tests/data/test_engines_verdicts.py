@@ -141,6 +141,17 @@ def test_json_fields_of_texts_are_typed_by_the_rules_on_duckdb(tmp_path: Path) -
         assert kinds[0][1] == kind and cell in {row[0] for row in rows}, (name, kinds, rows[:3])
 
 
+def test_nanosecond_timestamps_are_floored_to_the_microsecond(tmp_path: Path) -> None:
+    """Spark cannot read nanoseconds and DuckDB rounded them: every engine floors them (-1 ns is
+    one microsecond before 1970, 1,999 ns is 1 µs)."""
+    path = write(tmp_path, "n.parquet", dict(CORPUS)["nanoseconds.parquet"]())
+    _, _, rows, _ = verdict(path, "duckdb")
+    assert {row[0] for row in rows} == {"1970-01-01T00:00:01", "1969-12-31T23:59:59.999999",
+                                        "1970-01-01T00:00:00.000001", None}
+    assert {row[1] for row in rows} == {"1970-01-01T00:00:00.000001", "1969-12-31T23:59:59.999998",
+                                        "1970-01-01T00:00:00", None}
+
+
 def test_spark_keeps_the_jvms_output_off_the_terminal(tmp_path: Path) -> None:
     """In its own process (a fresh JVM): a truncated Parquet file and a bad query path print the one
     line only — no log4j warnings, no Java stack (issue 22: 91 lines of stack before the message)."""

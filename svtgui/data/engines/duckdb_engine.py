@@ -119,13 +119,13 @@ class DuckDBTable(TableEngine):
         return f"read_json({p}, format = 'newline_delimited', columns = {{{fields}}})"
 
     def _json_types(self, con: Any, found: list[tuple[str, str]]) -> tuple[str, dict[str, str]]:
-        """JSON lines read as the memory loader reads them: a field of texts (or of numbers and texts,
-        or dates DuckDB recognised) as text, typed by ``data.inference``'s rules for JSON (all
-        true/false: booleans; all ISO dates: datetimes; none: missing numbers); a field whose every
-        list is empty as lists of texts. Returns the reader and the kinds of the fields read as text."""
-        as_text = ("JSON", "VARCHAR", "DATE", "TIME", "TIMESTAMP")
+        """JSON lines read as the memory loader reads them: a field of texts (of numbers and texts, or
+        of texts DuckDB recognised as dates, times, UUIDs, …) as text, typed by ``data.inference``'s
+        rules for JSON (all true/false: booleans; all ISO dates: datetimes; none: missing numbers); a
+        field whose every list is empty as lists of texts. Returns the reader and the kinds of the
+        fields read as text."""
         read = [(n, "VARCHAR[]" if t.upper() == "JSON[]" else
-                 "VARCHAR" if t.upper().split("(")[0].split(" ")[0] in as_text else t) for n, t in found]
+                 t if kind_of(t) in ("numeric", "boolean", "itemset") else "VARCHAR") for n, t in found]
         reader = self._reader(read)
         texts = [n for n, t in read if t == "VARCHAR"]
         if not texts:
@@ -178,6 +178,9 @@ class DuckDBTable(TableEngine):
                     is_float = True
                 elif kind == "itemset" and type_name.upper()[:-2].strip('"') not in _AS_READ_ITEMS:
                     select.append(f"CAST({q} AS BIGINT[]) AS {q}")
+                elif base in ("TIMESTAMP_NS", "TIMESTAMPTZ_NS"):  # floored to the µs (UTC), as in memory
+                    ns = f"epoch_ns({q})"
+                    select.append(f"make_timestamp(({ns} - ({ns} % 1000 + 1000) % 1000) // 1000) AS {q}")
                 elif base == "DATE":
                     select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
                 elif base == "VARCHAR":

@@ -28,6 +28,7 @@ from svtgui.data.loaders import (
     check_jsonl,
     check_parquet,
     declared_schema,
+    parquet_nanosecond_columns,
 )
 from svtgui.data.schema import Column, Schema
 
@@ -192,10 +193,12 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
                 json_texts = frozenset(c.name for c in sniffer.columns() if c.from_text)
             finally:
                 sniffer.close(keep_copy=True)
+        nanoseconds = frozenset(parquet_nanosecond_columns(path)) if path is not None and fmt == "parquet" \
+            else frozenset[str]()
         table = SparkTable(spark_master or DEFAULT_MASTER, text if path is None else str(path), fmt,
                            conf=spark_conf or {}, delimiter=delimiter, markers=markers,
                            timeout=spark_timeout, text_types=text_types, json_texts=json_texts, copy=copy,
-                           header=options.header)
+                           header=options.header, nanoseconds=nanoseconds)
     columns = table.columns()
     if path is not None and table.row_count() == 0:  # a run on no rows would be charged for nothing
         raise EngineError("the file has a header but no data rows", path=path, line=2)  # the loader's words

@@ -84,7 +84,7 @@ class SparkTable(TableEngine):
                  delimiter: str | None = None, markers: frozenset[str] | None = None,
                  timeout: float | None = None, text_types: list[tuple[str, str]] | None = None,
                  json_texts: frozenset[str] = frozenset(), copy: Path | None = None,
-                 header: bool = True) -> None:
+                 header: bool = True, nanoseconds: frozenset[str] = frozenset()) -> None:
         self.master = master
         self.source = source
         self.fmt = fmt
@@ -94,6 +94,7 @@ class SparkTable(TableEngine):
         self.markers = missing_markers(("?",)) if markers is None else markers
         self.text_types = text_types  # delimited text: (column, DuckDB type) to cast each text column to
         self.json_texts = json_texts  # JSON fields read as text and cast to their type, as delimited text
+        self.nanoseconds = nanoseconds  # Parquet columns of nanosecond timestamps (Spark reads them as longs)
         self.copy = copy  # a private UTF-8 copy of ``source`` to read instead (engines.scratch), or None
         self._release = scratch.removed_with(self, copy)  # the copy goes with this table
         self.timeout = timeout or DEFAULT_TIMEOUT
@@ -156,6 +157,8 @@ class SparkTable(TableEngine):
                 if self.fmt == "table":
                     return spark.table(self.source[len("table:"):].strip())
                 if self.fmt == "parquet":
+                    if self.nanoseconds:  # Spark refuses nanosecond timestamps unless read as longs
+                        spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
                     return spark.read.parquet(source)
                 if self.fmt == "jsonl":
                     reader = spark.read
@@ -176,6 +179,10 @@ class SparkTable(TableEngine):
                 return reader.option("sep", sep).csv(source)
 
             df = self._guarded(read, "reading the source")
+            if self.nanoseconds:  # floored to the microsecond, as every engine holds a datetime
+                df = df.selectExpr(*(f"timestamp_micros(({q} - pmod({q}, 1000)) div 1000) AS {q}"
+                                     if c in self.nanoseconds else q
+                                     for c in df.columns for q in [SPARK.ident(c)]))
             if self.text_types is not None:  # delimited text, JSON fields of texts: cast as DuckDB typed them
                 df = df.selectExpr(*(_cast_text(name, duck, self.markers)
                                      if self.fmt != "jsonl" or name in self.json_texts else SPARK.ident(name)
