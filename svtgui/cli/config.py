@@ -8,6 +8,7 @@ Relative paths are resolved against the config file's folder.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -214,22 +215,42 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
     return conf
 
 
-_OPTION = re.compile(r"--([a-z][a-z-]*)(?=[ :])")
+_OPTION = re.compile(r"(^|; )--([a-z][a-z-]*)(?=[ :])")  # an option that starts one of a line's problems
 
 
 def named_where_given(exc: BaseException, args: argparse.Namespace) -> BaseException:
-    """``exc`` as the curator gave the value: a refusal that starts with an option (``--report
+    """``exc`` as the curator gave the values: a problem that starts with an option (``--report
     notes.txt/r.html: notes.txt is a file``) whose value came from ``--config`` names the config's
-    key instead (``--config run.toml: key 'report': …``), as a ``[params]`` error does; an option
-    typed on the command line (which overrides the config) keeps its name."""
-    config = getattr(args, "config", None)
-    found = _OPTION.match(str(exc)) if isinstance(exc, CliError) and config else None
-    if found is None:
+    key instead (``--config run.toml: key 'report': …``), as a ``[params]`` error does, and one whose
+    value came from a session's ``linear`` section names that field (``--session s.svtsession: field
+    'linear.release_out': …``); an option typed on the command line (which wins) keeps its name."""
+    if not isinstance(exc, CliError):
         return exc
-    key = found.group(1).replace("-", "_")
-    if getattr(args, key, None) not in (None, [], False) or key not in _config_keys(config):
-        return exc
-    return CliError(f"--config {config}: key {key!r}{str(exc)[found.end():]}", exc.code)  # type: ignore[attr-defined]
+    config, session = getattr(args, "config", None), getattr(args, "session", None)
+    from_config = _config_keys(config) if config else set()
+    from_session = _session_linear_keys(session) if session else set()
+
+    def source(found: re.Match[str]) -> str:
+        key = found.group(2).replace("-", "_")
+        if getattr(args, key, None) not in (None, [], False):
+            return found.group(0)
+        if key in from_config:
+            return f"{found.group(1)}--config {config}: key {key!r}"
+        if key in from_session:
+            return f"{found.group(1)}--session {session}: field 'linear.{key}'"
+        return found.group(0)
+
+    text = _OPTION.sub(source, str(exc))
+    return exc if text == str(exc) else CliError(text, exc.code)
+
+
+def _session_linear_keys(path: str | Path) -> set[str]:
+    """The keys of a session file's ``linear`` section (an unreadable file: none)."""
+    try:
+        linear = json.loads(Path(path).read_text(encoding="utf-8")).get("linear")
+    except (OSError, ValueError, AttributeError):
+        return set()
+    return set(linear) if isinstance(linear, dict) else set()
 
 
 def _config_keys(path: str | Path) -> set[str]:

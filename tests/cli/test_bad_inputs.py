@@ -787,3 +787,20 @@ def test_a_session_naming_no_data_file_says_so(known, capsys):
         "mechanism": {"id": "sparse", "params": {"epsilon": 0.1, "threshold": 5, "cutoff": 1}}}))
     _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys,
              "nameless.svtsession", "'dataset.path' is empty", ledger=known["ledger"])
+
+
+def test_a_release_path_a_session_gives_is_named_by_its_field(known, tmp_path, capsys):
+    # its refusal read "--release-out …", an option nobody typed
+    from svtgui.app.project_file import Session, save
+    from svtgui.data import LoadOptions, load_dataset
+
+    ds = load_dataset(known["data"], LoadOptions(schema=str(known["schema"])))
+    params = {"epsilon": 0.1, "delta": 1e-6, "projection_size": 64, "universe": ["colour"],
+              "release_out": str(known["data"].with_suffix(".npz"))}
+    session = save(Session.from_state(ds, [], "sparse_project", params), tmp_path / "linear.svtsession")
+    doc = json.loads(session.read_text())
+    doc["linear"]["release_out"] = str(tmp_path / "linear.npz")
+    session.write_text(json.dumps(doc))
+    (tmp_path / "linear.npz").symlink_to(known["data"])  # the release would replace the data
+    _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys,
+             f"--session {session}: field 'linear.release_out'", "is the dataset", ledger=known["ledger"])
