@@ -105,18 +105,21 @@ INTEGER_MAX = 2**63 - 1
 def integer_option(text: str) -> int:
     """An argparse ``type`` for an integer option: a whole number of at most :data:`INTEGER_MAX`
     (a 401-digit --cutoff overflowed a float conversion later, exit 70 instead of this line)."""
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if digits.isdigit() and len(digits) > len(str(INTEGER_MAX)):  # int() refuses past 4,300 digits
+        raise argparse.ArgumentTypeError(too_large(len(digits)))
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
     if abs(value) > INTEGER_MAX:
-        raise argparse.ArgumentTypeError(too_large(value))
+        raise argparse.ArgumentTypeError(too_large(len(str(abs(value)))))
     return value
 
 
-def too_large(value: int) -> str:
-    """Why an integer beyond :data:`INTEGER_MAX` is refused, without printing its digits."""
-    return f"an integer of {len(str(abs(value)))} digits is too large (at most {INTEGER_MAX:,})"
+def too_large(digits: int) -> str:
+    """Why an integer of ``digits`` digits beyond :data:`INTEGER_MAX` is refused, without its digits."""
+    return f"an integer of {digits:,} digits is too large (at most {INTEGER_MAX:,})"
 
 
 def seed_option(text: str) -> int:
@@ -194,7 +197,7 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         if kind is not None and not _fits(value, kind):
             raise CliError(f"--config: {path}: key {key!r} must be {kind}, got {_type_name(value)} {value!r}")
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INTEGER_MAX:
-            raise CliError(f"--config: {path}: key {key!r}: {too_large(value)}")
+            raise CliError(f"--config: {path}: key {key!r}: {too_large(len(str(abs(value))))}")
         if key in ("seed", "test_seed") and value < 0:
             raise CliError(f"--config: {path}: key {key!r}: a seed is a non-negative integer, got {value}")
         if kind == _AMOUNT:

@@ -549,6 +549,9 @@ BIG = "1" + "0" * 400  # an integer no double holds: float() of it is an Overflo
 def test_an_integer_option_too_large_for_anything_is_named_at_once(argv, option, capsys):
     line = _refused(argv, capsys, option, "401 digits is too large")
     assert len(line) < 300
+    many = [a if a != BIG else "9" * 5000 for a in argv]  # past int()'s 4,300 digits: quoted whole
+    line = _refused(many, capsys, option, "5,000 digits is too large")
+    assert len(line) < 300
 
 
 def test_an_integer_too_large_in_a_config_is_named_by_its_key(known, capsys):
