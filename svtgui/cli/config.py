@@ -180,8 +180,8 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
         raise CliError(f"--config: {exc}") from None
     try:
         conf = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CliError(f"--config: {path}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # TOMLDecodeError, or an integer past Python's 4,300 digits
+        raise CliError(f"--config: {path}: not valid TOML: {textio.too_many_digits(exc) or exc}") from None
     except RecursionError:
         raise CliError(f"--config: {path}: not valid TOML: nested too deeply") from None
     spelled: dict[str, str] = {}

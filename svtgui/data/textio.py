@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -676,4 +677,13 @@ def loads_json(text: str | bytes, error: type[Exception], what: str = "not valid
     except RecursionError:
         raise error(f"{what}: nested too deeply for a document of this kind") from None
     except (ValueError, TypeError) as e:  # e.g. an integer with more than 4300 digits
-        raise error(f"{what}: {e}") from None
+        raise error(f"{what}: {too_many_digits(e) or e}") from None
+
+
+def too_many_digits(exc: Exception) -> str | None:
+    """What an integer past Python's 4,300-digit conversion limit is, said to a curator (Python's own
+    message advises sys.set_int_max_str_digits()), or None for any other error."""
+    found = re.search(r"value has (\d+) digits", str(exc))
+    if found is None:
+        return None
+    return f"a number has {int(found.group(1)):,} digits, more than the 4,300 any number may have"

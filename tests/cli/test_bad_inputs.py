@@ -807,3 +807,23 @@ def test_a_release_path_a_session_gives_is_named_by_its_field(known, tmp_path, c
     (tmp_path / "linear.npz").symlink_to(known["data"])  # the release would replace the data
     _refused(["run", "--session", str(session), "--ledger", str(known["ledger"])], capsys,
              f"--session {session}: field 'linear.release_out'", "is the dataset", ledger=known["ledger"])
+
+
+@pytest.mark.parametrize("where", ["query list", "config"])
+def test_a_number_past_pythons_digit_limit_is_said_without_pythons_advice(known, where, capsys):
+    # "Exceeds the limit (4300 digits) …; use sys.set_int_max_str_digits() to increase the limit", and
+    # from a config without naming it
+    many = "9" * 5000
+    if where == "config":
+        config = known["dir"] / "digits.toml"
+        config.write_text(f'data = "toy.csv"\nqueries = "q.json"\nmechanism = "sparse"\nepsilon = 0.1\n'
+                          f"threshold = 5.0\ncutoff = {many}\n")
+        argv, names = ["run", "--config", str(config), "--ledger", str(known["ledger"])], ("--config",)
+    else:
+        queries = known["dir"] / "digits.json"
+        queries.write_text('{"format": "svtgui-queries", "version": 1, "queries": [{"kind": "range", '
+                           f'"column": "x", "low": 0, "high": {many}}}]}}')
+        argv, names = ["run", *_inputs(known["data"], queries, known["schema"]), "--ledger",
+                       str(known["ledger"])], ("digits.json",)
+    line = _refused(argv, capsys, *names, "5,000 digits", ledger=known["ledger"])
+    assert "sys.set_int_max_str_digits" not in line
