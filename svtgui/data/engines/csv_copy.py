@@ -23,9 +23,10 @@ Windows-1252.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import inference, textio
@@ -42,6 +43,7 @@ from svtgui.data.loaders import (
     headless_names,
 )
 
+_T = TypeVar("_T")
 POLL_SECONDS = 0.1
 COPY_MEMORY = "512MB"
 """DuckDB's memory limit while it copies: without one the copy of 5×10^7 rows peaked at 1.4 GB;
@@ -50,13 +52,12 @@ with it, 0.34 GB for 10^7 rows, at the same speed (it streams row groups to the 
 
 @dataclass(frozen=True)
 class ColumnarCopy:
-    """The private Parquet copy of a delimited file, the delimiter it was read with, its rows, and
-    each column's name and DuckDB type (as :mod:`svtgui.data.inference` typed it)."""
+    """The private Parquet copy of a delimited file (typed by :mod:`svtgui.data.inference`), the
+    delimiter it was read with, its rows."""
 
     parquet: Path
     delimiter: str
     rows: int
-    types: list[tuple[str, str]]
 
 
 def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, header: bool = True) -> str:
@@ -80,6 +81,30 @@ def _blank_lines(source: Path) -> int:
 def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
                   progress: ProgressState | None = None) -> ColumnarCopy:
     """Validate ``path`` and write its private columnar copy (raises the loader's ``DatasetError``)."""
+    def typed(texts: Path, delimiter: str, rows: int) -> ColumnarCopy:
+        kinds = _kinds(texts, progress)
+        select = ", ".join(f"{inference.cast_sql(DUCKDB.ident(n), k)} AS {DUCKDB.ident(n)}" for n, k in kinds)
+        parquet, _ = _copy(f"SELECT {select} FROM {_parquet(texts)}", progress, (0.7, 0.9))
+        return ColumnarCopy(parquet, delimiter, rows)
+
+    return _validated(path, options, markers, progress, typed)
+
+
+def column_types(path: Path, options: LoadOptions, markers: frozenset[str],
+                 progress: ProgressState | None = None) -> list[tuple[str, str]]:
+    """Validate ``path`` as :func:`columnar_copy` does and return each column's name and DuckDB type
+    by ``data.inference``'s rules, without the typed copy (Spark reads the file itself)."""
+    def types(texts: Path, delimiter: str, rows: int) -> list[tuple[str, str]]:
+        del delimiter, rows
+        return [(n, inference.SQL_TYPES[k]) for n, k in _kinds(texts, progress)]
+
+    return _validated(path, options, markers, progress, types)
+
+
+def _validated(path: Path, options: LoadOptions, markers: frozenset[str], progress: ProgressState | None,
+               then: Callable[[Path, str, int], _T]) -> _T:
+    """``then`` of the validated file's copy of cleaned texts, its delimiter and its rows (the copy
+    is removed after)."""
     encoding, delimiter = delimited_dialect(path, options)
     for _ in range(2):  # at most: a late legacy byte found by the loader's check
         text = None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
@@ -101,7 +126,7 @@ def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
             check_header(path, options, encoding, delimiter)
             if rows == 0:  # a run on no rows would be charged for nothing
                 raise DatasetError("the file has a header but no data rows", path=path, line=2)
-            return _typed(texts, delimiter, rows, progress)
+            return then(texts, delimiter, rows)
         finally:
             scratch.remove(texts)
     raise EngineError("DuckDB cannot read this file", path=path)
@@ -142,25 +167,23 @@ def _cleaned(reader: str, markers: frozenset[str]) -> str:
     return f"SELECT {', '.join(cell(n) for n in names)} FROM {reader}"
 
 
-def _typed(texts: Path, delimiter: str, rows: int, progress: ProgressState | None) -> ColumnarCopy:
-    """The copy of ``texts`` (every column cleaned text) with each column typed by
-    :mod:`svtgui.data.inference`: one pass decides every column's kind, one writes the typed copy."""
+def _parquet(path: Path) -> str:
+    return f"read_parquet({DUCKDB.literal(str(path))})"
+
+
+def _kinds(texts: Path, progress: ProgressState | None) -> list[tuple[str, str]]:
+    """Each column of ``texts`` (cleaned texts) and its kind by :mod:`svtgui.data.inference`, from
+    one aggregate pass."""
     import duckdb
 
-    source = f"read_parquet({DUCKDB.literal(str(texts))})"
     con = duckdb.connect(":memory:")
     try:
-        names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+        names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {_parquet(texts)}").fetchall()]
     finally:
         con.close()
     checks = [check for n in names for check in inference.kind_checks(DUCKDB.ident(n), numbers=True)]
-    found = _interruptible(f"SELECT {', '.join(checks)} FROM {source}", progress, (0.6, 0.7))[0]
-    kinds = [inference.kind_from_checks(found[2 * i:2 * i + 2]) for i in range(len(names))]
-    select = ", ".join(f"{inference.cast_sql(DUCKDB.ident(n), k)} AS {DUCKDB.ident(n)}"
-                       for n, k in zip(names, kinds, strict=True))
-    parquet, _ = _copy(f"SELECT {select} FROM {source}", progress, (0.7, 0.9))
-    return ColumnarCopy(parquet, delimiter, rows,
-                        [(n, inference.SQL_TYPES[k]) for n, k in zip(names, kinds, strict=True)])
+    found = _interruptible(f"SELECT {', '.join(checks)} FROM {_parquet(texts)}", progress, (0.6, 0.7))[0]
+    return [(n, inference.kind_from_checks(found[2 * i:2 * i + 2])) for i, n in enumerate(names)]
 
 
 class _Refused(Exception):

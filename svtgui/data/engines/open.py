@@ -175,12 +175,10 @@ def open_dataset(source: str | Path, options: LoadOptions | None = None,
         if path is not None and fmt in ("csv", "tsv"):
             # Spark reads every cell as text and casts each column to the type DuckDB's validating
             # pass gives it (data.inference's rules), so every engine (and fingerprint) sees the same values
-            from svtgui.data.engines.csv_copy import columnar_copy
+            from svtgui.data.engines.csv_copy import column_types
 
-            typed = columnar_copy(copy or path, replace(options, encoding=None) if copy else options, markers,
-                                  progress)
-            scratch.remove(typed.parquet)
-            text_types = typed.types
+            text_types = column_types(copy or path, replace(options, encoding=None) if copy else options,
+                                      markers, progress)
         elif path is not None and fmt == "jsonl":
             # Spark reads JSON lines with the columns and types DuckDB gives the same file (its own
             # inference orders fields by name and reads an all-null field as text)
