@@ -340,6 +340,8 @@ def test_universe_bins_past_the_cell_limit_are_refused_before_they_are_built(kno
     ("x,colour\n1,red\n2,blue,3\n", "line 3"),  # DuckDB returned no rows at all
     ("x,x\n1,2\n", "repeats"),  # DuckDB renamed it x_1
     ("x,colour\n", "no data rows"),
+    ("x,colour\n1,red\n2,blue,\n", "line 3"),  # DuckDB dropped the empty extra field, even in strict mode
+    ("x,colour\n1,red\n2,blue,,\n", "line 3"),
 ])
 def test_duckdb_text_gets_the_memory_loaders_checks(known, tmp_path, text, said, capsys):
     pytest.importorskip("duckdb")
@@ -347,6 +349,20 @@ def test_duckdb_text_gets_the_memory_loaders_checks(known, tmp_path, text, said,
     data.write_text(text)
     _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
              "t.csv", said)
+
+
+@pytest.mark.parametrize("text, said", [
+    ('{"colour": "red"}\n{"colour": 1e20}\n', "line 2: field 'colour' holds texts and the number 1e20"),
+    ('{"colour": [1.5]}\n', "list items must be whole numbers"),
+])
+def test_duckdb_json_lines_get_the_memory_loaders_checks(known, tmp_path, text, said, capsys):
+    """A number among texts that engines would write two ways (1e+20, 1e20) is refused on every
+    engine (issue 22 §2)."""
+    pytest.importorskip("duckdb")
+    data = tmp_path / "t.jsonl"
+    data.write_text(text)
+    _refused(["queries", "show", str(known["queries"]), "--data", str(data), "--engine", "duckdb"], capsys,
+             "t.jsonl", said)
 
 
 def test_duckdb_reads_text_that_is_not_utf8_as_the_memory_engine_does(known, tmp_path, capsys):
