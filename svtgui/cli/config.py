@@ -248,17 +248,20 @@ def named_where_given(exc: BaseException, args: argparse.Namespace) -> BaseExcep
 
 
 def _session_linear_keys(path: str | Path) -> set[str]:
-    """The keys of a session file's ``linear`` section (an unreadable file: none)."""
+    """The keys of a session file's ``linear`` section (an unreadable file: none). Read through the
+    guarded reader: the refusal being renamed may be that the file is a FIFO, which would block."""
     try:
-        linear = json.loads(Path(path).read_text(encoding="utf-8")).get("linear")
-    except (OSError, ValueError, AttributeError):
+        linear = json.loads(textio.read_text(path, what="session file")).get("linear")
+    except (DatasetError, ValueError, AttributeError):
         return set()
     return set(linear) if isinstance(linear, dict) else set()
 
 
 def _config_keys(path: str | Path) -> set[str]:
-    """The top-level keys of a config already read without error (an unreadable one: none)."""
+    """The top-level keys of a config (an unreadable one: none), read as :func:`read_config` reads it:
+    never a FIFO (``--config pipe`` hung on the way to its refusal)."""
     try:
-        return {k.replace("-", "_") for k in tomllib.loads(Path(path).read_text(encoding="utf-8"))}
-    except (OSError, ValueError):
+        text = textio.read_text(path, what="config file", limit=CONFIG_LIMIT, allow_empty=True)
+        return {k.replace("-", "_") for k in tomllib.loads(text)}
+    except (DatasetError, ValueError):
         return set()
