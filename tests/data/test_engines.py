@@ -401,3 +401,16 @@ def test_a_copy_goes_with_its_dataset_and_never_with_a_child_processes_copy(tmp_
     del ds, clone
     gc.collect()
     assert not copy.exists()  # the window dropped the dataset (another file opened): the copy is gone
+
+
+def test_a_json_table_sent_to_the_run_process_reuses_the_kinds_of_its_text_fields(tmp_path, monkeypatch):
+    """Typing a JSON field of texts scans the file once, at open; the run's process reconnects
+    without scanning it again (its copy of the table carries the kinds)."""
+    from svtgui.data import inference
+
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"a": "TRUE", "b": 1}\n{"a": "false", "b": 2}\n')
+    table = open_dataset(path, engine="duckdb").table
+    copy = pickle.loads(pickle.dumps(table))
+    monkeypatch.setattr(inference, "kind_checks", lambda *_: pytest.fail("the file was scanned again"))
+    assert [(c.name, c.kind) for c in copy.columns()] == [("a", "boolean"), ("b", "numeric")]

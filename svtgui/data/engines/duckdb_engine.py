@@ -98,6 +98,7 @@ class DuckDBTable(TableEngine):
         self._perfect_ht = DEFAULT_PERFECT_HT
         self._columns: list[ColumnType] | None = None
         self._rows: int | None = None
+        self._text_kinds: dict[str, str] | None = None  # JSON: the kinds of the fields read as text
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_con": None, "_perfect_ht": DEFAULT_PERFECT_HT, "_release": None}
@@ -128,11 +129,13 @@ class DuckDBTable(TableEngine):
                  t if kind_of(t) in ("numeric", "boolean", "itemset") else "VARCHAR") for n, t in found]
         reader = self._reader(read)
         texts = [n for n, t in read if t == "VARCHAR"]
-        if not texts:
-            return reader, {}
-        checks = [c for n in texts for c in inference.kind_checks(text_cell(DUCKDB, n, self.markers), False)]
-        said = con.execute(f"SELECT {', '.join(checks)} FROM {reader}").fetchone()
-        return reader, {n: inference.kind_from_checks(said[2 * i:2 * i + 2]) for i, n in enumerate(texts)}
+        if self._text_kinds is None:  # one scan at open; a copy in the run's process reuses the kinds
+            cells = [text_cell(DUCKDB, n, self.markers) for n in texts]
+            checks = [check for cell in cells for check in inference.kind_checks(cell, numbers=False)]
+            said = con.execute(f"SELECT {', '.join(checks)} FROM {reader}").fetchone() if texts else ()
+            self._text_kinds = {n: inference.kind_from_checks(said[2 * i:2 * i + 2])
+                                for i, n in enumerate(texts)}
+        return reader, self._text_kinds
 
     def _connection(self) -> Any:
         if self._con is None:
