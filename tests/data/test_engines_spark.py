@@ -116,29 +116,36 @@ def test_an_unreachable_master_exits_2_and_charges_nothing(tmp_path: Path) -> No
 
 def test_cancel_stops_the_fingerprint_job_and_the_session_goes_on(spark, tmp_path: Path) -> None:
     """The window's Cancel reaches a running Spark job (the fingerprint of a large table takes long)."""
+    import time
+
     import pandas as pd
 
     from svtgui.data.errors import LoadCancelled
 
-    class CancelledOnceStarted:
+    tracker = spark.sparkContext.statusTracker()
+
+    class CancelledWhileAJobRuns:
+        """Cancels at the first look that finds a Spark job running (the fingerprint makes several:
+        a Cancel between two of them would stop none, and the test would prove nothing)."""
+
         def __init__(self) -> None:
-            self.asked = 0
+            self.jobs: list[int] = []
 
         def set_progress(self, fraction, text=""):
             pass
 
         def is_cancelled(self):
-            self.asked += 1
-            return self.asked > 1  # not before the job starts: while it runs
+            self.jobs = list(tracker.getActiveJobsIds())
+            return bool(self.jobs)
 
     path = write(pd.DataFrame({"age": range(2_000_000)}), tmp_path)
     ds = open_dataset(path, engine="spark", spark_master="local[2]")
-    tracker = spark.sparkContext.statusTracker()
+    cancel = CancelledWhileAJobRuns()
     with pytest.raises(LoadCancelled):
-        ds.fingerprint(new_key(), CancelledOnceStarted())
-    last = 0
-    while tracker.getJobInfo(last + 1) is not None:  # job ids count up from 0 in a session
-        last += 1
-    assert tracker.getJobInfo(last).status != "SUCCEEDED"  # stopped while it ran, not after it ended
+        ds.fingerprint(new_key(), cancel)
+    deadline = time.monotonic() + 60
+    while any(tracker.getJobInfo(j).status == "RUNNING" for j in cancel.jobs) and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling the job's state, not waiting a fixed time
+    assert cancel.jobs and all(tracker.getJobInfo(j).status == "FAILED" for j in cancel.jobs)
     batch = [RangeCount("age", 0, 99)]
     assert list(evaluate(ds, batch)) == list(evaluate(open_dataset(path, engine="memory"), batch))
