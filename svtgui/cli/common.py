@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -132,14 +133,15 @@ def _decision_needed(led: Ledger, ds: Any, lookalikes: tuple[DatasetRecord, ...]
                     "different dataset (its own budget, with --budget-epsilon)")
 
 
-def plan_refusal(plan: Any, options: dict[str, str]) -> CliError:
+def plan_refusal(plan: Any, options: dict[str, str], earlier: Sequence[str] = ()) -> CliError:
     """Every problem of a refused plan (``app.plan.Plan``) in one line, each named by its option
-    (``options``: field → option), and the exit code docs/cli.md promises: 3 only when the budget is
-    all that is wrong, 2 when any input is bad (a second problem was dropped, and a bad --out beside
-    an overspend exited 2 under the budget's message)."""
-    texts = list(dict.fromkeys(f"{options[p.field]}: {p.message}" if p.field in options else p.message
-                               for p in plan.problems))
-    budget_only = plan.fits is False and len(plan.problems) == 1
+    (``options``: field → option), after the ``earlier`` problems the command found itself (a report
+    format it cannot write), and the exit code docs/cli.md promises: 3 only when the budget is all
+    that is wrong, 2 when any input is bad (a second problem was dropped, and a bad --out beside an
+    overspend exited 2 under the budget's message)."""
+    texts = list(dict.fromkeys([*earlier, *(f"{options[p.field]}: {p.message}" if p.field in options
+                                            else p.message for p in plan.problems)]))
+    budget_only = plan.fits is False and len(plan.problems) == 1 and not earlier
     code = EXIT_BUDGET if budget_only else EXIT_BAD_INPUT
     return CliError("; ".join(texts) + " (nothing was charged)", code)
 

@@ -218,7 +218,7 @@ def read_config(path: str | Path, keys: Sequence[str], path_keys: Sequence[str])
     return conf
 
 
-_OPTION = re.compile(r"(^|; )--([a-z][a-z-]*)(?=[ :])")  # an option that starts one of a line's problems
+_OPTION = re.compile(r"(^|; )--([a-z][a-z-]*)(?=([ :]))")  # an option that starts one of a line's problems
 
 
 def named_where_given(exc: BaseException, args: argparse.Namespace) -> BaseException:
@@ -237,10 +237,11 @@ def named_where_given(exc: BaseException, args: argparse.Namespace) -> BaseExcep
         key = found.group(2).replace("-", "_")
         if getattr(args, key, None) not in (None, [], False):
             return found.group(0)
+        colon = ":" if found.group(3) == " " else ""  # "--schema s.json: …" → "key 'schema': s.json: …"
         if key in from_config:
-            return f"{found.group(1)}--config {config}: key {key!r}"
+            return f"{found.group(1)}--config {config}: key {key!r}{colon}"
         if key in from_session:
-            return f"{found.group(1)}--session {session}: field 'linear.{key}'"
+            return f"{found.group(1)}--session {session}: field 'linear.{key}'{colon}"
         return found.group(0)
 
     text = _OPTION.sub(source, str(exc))

@@ -64,3 +64,16 @@ def load_failure_text(exc: BaseException, path: str | Path | None) -> str:
     detail = str(exc) or type(exc).__name__
     return (f"{where}the file could not be loaded because of an unexpected problem in SVT Studio "
             f"({detail}); please report it, saying which kind of file it was")
+
+
+class DeclaredSchemaError(DatasetError):
+    """The declared schema (``LoadOptions.schema``, else the data's sidecar) cannot be read or does not
+    fit the data. ``given`` says whether the caller named the file (``--schema``, a config's or a
+    session's key), so the refusal can name where it was given rather than the data; ``detail`` is
+    the problem after the schema file's name (``s.json: column 'age': …``)."""
+
+    def __init__(self, detail: str, *, given: bool, path: str | Path | None = None) -> None:
+        self.detail = detail if path is None else f"{path}: {detail}"
+        self.given = given
+        super().__init__(f"schema: {detail}", path=path)
+

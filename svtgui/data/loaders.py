@@ -27,7 +27,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data import textio
 from svtgui.data.cells import clean_frame, missing_markers
 from svtgui.data.dataset import Dataset
-from svtgui.data.errors import DatasetError, LoadCancelled
+from svtgui.data.errors import DatasetError, DeclaredSchemaError, LoadCancelled
 from svtgui.data.file_state import file_state, unchanged_since
 from svtgui.data.schema import Schema, SchemaError, infer_schema
 
@@ -169,13 +169,13 @@ def declared_schema(path: Path, inferred: Schema, options: LoadOptions, n_rows: 
             return inferred
         try:
             declared = Schema.read(source)
-        except SchemaError as e:
-            raise DatasetError(f"schema: {e}") from None
+        except SchemaError as e:  # names the file
+            raise DeclaredSchemaError(str(e), given=options.schema is not None) from None
     try:
         merged = inferred.merged(declared)
         merged.check_rows(n_rows)
     except SchemaError as e:
-        raise DatasetError(f"schema: {e}", path=source) from None
+        raise DeclaredSchemaError(str(e), given=options.schema is not None, path=source) from None
     return merged
 
 

@@ -420,6 +420,30 @@ def test_a_report_path_under_a_regular_file_names_that_file(known, capsys):
     assert "does not exist" not in line
 
 
+@pytest.mark.parametrize("recipe", [False, True])
+def test_a_bad_report_path_beside_an_overspend_lists_both(known, tmp_path, recipe, capsys):
+    # the early report check refused the path alone, though a refusal lists every problem (docs/cli.md)
+    ledger = tmp_path / "l.sqlite"
+    given = ["--data", str(known["data"]), "--schema", str(known["schema"]),
+             "--queries", str(known["queries"]), "--threshold", "5", "--cutoff", "1", "--epsilon", "0.5",
+             "--ledger", str(ledger), "--budget-epsilon", "0.25"]
+    argv = ["recipe", "screen-ranges", *given] if recipe else ["run", *given, "--mechanism", "sparse"]
+    bad = [str(known["data"] / "r.html"), str(tmp_path / "r.foo")]
+    line = _refused([*argv, "--report", bad[0], "--report", bad[1]], capsys, f"{known['data']} is a file",
+                    "unknown format '.foo'", "0.25")
+    assert line.count("(nothing was charged)") == 1
+    assert _runs(ledger) == 0
+    assert main(argv) == 3  # the budget alone: 3
+    capsys.readouterr()
+
+
+def test_release_build_lists_a_missing_run_and_every_bad_output(known, capsys):
+    bad = [str(known["data"] / "r.html"), str(known["dir"] / "r.foo")]
+    argv = ["release", "build", "1", "99", "--ledger", str(known["ledger"]), "--out", bad[0], "--out", bad[1]]
+    _refused(argv, capsys, "run 99 is not in the ledger", f"{known['data']} is a file",
+             "unknown format '.foo'")
+
+
 def test_a_config_just_over_the_size_cap_says_by_how_much(known, capsys):
     # "the file is 1.0 MiB, more than the 1.0 MiB a config file may be" (issue 22 §5)
     from svtgui.cli.config import CONFIG_LIMIT
@@ -674,6 +698,24 @@ def test_release_build_checks_every_output_before_writing_the_first(known, extra
             *(a.replace("{d}", str(folder)) for a in extra)]
     _refused(argv, capsys, option)
     assert list(folder.iterdir()) == []
+
+
+def test_a_bad_schema_is_named_where_it_was_given(known, capsys):
+    # a config's schema read "--data: schema: …", as if the data were at fault (issue 22 §5)
+    d = known["dir"]
+    schema = json.loads(json.dumps(SCHEMA))
+    schema["columns"][0]["uper"] = 5
+    (d / "typo.schema.json").write_text(json.dumps(schema))
+    config = d / "schema-typo.toml"
+    config.write_text('data = "toy.csv"\nqueries = "q.json"\nschema = "typo.schema.json"\n'
+                      'mechanism = "sparse"\nepsilon = 0.1\nthreshold = 5.0\ncutoff = 1\n')
+    argv = ["run", "--config", str(config), "--ledger", str(known["ledger"])]
+    line = _refused(argv, capsys, f"--config {config}: key 'schema': {d / 'typo.schema.json'}: ",
+                    "'columns[0].uper'", ledger=known["ledger"])
+    assert "--data" not in line
+    typed = _refused([*argv, "--schema", str(d / "typo.schema.json")], capsys,
+                     f"--schema {d / 'typo.schema.json'}: ", ledger=known["ledger"])
+    assert "--data" not in typed and "--config" not in typed
 
 
 @pytest.mark.parametrize("line, key, option", [

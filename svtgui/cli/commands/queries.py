@@ -119,10 +119,13 @@ def load_data(path: str, schema: str | None, options: Any = None) -> Any:
     from svtgui.cli.engine_options import engine_kwargs
     from svtgui.data import DatasetError, LoadOptions
     from svtgui.data.engines import open_dataset
+    from svtgui.data.errors import DeclaredSchemaError
 
     engine = engine_kwargs(options) if options is not None else {}
     try:
         return open_dataset(path, LoadOptions(schema=schema), **engine)
+    except DeclaredSchemaError as exc:  # a schema given is named as given (a config's key: renamed)
+        raise CliError(f"--schema {exc.detail}" if exc.given else f"--data: {exc}") from None
     except (DatasetError, ValueError) as exc:
         raise CliError(f"--data: {exc}") from None
 

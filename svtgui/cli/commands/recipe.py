@@ -19,11 +19,11 @@ from typing import Any
 from svtgui.app.domains import warning as domain_warning
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
-from svtgui.cli.commands.report import check_report_paths, write_reports
+from svtgui.cli.commands.report import report_format_problems, write_reports
 from svtgui.cli.common import TEST_SEED_WARNING, add_dataset_options, warn
 from svtgui.cli.config import integer_option
 from svtgui.cli.engine_options import add_engine_options
-from svtgui.cli.errors import EXIT_BUDGET, CliError
+from svtgui.cli.errors import EXIT_BAD_INPUT, EXIT_BUDGET, CliError
 from svtgui.cli.inputs import command_inputs
 from svtgui.core.budget import fmt
 
@@ -132,13 +132,13 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
     from svtgui.core.noise import seeded
 
     reports = [Path(r) for r in args.report or []]
-    check_report_paths(reports, "--report")
+    problems = list(report_format_problems(reports, "--report").values())  # all refused together below
     ds = load_data(args.data, args.schema, args)
     plan = make_plan(ds, None if args.test_seed is None else seeded(args.test_seed))
     try:
         plan.check()
     except ValueError as exc:
-        raise CliError(f"{exc} (nothing was charged)") from None
+        problems.append(str(exc))
     with open_ledger(args.ledger) as led:
         inputs = command_inputs({**vars(args), "ledger": led.path})  # never write over these
         rows = int(plan.params.get("queries") or plan.params.get("domain_size") or 0)  # rows a report holds
@@ -146,12 +146,20 @@ def _execute(args: argparse.Namespace, make_plan: Any) -> int:
             try:
                 check_output(out, inputs, output_bytes(out, rows))
             except ValueError as exc:
-                raise CliError(f"--report {out}: {exc} (nothing was charged)") from None
-        budget = applicable_budget(led, ds, vars(args))
+                problems.append(f"--report {out}: {exc}")
+        try:
+            budget = applicable_budget(led, ds, vars(args))
+        except CliError as exc:  # new rows without a total, or rows like a known dataset's
+            problems.append(str(exc))
+            budget = None
         cost = Fraction(repr(float(plan.epsilon)))
-        if budget.remaining_epsilon < cost:
-            raise CliError(f"the recipe needs ε = {fmt(cost)} but the budget has "
-                           f"{fmt(budget.remaining_epsilon)} left (nothing was charged)", EXIT_BUDGET)
+        short = budget is not None and budget.remaining_epsilon < cost
+        if short:
+            problems.append(f"the recipe needs ε = {fmt(cost)} but the budget has "
+                            f"{fmt(budget.remaining_epsilon)} left")
+        if problems:  # exit 3 only when the budget is all that is wrong (docs/cli.md)
+            raise CliError("; ".join(problems) + " (nothing was charged)",
+                           EXIT_BUDGET if short and len(problems) == 1 else EXIT_BAD_INPUT)
         screen(led, plan.request())  # refused before a new dataset is registered
         record = register_dataset(led, ds, vars(args))
         if args.test_seed is not None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
-from svtgui.cli.commands.report import check_report_paths, run_number
+from svtgui.cli.commands.report import report_format_problems, run_number
 from svtgui.cli.errors import CliError, os_error_cause
 
 
@@ -50,7 +50,8 @@ def build(args: argparse.Namespace) -> int:
     outs = [Path(o) for o in args.out]
     if not outs and args.script is None and args.plan_dir is None:
         raise CliError("give at least one --out FILE, --script FILE.py or --plan-dir FOLDER")
-    check_report_paths(outs, "--out")
+    unwritable = report_format_problems(outs, "--out")
+    problems = list(unwritable.values())  # with every other problem, in one refusal
     # (option, target, writer, what the curator is told once it is written)
     jobs = [("--out", out, export_release, f"release written: {out}") for out in outs]
     if args.script is not None:
@@ -66,15 +67,19 @@ def build(args: argparse.Namespace) -> int:
             if args.script is not None or args.plan_dir is not None:
                 script_text(led, args.run_ids)  # and every run's plan, when a replay is asked for
         except ValueError as exc:
-            raise CliError(str(exc)) from None
+            problems.append(str(exc))
         checks = {"--out": lambda out: report_target(led, out, None, "release"),
                   "--script": lambda out: script_target(led, out),
                   "--plan-dir": lambda out: plan_targets(led, args.run_ids, out)}
         for option, target, _, _ in jobs:  # every output before the first is written: `--out r.html
-            try:  # --script r.html` wrote the release, then refused the script (exit 2, a file written)
+            if target in unwritable:  # --script r.html` wrote the release, then refused the script
+                continue
+            try:
                 checks[option](target)
             except ValueError as exc:
-                raise CliError(f"{option} {target}: {exc}") from None
+                problems.append(f"{option} {target}: {exc}")
+        if problems:
+            raise CliError("; ".join(dict.fromkeys(problems)))
         for option, target, write, done in jobs:
             try:
                 write(led, args.run_ids, target, Inputs())

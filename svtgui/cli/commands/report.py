@@ -37,18 +37,20 @@ def run_number(text: str) -> int:
     return n
 
 
-def check_report_paths(paths: list[Path], option: str) -> None:
-    """Refuse an unknown suffix, a missing directory or a PDF without Qt before anything is spent."""
-    from svtgui.app.outputs import folder_problem
+def report_format_problems(paths: list[Path], option: str) -> dict[Path, str]:
+    """Every report whose format this process cannot write (an unknown suffix, a PDF without Qt), with
+    the text that says so. The folder and the file are checked with the command's other problems
+    (the run's plan, the recipe's checks, :func:`~svtgui.app.outputs.check_output`): a command
+    refuses with all of them in one line, not the first path problem alone."""
     from svtgui.app.reports import FORMATS
 
+    problems = {}
     for out in paths:
         if out.suffix.lower() not in FORMATS:
-            raise CliError(f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}")
-        if out.suffix.lower() == ".pdf" and (reason := _qt_for_pdf()):
-            raise CliError(f"{option} {out}: {reason}")
-        if problem := folder_problem(out):
-            raise CliError(f"{option} {out}: {problem}")
+            problems[out] = f"{option} {out}: unknown format {out.suffix!r}; use one of {', '.join(FORMATS)}"
+        elif out.suffix.lower() == ".pdf" and (reason := _qt_for_pdf()):
+            problems[out] = f"{option} {out}: {reason}"
+    return problems
 
 
 def _qt_for_pdf() -> str | None:
@@ -81,7 +83,8 @@ def write_reports(led: Ledger, run_id: int, paths: list[Path], option: str,
 
 def run(args: argparse.Namespace) -> int:
     outs = [Path(o) for o in args.out]
-    check_report_paths(outs, "--out")
+    if problems := report_format_problems(outs, "--out"):
+        raise CliError("; ".join(problems.values()))
     with open_ledger(args.ledger, existing=True) as led:
         write_reports(led, args.run_id, outs, "--out")
     return 0

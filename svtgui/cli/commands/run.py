@@ -26,7 +26,7 @@ from svtgui.app.runs.runner import Run, request_for
 from svtgui.app.workspace import RunOptions, Workspace
 from svtgui.cli.commands.ledger import add_ledger_option, open_ledger
 from svtgui.cli.commands.queries import load_data, read_queries
-from svtgui.cli.commands.report import check_report_paths, write_reports
+from svtgui.cli.commands.report import report_format_problems, write_reports
 from svtgui.cli.common import (
     TEST_SEED_WARNING,
     add_dataset_options,
@@ -251,21 +251,21 @@ def _declare_budget(model: RunModel, led: Ledger, ds: Dataset, s: dict[str, Any]
         model.workspace.set_totals(str(s["budget_epsilon"]), str(s.get("budget_delta") or 0))
 
 
-def _plan(led: Ledger, model: RunModel) -> Plan:
+def _plan(led: Ledger, model: RunModel, earlier: list[str]) -> Plan:
     """The one validation (:mod:`svtgui.app.plan`, the workspace's plan) of the whole run — queries
     and their value types, parameters, every output file (never one of the files the run reads; a
     temporary file is created and removed in its folder, so a read-only folder or a full disk is
-    found now), the budget — before anything is registered or charged. Exit 2 (3 when only the
-    budget is short), nothing changed."""
+    found now), the budget — before anything is registered or charged, refused together with the
+    ``earlier`` problems (report formats). Exit 2 (3 when only the budget is short), nothing changed."""
     workspace = model.workspace
     plan = workspace.plan
-    if plan.ok:
+    if plan.ok and not earlier:
         queries = model.planned_queries()
         screen(led, request_for(workspace.dataset, queries, plan, seed=workspace.options.seed))
         warn("run", plan.warnings)  # an allowed release over domains read from the data says so here
         return plan
     raise plan_refusal(plan, {"report": "--report", "queries": "--queries", "release_out": "--release-out",
-                              "universe": "--universe"})
+                              "universe": "--universe"}, earlier)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     guard_ledger({**vars(args), **s})  # a config's ledger key: never one of the files the run reads
     mechanisms.info(s["mechanism"])  # unknown id: a clear error before loading a large file
     reports = [Path(r) for r in s.get("report") or []]
-    check_report_paths(reports, "--report")
+    formats = list(report_format_problems(reports, "--report").values())  # refused with the plan's
     ds, query_list = (None, None) if s.get("session") else load_inputs(s)
     with open_ledger(s.get("ledger")) as led:
         if s.get("session"):  # the session's dataset is checked through the ledger
@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
         queries = query_list.queries
         inputs = command_inputs({**vars(args), **s, "ledger": led.path})  # the config's, session's files too
         model = set_up(led, ds, query_list, s, reports, inputs)
-        _plan(led, model)  # the whole run, checked before any charge
+        _plan(led, model, formats)  # the whole run, checked before any charge
         register_dataset(led, ds, s)  # a new dataset joins the ledger together with its first valid run
         model.refresh_budget()
         run_ = _charge_and_stream(model, s, args)
