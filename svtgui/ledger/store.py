@@ -40,6 +40,7 @@ from typing import Any
 
 from svtgui import __version__
 from svtgui.core.budget import Budget, Charge
+from svtgui.core.public_text import NAME_LIMIT, NOTE_LIMIT, public_text
 from svtgui.ledger import anchor, chain, integrity
 from svtgui.ledger.errors import LedgerDamaged, LedgerError, LedgerTampered, tampered_message
 from svtgui.ledger.integrity import login
@@ -188,7 +189,12 @@ class Ledger:
         findings = gone + found.findings
         if findings and accept is None:
             raise LedgerTampered(tampered_message(db.location, findings), findings)
-        if accept is not None and not accept.strip():
+        if accept is not None:
+            try:
+                accept = public_text(accept, "the reason", NOTE_LIMIT)
+            except ValueError as exc:
+                raise LedgerError(f"ledger accept: {exc}") from None
+        if accept is not None and not accept:
             raise LedgerError("ledger accept: give a --reason (it is recorded in the ledger)")
         if accept is not None and not findings:
             raise LedgerError(f"ledger {self.path}: nothing to accept: its triggers, hash chain and anchor "
@@ -358,13 +364,14 @@ class Ledger:
         if public_n is not None and (isinstance(public_n, bool) or not isinstance(public_n, int)
                                      or public_n < 1):
             raise ValueError(f"n must be a positive integer, got {public_n!r}")
-        if not str(reason).strip():
+        reason = public_text(str(reason), "the reason", NOTE_LIMIT)
+        if not reason:
             raise ValueError("give the reason for changing the relation (it is kept in the ledger)")
         record = self._require(dataset_id)
         if (record.neighbouring, record.public_n) == (neighbouring, public_n):
             raise ValueError(f"{dataset_id} is already kept under this relation; nothing changed")
         with self._transaction() as c:
-            self._relation(c, dataset_id, "change", neighbouring, public_n, str(reason).strip())
+            self._relation(c, dataset_id, "change", neighbouring, public_n, reason)
         return self._require(dataset_id)
 
     def _relation(self, c: Any, dataset_id: str, kind: str, neighbouring: str, public_n: int | None,
@@ -375,8 +382,9 @@ class Ledger:
         self._chain(c, "relation", cur.fetchone()[0])
 
     def set_public_name(self, dataset_id: str, name: str) -> DatasetRecord:
-        """The name reports publish for the dataset from now on (the curator's choice; logged)."""
-        text = " ".join(str(name).split())
+        """The name reports publish for the dataset from now on (the curator's choice; logged): no
+        control or invisible formatting character, at most ``NAME_LIMIT`` characters (public_text)."""
+        text = public_text(str(name), "the public name", NAME_LIMIT)
         if not text:
             raise ValueError("the public name is empty; give the name reports should use")
         self._require(dataset_id)
@@ -507,7 +515,9 @@ class Ledger:
 
     def raise_total(self, dataset_id: str, epsilon: float | str | Fraction,
                     delta: float | str | Fraction | None = None, *, note: str = "") -> DatasetRecord:
-        """Raise a dataset's total budget: an explicit curator action, logged as a budget event."""
+        """Raise a dataset's total budget: an explicit curator action, logged as a budget event (the
+        note checked as every logged text is, :func:`~svtgui.core.public_text.public_text`)."""
+        note = public_text(str(note), "the note", NOTE_LIMIT)
         record = self._require(dataset_id)
         b = Budget(record.total_epsilon, record.total_delta)
         b.raise_total(epsilon, delta)

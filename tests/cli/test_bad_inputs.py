@@ -528,6 +528,38 @@ def test_a_refused_plan_reports_every_problem_and_the_documented_code(known, tmp
     capsys.readouterr()
 
 
+# -- curator text a report or the audit trail publishes (issue 22 §5, red team) ---------------------------
+
+def _ledger_texts(ledger: Path) -> tuple:
+    with sqlite3.connect(ledger) as c:
+        return tuple(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                     for t in ("public_names", "budget_events", "relation_events"))
+
+
+@pytest.mark.parametrize("action, text, said", [
+    (["set-name", "{id}"], "Census \u202e4202", "U+202E (RIGHT-TO-LEFT OVERRIDE) at character 8"),
+    (["set-name", "{id}"], "Census\u2066 2024", "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+    (["set-name", "{id}"], "Cen\u200bsus", "U+200B (ZERO WIDTH SPACE)"),
+    (["set-name", "{id}"], "Census \x1b[2K2024", "U+001B"),
+    (["set-name", "{id}"], "x" * 201, "201 characters long, more than the 200"),
+    (["raise", "{id}", "--total-epsilon", "20", "--note"], "ok\u202b", "the note holds U+202B"),
+    (["set-relation", "{id}", "replace", "--n", "300", "--reason"], "\u2067why", "the reason holds U+2067"),
+])
+def test_curator_text_that_could_make_a_report_lie_is_refused(known, action, text, said, capsys):
+    # a public name holding a bidi override printed one name and held another, in every report
+    from svtgui.ledger import Ledger
+
+    with Ledger.open(known["ledger"]) as led:
+        (record,) = led.datasets()
+    before = _ledger_texts(known["ledger"])
+    argv = ["ledger", *[a.format(id=record.dataset_id) for a in action], text,
+            "--ledger", str(known["ledger"])]
+    _refused(argv, capsys, said, ledger=known["ledger"])
+    assert _ledger_texts(known["ledger"]) == before
+    with Ledger.open(known["ledger"]) as led:
+        assert led.dataset(record.dataset_id).public_name == record.public_name
+
+
 # -- strict keys, signals (issue 22 §3, §4; full matrices: test_strict_keys, test_signals_at_start) ------
 
 def test_a_misspelled_key_inside_a_schema_is_named_by_its_path(known, tmp_path, capsys):

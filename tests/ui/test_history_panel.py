@@ -222,6 +222,12 @@ def test_history_sets_the_public_name_reports_use(qtbot, window, act, tmp_path, 
     assert "reports name it “Synthetic survey”" in panel.title.text()
     with Ledger.open() as led:
         assert led.dataset(panel.dataset_id).public_name == "Synthetic survey"
+    # a name whose override would make the report show other text than it holds: refused, as in the CLI
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("Survey \u202eyevrus", True)))
+    qtbot.mouseClick(panel.rename, LEFT)
+    assert "U+202E" in panel.reason.text() and "reports name it “Synthetic survey”" in panel.title.text()
+    with Ledger.open() as led:
+        assert led.dataset(panel.dataset_id).public_name == "Synthetic survey"
     panel.select_run(panel.runs_model.runs[-1].id)
     out = tmp_path / "named.json"
     answer_dialog(monkeypatch, "getSaveFileName", out)
