@@ -365,6 +365,44 @@ def test_a_cancelled_copy_stops_duckdb_and_leaves_no_file(tmp_path: Path) -> Non
     assert set(scratch.folder().iterdir()) == before
 
 
+@pytest.mark.parametrize("tail", ["41,Male,0\n", "unknown,Male,0\n"], ids=["a row more", "a text age"])
+def test_a_csv_that_changes_between_duckdbs_two_reads_is_refused(tmp_path: Path, monkeypatch, tail) -> None:
+    """The open reads the file twice (the kinds, then the typed copy): a file rewritten between the
+    two must not give a copy other than the file that was validated and typed."""
+    from svtgui.data.engines import csv_copy, scratch
+    from svtgui.data.engines.base import EngineError
+
+    path = _census_csv(tmp_path, 2000)
+    real = csv_copy._kinds
+
+    def then_appended(*args, **kwargs):
+        found = real(*args, **kwargs)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(tail)
+        return found
+
+    monkeypatch.setattr(csv_copy, "_kinds", then_appended)
+    before = set(scratch.folder().iterdir())
+    with pytest.raises(EngineError, match="the file changed while it was read"):
+        open_dataset(path, engine="duckdb")
+    assert set(scratch.folder().iterdir()) == before
+
+
+def test_spark_learns_a_csvs_types_without_a_copy(tmp_path: Path, monkeypatch) -> None:
+    """``column_types`` (Spark's typing of a CSV) is the validating pass alone: no file is written."""
+    from svtgui.data.cells import missing_markers
+    from svtgui.data.engines import csv_copy, scratch
+    from svtgui.data.loaders import LoadOptions
+
+    path = _census_csv(tmp_path, 2000)
+    written: list[Path] = []
+    real = scratch.new_path
+    monkeypatch.setattr(scratch, "new_path", lambda *a: written.append(real(*a)) or written[-1])
+    types = csv_copy.column_types(path, LoadOptions(), missing_markers(("?",)))
+    assert dict(types)["age"] == "BIGINT" and dict(types)["sex"] == "VARCHAR"
+    assert not written
+
+
 def test_dates_blanks_and_markers_give_one_fingerprint_on_every_engine_and_format(tmp_path: Path) -> None:
     frame = pd.DataFrame({"when": ["2020-01-01", "2021-06-30", "2020-01-01", ""], "n": [1, 2, 3, 4],
                           "t": [" a", "b ", "NA", "?"]})
