@@ -16,6 +16,9 @@ CASES = [
     (["007", "+1", "-2", "0"], "integer"),
     (["9223372036854775807", "-9223372036854775808"], "integer"),
     (["9223372036854775808", "1"], "number"),  # past 64 bits: the nearest double
+    (["-999999999999999999", "+000000000000000001"], "integer"),  # 19 characters: cast to be sure
+    (["99999999999999999999"], "number"),
+    (["1" + "0" * 400], "number"),  # past every double: infinity, as pandas reads it
     (["1e5", ".5", "1.", "+.5E-3", "-0"], "number"),
     (["inf", "-Infinity", "+INF", "3"], "number"),
     (["1e400"], "number"),
