@@ -651,37 +651,76 @@ def _read_fimi(path: Path, options: LoadOptions, progress: ProgressState | None)
     encoding = _encoding(path, options, sample)
     baskets: list[list[str]] = []
     lines: list[int] = []
+    first: _FirstItem | None = None
     with textio.open_stream(path, progress, encoding=encoding, span=(0.0, 0.9)) as raw:
         text = io.TextIOWrapper(io.BufferedReader(raw, buffer_size=1 << 20), encoding=encoding)
         for lineno, line in textio.text_lines(text, path):
             items = line.split()
             if items:
                 _check_basket(line, path, lineno)
+                first = _check_item_kinds(line, path, lineno, first)
                 baskets.append(items)
                 lines.append(lineno)
         fingerprint = raw.fingerprint
-    if not baskets:
+    if first is None:
         raise DatasetError("the file holds no baskets (only blank lines)", path=path)
-    column = pd.Series(_item_ids(baskets, lines, path), dtype=object, name=options.item_column)
+    items = _item_ids(baskets, lines, path) if first.is_id else [tuple(sorted(set(b))) for b in baskets]
+    column = pd.Series(items, dtype=object, name=options.item_column)
     return _Loaded(column.to_frame(), fingerprint, "fimi")
 
 
-_ITEM_ID = re.compile(r"[+-]?[0-9]+")
+_ITEM_ID = re.compile(r"[0-9]+")  # a FIMI item id: a non-negative integer in ASCII digits
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # what reads as a number
+_ITEM = re.compile(r"\S+")
+_ID_LINE = re.compile(r"[0-9\s]*")
 _INT64 = (-(2**63), 2**63 - 1)
 
 
+@dataclass(frozen=True)
+class _FirstItem:
+    """The file's first item, which says what its items are: ids (digits) or words."""
+
+    text: str
+    line: int
+    is_id: bool
+
+
+def _check_item_kinds(line: str, path: Path, lineno: int, first: _FirstItem | None) -> _FirstItem:
+    """Refuse, with its line and column, an item that reads as a number but is not a FIMI item id (a
+    non-negative integer): ``-4``, ``+4``, ``1.5``, ``1e3``; and a file that mixes ids and words, whose
+    ids would have been read as texts without a word (``1 2 x``: item 1 then matched no integer id of
+    the domain). The file's first item (returned) says which of the two its items are."""
+    if first is not None and first.is_id and _ID_LINE.fullmatch(line):
+        return first  # the common line of a file of ids, checked at once (retail.dat: 88,162 lines)
+    for found in _ITEM.finditer(line):
+        item = found.group()
+        is_id = _ITEM_ID.fullmatch(item) is not None
+        if not is_id and _NUMBER.fullmatch(item):
+            raise DatasetError(f"item id {item[:25]!r} is not a non-negative integer; FIMI item ids are "
+                               "0, 1, 2, … written in digits", path=path, line=lineno,
+                               column=found.start() + 1)
+        if first is None:
+            first = _FirstItem(item, lineno, is_id)
+        elif is_id != first.is_id:
+            kinds = ("an integer id", "a word") if is_id else ("a word", "an integer id")
+            raise DatasetError(f"item {item[:25]!r} is {kinds[0]} but the file's first item "
+                               f"{first.text[:25]!r} (line {first.line}) is {kinds[1]}: FIMI item ids are "
+                               "non-negative integers, and a file of words may hold no number",
+                               path=path, line=lineno, column=found.start() + 1)
+    assert first is not None  # the caller passes lines that hold an item
+    return first
+
+
 def _item_ids(baskets: list[list[str]], lines: list[int], path: Path) -> list[tuple]:
-    """Each basket as a sorted tuple of distinct items: integers when every item of the file is an
-    integer (ASCII digits) that fits in 64 bits, texts otherwise. An integer id past 64 bits is
-    refused with its line: evaluation holds ids as int64, so it could not be counted."""
-    if not all(_ITEM_ID.fullmatch(x) for b in baskets for x in b):
-        return [tuple(sorted(set(b))) for b in baskets]
+    """Each basket of a file of ids (:func:`_check_item_kinds`) as a sorted tuple of distinct integers.
+    An id past 64 bits is refused with its line: evaluation holds ids as int64, so it could not be
+    counted."""
     converted = []
     for basket, line in zip(baskets, lines, strict=True):
         # 20 digits already exceed 2^63; longer ones are not even converted (int() refuses 4,300)
         ids = {int(x) if len(x) <= 20 else _INT64[1] + 1 for x in basket}
-        if min(ids) < _INT64[0] or max(ids) > _INT64[1]:
-            big = next(x for x in basket if len(x) > 20 or not _INT64[0] <= int(x) <= _INT64[1])
+        if max(ids) > _INT64[1]:
+            big = next(x for x in basket if len(x) > 20 or int(x) > _INT64[1])
             raise DatasetError(f"item id {big[:25]}{'…' if len(big) > 25 else ''} does not fit in 64 bits; "
                                "FIMI item ids are integers below 2^63", path=path, line=line)
         converted.append(tuple(sorted(ids)))

@@ -289,6 +289,11 @@ def frequent_items(
     if method != "em_top_c" and threshold is None:
         raise ValueError(f"{method} needs a public threshold")
     domain = list(items) if items is not None else generators.observed_items(ds, column)
+    if items is not None and 0 < len(domain) < c:  # the public domain's size (an observed one is private)
+        size = len(domain)
+        raise ValueError(f"cutoff c = {c:,} is more than the {size:,} items of the public item domain: at "
+                         f"most {size:,} can be chosen, and a larger c only spreads ε thinner (each choice "
+                         f"gets ε/c); give a cutoff of at most {size:,}")
     if order_seed is not None:
         domain = [domain[i] for i in np.random.default_rng(order_seed).permutation(len(domain))]
     queries = generators.every_item(domain, column)

@@ -277,6 +277,28 @@ def test_a_fimi_id_too_long_to_convert_is_named_not_a_python_limit(tmp_path, cap
     assert "4300" not in line
 
 
+@pytest.mark.parametrize("basket, column, said", [
+    ("3 -4 5", 3, "item id '-4'"), ("3  1.5", 4, "item id '1.5'"), ("3 2x", 3, "item '2x' is a word")])
+def test_a_fimi_item_that_is_no_item_id_is_named_with_its_line_and_column(tmp_path, basket, column, said,
+                                                                          capsys):
+    # -4 or 1.5 made every id of the file a text, so --items-range 1 5 matched nothing, charged
+    data = tmp_path / "odd.dat"
+    data.write_text("1 2 3\n" + basket + "\n")
+    _refused(_items_argv(data, tmp_path / "l.sqlite", "--items-range", "1", "5"), capsys,
+             f"odd.dat, line 2, column {column}: {said}")
+
+
+@pytest.mark.parametrize("method", ["em_top_c", "standard_svt"])
+def test_a_cutoff_larger_than_the_item_domain_is_refused_before_the_charge(baskets, tmp_path, method, capsys):
+    # "the 10 most frequent items" of 5 released every item, each choice with ε/10 where ε/5 was possible
+    ledger = tmp_path / "l.sqlite"
+    argv = [*_items_argv(baskets, ledger, "--items-range", "1", "5", "--method", method, "--threshold", "3"),
+            "--cutoff", "6"]
+    _refused(argv, capsys, "cutoff c = 6 is more than the 5 items", "at most 5")
+    assert main([*argv[:-1], "5"]) == 0  # every item of the domain, ranked: allowed
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("name, head", [("run.dat", "1 2\n"), ("run.jsonl", '{"x": 1}\n{"x": "')])
 def test_a_line_oriented_file_with_a_run_past_the_line_cap_is_refused(known, monkeypatch, name, head, capsys):
     # a 2 GB run without a newline was read whole into memory; the cap is lowered so the test is small

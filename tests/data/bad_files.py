@@ -30,6 +30,11 @@ REFUSED: list[tuple[str, bytes, str, int | None]] = [
     ("bad.jsonl", b'{"a": 1}\n{oops}\n', "not valid JSON", 2),
     ("list.jsonl", b"[1, 2]\n", "JSON object", 1),
     ("blank.dat", b"\n \n", "no baskets", None),
+    # FIMI ids are non-negative integers: one stray token made every id of the file a text
+    ("negative.dat", b"1 2\n-4 5\n", "'-4' is not a non-negative integer", 2),
+    ("fraction.dat", b"1 2\n3 1.5\n", "'1.5' is not a non-negative integer", 2),
+    ("id-then-word.dat", b"1 2\n2 x\n", "'x' is a word but the file's first item '1'", 2),
+    ("word-then-id.dat", b"milk\nbread 2\n", "'2' is an integer id but the file's first item 'milk'", 2),
     ("junk.parquet", b"PAR1 this is not parquet", "Parquet", None),
     ("junk.xlsx", b"not a zip file at all", "Excel", None),
     ("data.xyz", b"a\n1\n", "unknown file type", None),
