@@ -630,13 +630,16 @@ def _check_items(key: str, items: list, path: Path, line: int, item_kinds: dict[
     if item_kinds.get(key) == "values":
         raise DatasetError(f"field {key!r} is a list on some lines and a single value on others",
                            path=path, line=line)
+    item_kinds.setdefault(key, "lists")  # a list field, its items' kind not known yet (an empty list)
     for item in items:
         if isinstance(item, bool) or not isinstance(item, int | str) or (
                 isinstance(item, int) and not _INT64[0] <= item <= _INT64[1]):
             raise DatasetError(f"field {key!r} holds the list item {json.dumps(item)}; list items must be "
                                "whole numbers (below 2^63) or texts", path=path, line=line)
         kind = "texts" if isinstance(item, str) else "numbers"
-        if item_kinds.setdefault(key, kind) != kind:
+        if item_kinds[key] == "lists":
+            item_kinds[key] = kind
+        if item_kinds[key] != kind:
             raise DatasetError(f"field {key!r} mixes numbers and texts in its lists; list items must be all "
                                "whole numbers or all texts", path=path, line=line)
 

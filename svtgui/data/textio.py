@@ -420,11 +420,22 @@ class FieldCounter:
         self.state = state
 
     def _check(self, counts, lengths, lines, data, starts, ends, heads) -> None:  # noqa: ANN001
-        # a record holding only "\r" or spaces is a blank line; pandas skips blank lines, so do we
+        # an empty record (or a lone "\r") is a blank line, skipped by every engine; one holding only
+        # spaces or tabs is refused: pandas skipped it, DuckDB and Spark read a row of missing values
         blank = lengths == 0
-        for i in np.flatnonzero(~blank & (lengths <= 2) & (counts == 0)):
-            head = heads[i] if heads[i] else data[starts[i] : ends[i]]
-            blank[i] = not head.strip()
+        firsts = np.array([h[0] if h else -1 for h in heads[:1]] * len(heads), dtype=np.int64)
+        if len(data):  # each record's first byte (the first record's may be in an earlier read: its head)
+            later = np.frombuffer(data, dtype=np.uint8)[np.minimum(starts, len(data) - 1)]
+            firsts = np.where(np.arange(len(heads)) == 0, firsts, later)
+        for i in np.flatnonzero(~blank & (counts == 0) & np.isin(firsts, (32, 9, 13))):  # rare: looked at
+            content = data[starts[i] : ends[i]] if len(data) else heads[i]
+            if len(content) < lengths[i] or content.strip(b" \t\r"):  # text, or not all of it in view
+                continue
+            if content.strip(b"\r"):
+                raise DatasetError("a line of only spaces or tabs (a row of missing values to some "
+                                   "readers, nothing to others); empty it or delete it",
+                                   path=self.path, line=int(lines[i]))
+            blank[i] = True
         check = np.flatnonzero(~blank)
         if not len(check):
             return

@@ -172,6 +172,14 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("trailing-delimiter.tsv", lambda: b"a\tb\n1\tx\n2\ty\t\n"),
         ("trailing-blank-field.csv", lambda: b"a,b\n1,x\n2,y, \n"),
         ("blanks-line.csv", lambda: b"a,b\n1,x\n   \n2,y\n"),
+        ("space-line.csv", lambda: b"a,b\n1,2\n \n3,4\n"),
+        ("spaces-line-one-column.csv", lambda: b"a\n1\n   \n3\n"),
+        ("tab-line.tsv", lambda: b"a\tb\n1\t2\n\t\n"),  # two empty fields: a row of missing values
+        ("comment-sign.csv", lambda: b"a,b\n#N/A,1\n#x,2\n3,3\n"),  # DuckDB's sniffer took # for comments
+        ("one-column-empty-lines.csv", lambda: b"a\nyes\n\nyes\n\n"),
+        ("one-column-quoted-empty.csv", lambda: b'a\nx\n""\ny\n'),
+        ("one-column-markers.csv", lambda: b"a\nNA\n\n?\n1\n"),
+        ("one-column-only-empty-lines.csv", lambda: b"a\n\n\n\n"),
         ("leading-blank-lines.csv", lambda: b"\n\na,b\n1,2\n"),
         ("blanks-in-header.csv", lambda: b" a , b \n1,x\n"),
         ("big-number-among-texts.jsonl", lambda: b'{"a": 1e20}\n{"a": "x"}\n'),
@@ -200,6 +208,7 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
         ("yes-no-texts.jsonl", lambda: b'{"a": "yes"}\n{"a": "no"}\n'),
         ("marker-texts.jsonl", lambda: b'{"a": "NA", "b": "?"}\n{"a": " x ", "b": null}\n'),
         ("marker-and-number.jsonl", lambda: b'{"a": "NA"}\n{"a": 1}\n'),
+        ("empty-list-then-value.jsonl", lambda: b'{"b": []}\n{"b": "x"}\n'),
         ("empty-lists-and-null.jsonl", lambda: b'{"a": []}\n{"a": null}\n'),
         ("empty-text.jsonl", lambda: b'{"a": ""}\n{"a": "x"}\n'),
         ("huge-item.jsonl", lambda: b'{"a": [99999999999999999999]}\n{"a": [1]}\n'),

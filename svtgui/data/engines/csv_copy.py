@@ -25,9 +25,11 @@ rows of six columns where these two passes take 11.1 s (load 7.6–8.6). Spark n
 DuckDB refuses ragged rows, broken quoting and bytes that are not UTF-8 itself; when it refuses,
 the memory loader's own check runs once over the file so the refusal is the loader's line (a ragged
 row with its line and field counts, text after a closing quote, …) on every engine. DuckDB accepts
-a row longer than the header by empty fields (``2,y,``), even in strict mode, so a file in which a
-delimiter ends a line is counted by the loader's check too. A legacy encoding found late is read
-through a UTF-8 copy, as the loader falls back to Windows-1252.
+a row longer than the header by empty fields (``2,y,``), even in strict mode, and reads a line of
+only spaces as a row, so a file in which a delimiter ends a line or a blank starts one is counted by
+the loader's check too. No comment lines: DuckDB's sniffer took ``#N/A`` for a comment and dropped
+the row. A legacy encoding found late is read through a UTF-8 copy, as the loader falls back to
+Windows-1252.
 """
 
 from __future__ import annotations
@@ -70,16 +72,18 @@ class ColumnarCopy:
     rows: int
 
 
-def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, header: bool = True) -> str:
+def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, header: bool = True,
+                 quoted_nulls: bool = True) -> str:
     """DuckDB's ``read_csv`` of ``source`` (UTF-8) with the memory loader's dialect (see the module
-    docstring), every cell a text; without a ``header``, its columns get the memory loader's names."""
+    docstring), every cell a text; without a ``header``, its columns get the memory loader's names;
+    without ``quoted_nulls``, a quoted marker is a text (``""`` is not an empty line)."""
     nulls = ", ".join(DUCKDB.literal(m) for m in sorted(markers))
     names = "" if header else \
         f", names = [{', '.join(DUCKDB.literal(n) for n in headless_names(source, 'utf-8', delimiter))}]"
     return (f"read_csv({DUCKDB.literal(str(source))}, header = {str(header).lower()}, "
             f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', "
-            f"skip = {_blank_lines(source)}, strict_mode = true, all_varchar = true, "
-            f"nullstr = [{nulls}]{names})")
+            f"skip = {_blank_lines(source)}, comment = '', strict_mode = true, all_varchar = true, "
+            f"allow_quoted_nulls = {str(quoted_nulls).lower()}, nullstr = [{nulls}]{names})")
 
 
 def _blank_lines(source: Path) -> int:
@@ -126,17 +130,16 @@ def _validated(path: Path, options: LoadOptions, markers: frozenset[str], progre
         text = None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
         try:
             try:
-                reader = read_csv_sql(text or path, delimiter, markers, header=options.header)
-                cleaned, names = _cleaned(reader, markers)
+                cleaned, names = _cleaned(text or path, delimiter, markers, options.header)
                 kinds, rows = _kinds(cleaned, names, progress)
-                longer = _ends_a_line(text or path, delimiter)
+                count = _loader_must_count(text or path, delimiter)
             except _Refused as refused:
                 _, found = check_delimited(path, options, progress)  # the loader's words, when it refuses too
                 if found == encoding:
                     raise EngineError(f"DuckDB cannot read this file: {refused.line}", path=path) from None
                 encoding = found
                 continue
-            if longer:  # DuckDB drops empty fields past the header's: the loader counts every record's
+            if count:  # rows longer by empty fields, lines of blanks: the loader counts every record's
                 check_delimited(path, options, progress)
             check_header(path, options, encoding, delimiter)
             if rows == 0:  # a run on no rows would be charged for nothing
@@ -147,26 +150,32 @@ def _validated(path: Path, options: LoadOptions, markers: frozenset[str], progre
     raise EngineError("DuckDB cannot read this file", path=path)
 
 
-def _ends_a_line(path: Path, delimiter: str) -> bool:
-    """Whether a delimiter ends a line of ``path`` (an empty last field, or a ragged row DuckDB would
-    accept): a byte search, so only such files pay for the loader's count of every record's fields."""
+def _loader_must_count(path: Path, delimiter: str) -> bool:
+    """Whether ``path`` may hold what DuckDB reads otherwise than the loader: a delimiter ending a
+    line (DuckDB drops empty fields past the header's) or a line starting with a blank (a line of
+    only spaces is a row to DuckDB, refused by the loader). A byte search, so only such files pay for
+    the loader's count of every record's fields."""
     import mmap
 
     with textio.open_regular(path) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
         end = delimiter.encode()
-        return any(data.find(end + tail) >= 0 for tail in (b"\n", b"\r")) or data[-1:] == end
+        marks = [end + b"\n", end + b"\r", b"\n ", b"\n\t", b"\r ", b"\r\t"]
+        return data[-1:] == end or data[:1] in (b" ", b"\t") or any(data.find(m) >= 0 for m in marks)
 
 
-def _cleaned(reader: str, markers: frozenset[str]) -> tuple[str, list[str]]:
-    """A ``SELECT`` of every column of ``reader`` (texts) cleaned by ``cells``' rule (stripped,
-    markers missing), and the columns' names.
+def _cleaned(source: Path, delimiter: str, markers: frozenset[str], header: bool) -> tuple[str, list[str]]:
+    """A ``SELECT`` of every column of ``source`` read as texts, cleaned by ``cells``' rule
+    (stripped, markers missing), and the columns' names.
 
     DuckDB's reader already made every cell that *is* a marker NULL (``nullstr``), so only a cell
     that holds a blank anywhere is stripped and compared with the markers again. ``contains`` is a
     byte search, cheaper than testing both ends for each blank: every column of 5×10^6 rows read
-    and cleaned in 4.0 s against 5.9 s (load 7)."""
+    and cleaned in 4.0 s against 5.9 s (load 7). In a file of one column DuckDB reads an empty line
+    as a row (pandas, Spark and DuckDB itself in a wider file skip it): there only the unquoted
+    empty cells are NULL when read, and their rows are dropped."""
     import duckdb
 
+    reader = read_csv_sql(source, delimiter, markers, header=header)
     con = duckdb.connect(":memory:")
     try:
         names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()]
@@ -174,6 +183,11 @@ def _cleaned(reader: str, markers: frozenset[str]) -> tuple[str, list[str]]:
         raise _Refused(" ".join(str(e).split())[:300]) from None
     finally:
         con.close()
+    if len(names) == 1:
+        q = DUCKDB.ident(names[0])
+        lines = read_csv_sql(source, delimiter, frozenset({""}), header=header, quoted_nulls=False)
+        cell = text_cell(DUCKDB, names[0], markers)
+        return f"SELECT {cell} AS {q} FROM {lines} WHERE {q} IS NOT NULL", names
 
     def cell(name: str) -> str:
         q = DUCKDB.ident(name)
