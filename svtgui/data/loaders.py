@@ -29,7 +29,7 @@ from svtgui.data.cells import clean_frame, missing_markers
 from svtgui.data.dataset import Dataset
 from svtgui.data.errors import DatasetError, DeclaredSchemaError, LoadCancelled
 from svtgui.data.file_state import file_state, unchanged_since
-from svtgui.data.schema import Schema, SchemaError, infer_schema
+from svtgui.data.schema import Column, ColumnKind, Schema, SchemaError, infer_schema
 
 if TYPE_CHECKING:  # the readers import pandas when they run: the engines' paths never need it
     import pandas as pd
@@ -90,6 +90,7 @@ class _Loaded:
     fingerprint: str  # the file's plain SHA-256: private, only for finding a 0.1 ledger's budget
     format: str
     notes: list[str] = field(default_factory=list)
+    item_columns: tuple[str, ...] = ()  # item sets by the file's own types, whatever their values
 
 
 def load_dataset(
@@ -123,7 +124,7 @@ def load_dataset(
         from svtgui.data.inference import typed_frame
 
         frame = typed_frame(frame, numbers=False)
-    schema = _schema_for(path, frame, options)
+    schema = _schema_for(path, frame, options, loaded.item_columns)
     textio.report(progress, 1.0)
     return Dataset(path.stem, path, frame, schema, loaded.format,
                    legacy_file_sha256=loaded.fingerprint, file_state=unchanged_since(state, path))
@@ -142,9 +143,13 @@ def _check_path(path: Path, options: LoadOptions) -> str:
     return fmt
 
 
-def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions) -> Schema:
+def _schema_for(path: Path, frame: pd.DataFrame, options: LoadOptions,
+                item_columns: tuple[str, ...] = ()) -> Schema:
     try:
         inferred = infer_schema(frame)
+        if item_columns:  # a list column with no list at all: an item set all the same, as DuckDB reads it
+            inferred = Schema(tuple(Column(c.name, ColumnKind.ITEMSET) if c.name in item_columns else c
+                                    for c in inferred.columns))
     except SchemaError as e:  # e.g. a column name a schema cannot hold
         raise DatasetError(f"the columns cannot be described: {e}", path=path) from None
     return declared_schema(path, inferred, options, len(frame))
@@ -808,7 +813,13 @@ def _read_parquet(path: Path, options: LoadOptions, progress: ProgressState | No
             else s
         )
     )
-    return _Loaded(tidy_frame(frame, categorical=True), fingerprint, "parquet")
+    frame = tidy_frame(frame, categorical=True)
+    empty_lists = tuple(f.name for f in table.schema
+                        if (pa.types.is_list(f.type) or pa.types.is_large_list(f.type))
+                        and table.column(f.name).null_count == len(table))
+    for name in empty_lists:  # no list at all: missing baskets (tidy_frame took them for texts)
+        frame[name] = pd.Series([None] * len(frame), index=frame.index, dtype=object)
+    return _Loaded(frame, fingerprint, "parquet", item_columns=empty_lists)
 
 
 def _one_line(e: object) -> str:

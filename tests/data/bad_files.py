@@ -227,6 +227,7 @@ def engine_corpus() -> list[tuple[str, Callable[[], bytes]]]:
          lambda: _parquet(a=_typed([0, 86_400_000_000], "timestamp[us, tz=UTC]"))),
         ("nanoseconds.parquet", lambda: _parquet(a=_typed([1_000_000_001, -1, 1_999, None], "timestamp[ns]"),
                                                 b=_typed([1_999, -1_001, 0, None], "timestamp[ns, tz=UTC]"))),
+        ("null-lists.parquet", lambda: _parquet(a=_typed([None, None], "list<int64>"), b=[1, 2])),
         ("far-dates.parquet", lambda: _parquet(a=[date(3000, 1, 2), date(1000, 1, 1)])),
         ("big-unsigned.parquet", lambda: _parquet(a=_typed([2**64 - 1, 1], "uint64"))),
         ("half-floats.parquet", lambda: _parquet(a=_typed([1.5, None], "float16"))),
@@ -256,7 +257,8 @@ def _typed(values: list, arrow_type: str) -> object:
     """A column of ``values`` of an Arrow type named as pyarrow prints it (``list<uint8>``, ...)."""
     import pyarrow as pa
 
-    simple = {"list<uint8>": pa.list_(pa.uint8()), "list<uint64>": pa.list_(pa.uint64()),
+    simple = {"list<uint8>": pa.list_(pa.uint8()), "list<int64>": pa.list_(pa.int64()),
+              "list<uint64>": pa.list_(pa.uint64()),
               "time32[s]": pa.time32("s"), "duration[s]": pa.duration("s"),
               "timestamp[us, tz=UTC]": pa.timestamp("us", tz="UTC"), "uint64": pa.uint64(),
               "timestamp[ns]": pa.timestamp("ns"), "timestamp[ns, tz=UTC]": pa.timestamp("ns", tz="UTC"),
