@@ -149,3 +149,18 @@ def test_cancel_stops_the_fingerprint_job_and_the_session_goes_on(spark, tmp_pat
     assert cancel.jobs and all(tracker.getJobInfo(j).status == "FAILED" for j in cancel.jobs)
     batch = [RangeCount("age", 0, 99)]
     assert list(evaluate(ds, batch)) == list(evaluate(open_dataset(path, engine="memory"), batch))
+
+
+def test_the_fingerprint_warns_nothing_the_curator_did_not_ask_for(spark, tmp_path: Path) -> None:
+    # mapInArrow checks pandas' version: PySpark's FutureWarning about pandas 3 printed two lines on
+    # stderr beside a new dataset's run ('svtgui-cli run --engine spark'), unasked
+    import warnings
+
+    import pandas as pd
+
+    ds = open_dataset(write(pd.DataFrame({"age": [20, 35, 70]}), tmp_path), engine="spark",
+                      spark_master="local[2]")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ds.content_fingerprint(new_key())
+    assert [str(w.message) for w in seen if issubclass(w.category, FutureWarning)] == []

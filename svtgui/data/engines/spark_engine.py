@@ -306,7 +306,9 @@ class SparkTable(TableEngine):
         df, columns = self._frame(), len(self.columns())
         textio.report(progress, 0.0)
         cloudpickle.register_pickle_by_value(fingerprint)
-        job = df.mapInArrow(fingerprint.partition_sums(cells, columns), fingerprint.PARTITION_SCHEMA)
+        with warnings.catch_warnings():  # mapInArrow checks pandas' version: a two-line FutureWarning
+            warnings.simplefilter("ignore", FutureWarning)  # beside a new dataset's run, unasked
+            job = df.mapInArrow(fingerprint.partition_sums(cells, columns), fingerprint.PARTITION_SCHEMA)
         parts = self._guarded(job.toArrow, "fingerprinting the rows", progress)
         textio.report(progress, 1.0)
         return fingerprint.merge_partitions(parts, columns, cells)
