@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyspark  # noqa: F401 - the test extra installs it; a missing PySpark must fail, not skip
+import pyspark  # the test extra installs it; a missing PySpark must fail, not skip
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -164,3 +164,24 @@ def test_the_fingerprint_warns_nothing_the_curator_did_not_ask_for(spark, tmp_pa
         warnings.simplefilter("always")
         ds.content_fingerprint(new_key())
     assert [str(w.message) for w in seen if issubclass(w.category, FutureWarning)] == []
+
+
+def test_py4j_s_log_of_an_interruption_stays_off_the_terminal(monkeypatch, tmp_path: Path, capsys) -> None:
+    # a SIGTERM while py4j waited on the JVM printed 'ERROR:root:KeyboardInterrupt while sending
+    # command.' and a 12-line traceback above the "interrupted" line (py4j logs with the root logger)
+    import logging
+
+    from svtgui.data.engines import spark_engine
+
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])
+    spark_engine._py4j_logs_hidden()
+    gateway = str(Path(pyspark.__file__).parent.parent / "py4j" / "java_gateway.py")
+    root.handle(root.makeRecord("root", logging.ERROR, gateway, 1070, "KeyboardInterrupt while sending "
+                                "command.", (), None))
+    root.handle(root.makeRecord("svtgui.app.runs", logging.WARNING, __file__, 1, "ours", (), None))
+    err = capsys.readouterr().err
+    assert "KeyboardInterrupt" not in err and "ours" in err
+    monkeypatch.setenv(spark_engine.SPARK_LOG, str(tmp_path / "spark.log"))
+    root.handle(root.makeRecord("root", logging.ERROR, gateway, 1070, "kept when asked", (), None))
+    assert "kept when asked" in (tmp_path / "spark.log").read_text() and capsys.readouterr().err == ""

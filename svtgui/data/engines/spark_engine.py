@@ -13,6 +13,7 @@ and sums back. Mechanism, noise, thresholds and the ledger never leave this proc
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -136,6 +137,7 @@ class SparkTable(TableEngine):
             except BaseException as e:  # Java missing, bad master URL, Connect server down
                 errors.append(e)
 
+        _py4j_logs_hidden()
         starter = threading.Thread(target=start, name="svtgui-spark-start", daemon=True)
         with _jvm_output_hidden(not self.master.startswith("sc://")):
             starter.start()
@@ -363,6 +365,30 @@ def _jvm_output_hidden(active: bool) -> Iterator[None]:
         os.dup2(saved[1], 2)
         for fd in (*saved, target):
             os.close(fd)
+
+
+class _SparkLogHandler(logging.Handler):
+    """The root logger's handler while Spark is used: what py4j or PySpark log goes to
+    ``$SVTGUI_SPARK_LOG`` or nowhere, anything else to stderr as Python's last resort would."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not any(part in ("py4j", "pyspark") for part in Path(record.pathname).parts):
+            if record.levelno >= logging.lastResort.level:  # type: ignore[union-attr]
+                logging.lastResort.handle(record)  # type: ignore[union-attr]
+            return
+        if target := os.environ.get(SPARK_LOG):
+            with open(target, "a", encoding="utf-8") as log:
+                log.write(logging.Formatter().format(record) + "\n")
+
+
+def _py4j_logs_hidden() -> None:
+    """py4j reports a Ctrl-C or SIGTERM that comes while it waits on the JVM with the root logger
+    (``logging.exception``), and with no handler there that call configures one on stderr: the
+    curator read 'ERROR:root:KeyboardInterrupt while sending command.' and a 12-line traceback
+    above the one "interrupted" line. A root logger someone configured is left as it is."""
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(_SparkLogHandler())
 
 
 def _parquet_damage(e: BaseException) -> str | None:
