@@ -269,6 +269,12 @@ def test_a_fimi_item_id_past_64_bits_is_named_with_its_line(tmp_path, capsys):
              "big.dat", "line 2", "64 bits")
 
 
+def test_a_dataset_given_by_observed_is_named_by_that_option(tmp_path, capsys):
+    argv = ["queries", "generate", "every-item", "--observed", str(tmp_path / "none.dat"), "--out", "-"]
+    line = _refused(argv, capsys, "--observed:", "none.dat")
+    assert "--data" not in line  # the command has no --data: it named an option nobody typed
+
+
 def test_a_fimi_id_too_long_to_convert_is_named_not_a_python_limit(tmp_path, capsys):
     data = tmp_path / "digits.dat"
     data.write_text("1 2\n" + "7" * 5000 + "\n")  # int() refused it: "Exceeds the limit (4300 digits)"

@@ -113,9 +113,10 @@ def read_queries(path: str | Path) -> Any:
         raise CliError(str(exc)) from None
 
 
-def load_data(path: str, schema: str | None, options: Any = None) -> Any:
+def load_data(path: str, schema: str | None, options: Any = None, *, option: str = "--data") -> Any:
     """A dataset (with an optional declared schema file) on the engine ``options`` ask for (parsed
-    ``--engine``/``--spark-*`` options, or a settings dict), errors as one CLI line naming the file."""
+    ``--engine``/``--spark-*`` options, or a settings dict), errors as one CLI line naming the file
+    and the ``option`` that gave it."""
     from svtgui.cli.engine_options import engine_kwargs
     from svtgui.data import DatasetError, LoadOptions
     from svtgui.data.engines import open_dataset
@@ -125,9 +126,9 @@ def load_data(path: str, schema: str | None, options: Any = None) -> Any:
     try:
         return open_dataset(path, LoadOptions(schema=schema), **engine)
     except DeclaredSchemaError as exc:  # a schema given is named as given (a config's key: renamed)
-        raise CliError(f"--schema {exc.detail}" if exc.given else f"--data: {exc}") from None
+        raise CliError(f"--schema {exc.detail}" if exc.given else f"{option}: {exc}") from None
     except (DatasetError, ValueError) as exc:
-        raise CliError(f"--data: {exc}") from None
+        raise CliError(f"{option}: {exc}") from None
 
 
 def _revealing(notes: list[str]) -> None:
@@ -157,7 +158,7 @@ def _build(args: argparse.Namespace) -> Any:
                                             normalised=args.normalised))
     if name == "every-item":
         if args.observed:
-            items = g.observed_items(load_data(args.observed, None), args.column)
+            items = g.observed_items(load_data(args.observed, None, option="--observed"), args.column)
             return QueryList(g.every_item(items, args.column), (provenance.items_note(args.column),))
         return QueryList(g.every_item([_item(i) for i in args.items], args.column))
     ds = load_data(args.data, args.schema, args)
