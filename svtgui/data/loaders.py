@@ -475,31 +475,27 @@ class _WrittenNumber(float):
 
     written: str
 
-    def __new__(cls, value: float, written: str) -> _WrittenNumber:
-        number = super().__new__(cls, value)
-        number.written = written
-        return number
-
-
-def _float_token(text: str) -> float:
-    value = float(text)
-    return value if repr(value) == text else _WrittenNumber(value, text)
-
 
 class _WrittenInteger(int):
     """A JSON integer written otherwise than its text (``-0``), still a whole number (a list item)."""
 
     written: str
 
-    def __new__(cls, value: int, written: str) -> _WrittenInteger:
-        number = super().__new__(cls, value)
-        number.written = written
-        return number
+
+def _written(number: _WrittenNumber | _WrittenInteger, text: str) -> _WrittenNumber | _WrittenInteger:
+    """``number`` marked with the text the file wrote it as (the refusal quotes it)."""
+    number.written = text
+    return number
+
+
+def _float_token(text: str) -> float:
+    value = float(text)
+    return value if repr(value) == text else _written(_WrittenNumber(value), text)
 
 
 def _int_token(text: str) -> int:
     value = int(text)
-    return value if str(value) == text else _WrittenInteger(value, text)
+    return value if str(value) == text else _written(_WrittenInteger(value), text)
 
 
 class _RepeatedKey(ValueError):
