@@ -34,7 +34,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 sys.path.insert(0, str(BENCH))
 
-from scale import generate  # noqa: E402
+from scale import census_parquet  # noqa: E402
 
 from svtgui.app.dataset_identity import fingerprint_of  # noqa: E402
 from svtgui.data.engines import open_dataset  # noqa: E402
@@ -78,10 +78,7 @@ def main() -> None:
     ap.add_argument("--spark", action="store_true", help="also Spark local[2], default settings")
     ap.add_argument("--no-old", action="store_true", help="skip the schema-5 (pandas) path")
     args = ap.parse_args()
-    path = args.cache / f"census-{args.rows}.parquet"
-    if not path.exists():
-        print(f"generating {path} (once) …", flush=True)
-        generate(path, args.rows)
+    path = census_parquet(args.cache, args.rows)
     print(f"file: {path} ({path.stat().st_size / 1e9:.2f} GB, {args.rows:,} rows)", flush=True)
     duckdb_scan(path)  # warm the page cache: every figure below reads a file already in memory
     scan = duckdb_scan(path)

@@ -95,6 +95,16 @@ def generate(path: Path, rows: int) -> None:
     tmp.rename(path)
 
 
+def census_parquet(cache: Path, rows: int) -> Path:
+    """The census-like Parquet file of ``rows`` rows in ``cache``, generated on first use (every bench
+    on large data reads the same file, so the page cache and the generation are shared)."""
+    path = cache / f"census-{rows}.parquet"
+    if not path.exists():
+        print(f"generating {path} (once) …", flush=True)
+        generate(path, rows)
+    return path
+
+
 def as_csv(parquet: Path) -> Path:
     """The same rows as CSV (with a header), written once next to the Parquet file."""
     import duckdb
@@ -166,10 +176,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "svtgui-bench")
     ap.add_argument("--no-csv", action="store_true", help="Parquet only (e.g. the 10^8-row memory check)")
     args = ap.parse_args()
-    parquet = args.cache / f"census-{args.rows}.parquet"
-    if not parquet.exists():
-        print(f"generating {parquet} (once) …", flush=True)
-        generate(parquet, args.rows)
+    parquet = census_parquet(args.cache, args.rows)
     csv = None if args.no_csv else as_csv(parquet)
     load = os.getloadavg()
     sizes = f"Parquet {parquet.stat().st_size / 1e9:.2f} GB" + \
