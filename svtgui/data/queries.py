@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -441,7 +442,8 @@ def query_from_json(obj: Any, where: str = "") -> Query:
     kind = obj.get("kind")
     if not isinstance(kind, str) or kind not in QUERY_KINDS:
         raise QueryError(f"field 'kind': unknown query kind {kind!r}; kinds: {', '.join(QUERY_KINDS)}")
-    fields = {k: v for k, v in obj.items() if k != "kind"}
+    fields = dict(obj)
+    del fields["kind"]
     allowed = _ALLOWED[kind]
     if not obj.keys() <= allowed and (unknown := unknown_key(obj, allowed, where)):
         raise QueryError(f"{kind}: {unknown}")
@@ -573,7 +575,16 @@ def _column_name(column: Any, kind: str) -> None:
         raise QueryError(f"{kind}: field 'column' must be a non-empty string, got {column!r}")
 
 
+_DOUBLE_MAX = int(sys.float_info.max)
+
+
 def _number(v: Any, name: str, kind: str) -> float:
+    # the common cases first (a query file holds thousands of bounds): a finite double, an integer a
+    # double holds; ``type(v) is`` leaves out booleans, which the checks below refuse
+    if type(v) is float and v - v == 0.0:  # inf - inf and nan - nan are nan
+        return v
+    if type(v) is int and -_DOUBLE_MAX <= v <= _DOUBLE_MAX:
+        return float(v)
     if beyond_double(v):  # math.isfinite(10**400) is an OverflowError, reported as "the wrong type"
         raise QueryError(f"{kind}: field {name!r} is a number beyond the range of a double (±1.8e308)")
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import sys
 
 import pandas as pd
 import pytest
@@ -214,3 +216,15 @@ def test_descriptions(query, text):
 def test_validation_against_the_schema(query, message):
     with pytest.raises(QueryError, match=message):
         query.validate(SCHEMA)
+
+
+@pytest.mark.parametrize("bad", [True, False, math.nan, math.inf, -math.inf, 10**400, -(10**400), "5", None, [1]])
+def test_a_bound_that_is_no_finite_number_is_refused_naming_the_field(bad):
+    with pytest.raises(QueryError, match="field 'low'"):
+        query_from_json({"kind": "range", "column": "age", "low": bad, "high": 10**300})
+
+
+@pytest.mark.parametrize("good", [-0.0, 0, 7, 2**60, -(2**60), 1e308, -1e308, int(sys.float_info.max), 0.5])
+def test_a_finite_bound_is_kept_as_its_double(good):
+    q = query_from_json({"kind": "range", "column": "age", "low": good, "high": sys.float_info.max})
+    assert q.low == good and q.to_json()["low"] == good
