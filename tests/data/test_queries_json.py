@@ -218,7 +218,8 @@ def test_validation_against_the_schema(query, message):
         query.validate(SCHEMA)
 
 
-@pytest.mark.parametrize("bad", [True, False, math.nan, math.inf, -math.inf, 10**400, -(10**400), "5", None, [1]])
+@pytest.mark.parametrize("bad", [True, False, math.nan, math.inf, -math.inf, 10**400, -(10**400), "5", None,
+                                 [1]])
 def test_a_bound_that_is_no_finite_number_is_refused_naming_the_field(bad):
     with pytest.raises(QueryError, match="field 'low'"):
         query_from_json({"kind": "range", "column": "age", "low": bad, "high": 10**300})

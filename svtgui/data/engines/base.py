@@ -11,6 +11,7 @@ small dialect differences (identifier quoting, string escapes, list functions) l
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -80,6 +81,16 @@ class Dialect:
         else:
             text = text.replace("'", "''")
         return f"'{text}'"
+
+    def file(self, path: str | os.PathLike[str]) -> str:
+        """A literal naming exactly the file ``path`` as Python opens it (DuckDB's readers). DuckDB
+        reads ``[``, ``*`` and ``?`` in a path as a glob, so ``sales[1].csv`` read ``sales1.csv``, and
+        ``b*.csv`` every match at once; each is escaped as a one-character class (``[[]``). A
+        leading ``~`` is DuckDB's home folder: such a relative path is read as ``./~…``."""
+        text = os.fspath(path)
+        if text.startswith("~"):
+            text = "./" + text
+        return self.literal("".join(f"[{c}]" if c in "[*?" else c for c in text))
 
     def items(self, values: list[Any]) -> str:
         return f"array({', '.join(map(self.literal, values))})" if self.name == "spark" else \

@@ -81,7 +81,7 @@ def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, heade
     nulls = ", ".join(DUCKDB.literal(m) for m in sorted(markers))
     names = "" if header else \
         f", names = [{', '.join(DUCKDB.literal(n) for n in headless_names(source, 'utf-8', delimiter))}]"
-    return (f"read_csv({DUCKDB.literal(str(source))}, header = {str(header).lower()}, "
+    return (f"read_csv({DUCKDB.file(source)}, header = {str(header).lower()}, "
             f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', "
             f"skip = {_blank_lines(source)}, comment = '', strict_mode = true, all_varchar = true, "
             f"allow_quoted_nulls = {str(quoted_nulls).lower()}, nullstr = [{nulls}]{names})")

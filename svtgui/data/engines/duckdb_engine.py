@@ -111,7 +111,7 @@ class DuckDBTable(TableEngine):
     def _reader(self, types: list[tuple[str, str]] | None = None) -> str:
         """The file as DuckDB reads it; JSON lines with ``types`` (name, type) for its fields, else
         with the types DuckDB finds on every line (not only the first 20,480, as the memory loader)."""
-        p = DUCKDB.literal(str(self.copy or self.path))
+        p = DUCKDB.file(self.copy or self.path)
         if self.fmt == "parquet":
             return f"read_parquet({p})"
         if types is None:

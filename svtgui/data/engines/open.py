@@ -16,8 +16,9 @@ from svtgui.core.progress import ProgressState
 from svtgui.data.cells import missing_markers
 from svtgui.data.dataset import Dataset
 from svtgui.data.engines import scratch
-from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine
+from svtgui.data.engines.base import DUCKDB, ENGINES, EngineError, EngineRefused, TableEngine
 from svtgui.data.engines.dataset import TableDataset
+from svtgui.data.engines.parquet_footer import plain_rows
 from svtgui.data.file_state import file_state
 from svtgui.data.loaders import (
     _SUFFIXES,
@@ -58,13 +59,20 @@ def _format(path: Path, options: LoadOptions) -> str | None:
 
 
 def parquet_rows(path: Path) -> int | None:
-    """Rows from a Parquet footer (no scan), or None if the footer cannot be read."""
-    try:
-        import pyarrow.parquet as pq
+    """Rows from a Parquet footer (no scan, read by DuckDB: no pyarrow), or None if the footer cannot
+    be read (a broken footer is reported properly by whichever engine opens the file)."""
+    import duckdb
 
-        return int(pq.ParquetFile(path).metadata.num_rows)
-    except Exception:  # a broken footer is reported properly by whichever engine opens the file
+    try:
+        con = duckdb.connect(":memory:", config={"threads": 1})
+        try:
+            metadata = f"parquet_file_metadata({DUCKDB.file(path)})"
+            rows = con.execute(f"SELECT sum(num_rows) FROM {metadata}").fetchone()
+        finally:
+            con.close()
+    except duckdb.Error:
         return None
+    return int(rows[0]) if rows and rows[0] is not None else None
 
 
 def choose_engine(source: str | Path, requested: str | None = None, options: LoadOptions | None = None,
@@ -106,7 +114,7 @@ def _check_file(path: Path, fmt: str, options: LoadOptions,
     delimiter, encoding = None, "utf-8"
     if fmt in ("csv", "tsv"):
         delimiter, encoding = check_delimited(path, options, progress)
-    elif fmt == "parquet":
+    elif fmt == "parquet" and plain_rows(path) is None:  # a plain footer is accepted without pyarrow
         check_parquet(path)
     elif fmt == "jsonl":
         encoding = check_jsonl(path, options, progress)

@@ -153,7 +153,7 @@ class SparkTable(TableEngine):
         if self._df is None:
             spark = self.session()
 
-            source = str(self.copy or self.source)
+            source = self.source if self.fmt == "table" else _literal_path(self.copy or self.source)
 
             def read() -> Any:
                 if self.fmt == "table":
@@ -410,3 +410,10 @@ def _first_line(e: BaseException) -> str:
         if line:
             return line[:400]
     return type(e).__name__
+
+
+def _literal_path(path: str | Path) -> str:
+    """The local file ``path`` for Spark's readers, which read ``[``, ``]``, ``{``, ``}``, ``*``, ``?``
+    and ``\\`` in a path as a Hadoop glob (``sales[1].csv`` read ``sales1.csv``; ``q?.csv`` every
+    match at once): each is escaped with a backslash, so exactly the file the other engines read is read."""
+    return "".join("\\" + c if c in "[]{}*?\\" else c for c in str(path))
