@@ -43,6 +43,15 @@ def missing_markers(extra: Iterable[str], standard: bool = True) -> frozenset[st
     return frozenset(marks | STANDARD_MARKERS if standard else marks)
 
 
+def text_value(text: str | None, markers: frozenset[str]) -> str | None:
+    """A text cell's value by the rules above: the text without surrounding blanks, or None when it is
+    missing (no text, or a marker once stripped)."""
+    if text is None:
+        return None
+    stripped = text.strip(BLANKS)
+    return None if stripped in markers else stripped
+
+
 def clean_frame(frame: pd.DataFrame, markers: frozenset[str]) -> pd.DataFrame:
     """``frame`` with every text (categorical) column read by the rules above; other columns as they are."""
     import pandas as pd

@@ -49,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -110,15 +110,17 @@ class CellKeys:
                    hmac.new(key, b"text", hashlib.sha256).hexdigest()[:16])
 
 
-def _mix(x: np.ndarray, k: np.uint64) -> np.ndarray:
-    """A keyed 64-bit mix (the splitmix64 finaliser of ``x`` xor the key, in place on a copy): a
-    bijection, so equal inputs give equal outputs and different inputs different ones."""
-    z = np.bitwise_xor(np.asarray(x, dtype=np.uint64), k)
-    z ^= z >> np.uint64(30)
+def _mix(x: np.ndarray, k: np.uint64, out: np.ndarray | None = None) -> np.ndarray:
+    """A keyed 64-bit mix (the splitmix64 finaliser of ``x`` xor the key): a bijection, so equal inputs
+    give equal outputs and different inputs different ones. Into ``out`` (which may be ``x``) when
+    given; one scratch array besides, since each step is a pass over memory."""
+    z = np.bitwise_xor(np.asarray(x, dtype=np.uint64), k, out=out)
+    t = np.right_shift(z, np.uint64(30))
+    z ^= t
     z *= _C1
-    z ^= z >> np.uint64(27)
+    z ^= np.right_shift(z, np.uint64(27), out=t)
     z *= _C2
-    z ^= z >> np.uint64(31)
+    z ^= np.right_shift(z, np.uint64(31), out=t)
     return z
 
 
@@ -204,6 +206,9 @@ def arrow_hashes(arr: pa.Array | pa.ChunkedArray, keys: CellKeys) -> np.ndarray:
 LOOKUP_RANGE = 1 << 18
 """An integer column whose batch spans at most this many values (and fewer than its rows) is coded:
 the hashes of its whole range are computed once and gathered."""
+BLOCK_CODES = 1 << 18
+"""The most codes a :class:`Block` of several columns spans: its table (2 MiB) stays in a core's cache,
+where each row's gather from it is cheap."""
 
 
 @dataclass(frozen=True)
@@ -219,18 +224,28 @@ def text_hashes(values: pa.Array, keys: CellKeys) -> np.ndarray:
     return _with_missing(_texts(values.fill_null(""), keys), _valid_mask(values), keys)
 
 
-def coded(arr: pa.Array | pa.ChunkedArray, keys: CellKeys, table: np.ndarray | None = None) -> Coded | None:
+def text_table(values: pa.Array, keys: CellKeys) -> np.ndarray:
+    """A coded text column's table: the hash of each text of ``values`` (its distinct texts), and last
+    the hash of a missing cell (the code an engine gives a cell whose text is not in ``values``)."""
+    return np.append(text_hashes(values, keys), keys.missing)
+
+
+def integer_table(low: int, high: int, keys: CellKeys) -> np.ndarray:
+    """A coded integer column's table: the hash of each integer from ``low`` to ``high`` (code
+    ``value - low``), and last the hash of a missing cell."""
+    values = np.arange(low, high + 1, dtype=np.int64).astype(np.float64)
+    return np.append(_numbers(values, keys), keys.missing)
+
+
+def coded(arr: pa.Array | pa.ChunkedArray, keys: CellKeys) -> Coded | None:
     """``arr`` coded (text by its dictionary, integers of a small range by their offset from the
-    smallest), or None when coding would not pay: the cells' hashes are :func:`arrow_hashes`'s.
-    With ``table``, ``arr`` holds codes already: indices into ``table`` (a null is missing)."""
+    smallest), or None when coding would not pay: the cells' hashes are :func:`arrow_hashes`'s."""
     import pyarrow.compute as pc
 
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     t = arr.type
-    if table is not None:
-        indices = arr
-    elif pa.types.is_string(t) or pa.types.is_large_string(t) or \
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or \
             (pa.types.is_dictionary(t) and _is_text(t.value_type)):
         encoded = arr if pa.types.is_dictionary(t) else pc.dictionary_encode(arr)
         table, indices = text_hashes(encoded.dictionary, keys), encoded.indices
@@ -239,7 +254,7 @@ def coded(arr: pa.Array | pa.ChunkedArray, keys: CellKeys, table: np.ndarray | N
         low, high = bounds["min"].as_py(), bounds["max"].as_py()
         if high - low >= min(LOOKUP_RANGE, len(arr)):
             return None
-        table = _numbers(np.arange(low, high + 1, dtype=np.int64).astype(np.float64), keys)
+        table = integer_table(low, high, keys)[:-1]
         indices = pc.subtract(pc.cast(arr, pa.int64()), low)
     else:
         return None
@@ -247,6 +262,44 @@ def coded(arr: pa.Array | pa.ChunkedArray, keys: CellKeys, table: np.ndarray | N
         table = np.append(table, keys.missing)
         indices = indices.fill_null(len(table) - 1)
     return Coded(table, np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.intp))
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """Columns of few values each that an engine sends as ONE integer per row: for columns with tables
+    ``t0, t1, …`` of ``n0, n1, …`` values (each cell's index into its column's table: ``c0, c1, …``),
+    the code ``c0 + n0·(c1 + n1·(c2 + …))``. Why: the engine computes the code in its own parallel
+    code, and the hashing pays one count and one gather per block instead of per column. ``table``
+    is, for every code, its cells' hashes summed (the block's part of the row hash); a column's counts
+    are the block's counts summed over the other columns' axes."""
+
+    columns: tuple[int, ...]  # the dataset's column indices, in code order (c0 first)
+    tables: tuple[np.ndarray, ...]  # uint64: each column's hashes by value
+    table: np.ndarray  # uint64, one entry per code: the sum of its columns' hashes (mod 2**64)
+
+    @classmethod
+    def of(cls, columns: Iterable[int], tables: Iterable[np.ndarray]) -> Block:
+        tables = tuple(tables)
+        table = tables[-1]
+        for t in reversed(tables[:-1]):  # uint64 arrays wrap modulo 2**64; the last axis is c0's
+            table = np.add.outer(table, t).ravel()
+        return cls(tuple(columns), tables, table)
+
+
+def pack(tables: Mapping[int, np.ndarray], limit: int | None = None) -> list[Block]:
+    """The coded columns ``tables`` (a column's index → its table) in few blocks of at most ``limit``
+    (:data:`BLOCK_CODES`) codes each, the smallest columns first (a column larger than ``limit`` is a
+    block of its own)."""
+    limit = BLOCK_CODES if limit is None else limit
+    groups: list[list[int]] = []
+    size = limit + 1
+    for j in sorted(tables, key=lambda j: (len(tables[j]), j)):
+        if size * len(tables[j]) > limit:
+            groups.append([])
+            size = 1
+        groups[-1].append(j)
+        size *= len(tables[j])
+    return [Block.of(group, (tables[j] for j in group)) for group in groups]
 
 
 def _item_sets(items: np.ndarray, offsets: np.ndarray, keys: CellKeys) -> np.ndarray:
@@ -346,17 +399,28 @@ class ColumnSums:
         self.lo[j] = min(self.lo[j], h.min())
         self.hi[j] = max(self.hi[j], h.max())
 
-    def _fold_coded(self, j: int, column: Coded) -> None:
-        """Fold a coded column into column ``j``'s sums: each distinct hash weighted by how often it
-        occurs (one counting pass instead of a multiply and two sums per cell)."""
-        counts = np.bincount(column.codes, minlength=len(column.table))[:len(column.table)].astype(np.uint64)
-        present = column.table[counts > 0]
+    def _fold_block(self, block: Block, codes: np.ndarray) -> None:
+        """Fold a block's codes into its columns' sums: one count per code, then per column its
+        values' counts (the block's counts summed over the other columns' axes)."""
+        counts = np.bincount(codes, minlength=len(block.table))
+        if len(counts) > len(block.table):  # the engine's bounds did not hold: never a silent alias
+            raise ValueError(f"a block code of {len(counts) - 1} for a block of {len(block.table)} codes")
+        grid = counts.view(np.uint64).reshape([len(t) for t in reversed(block.tables)])
+        last = len(block.tables) - 1
+        for i, (j, table) in enumerate(zip(block.columns, block.tables, strict=True)):
+            others = tuple(axis for axis in range(last + 1) if axis != last - i)
+            self._fold_counts(j, table, grid.sum(axis=others, dtype=np.uint64) if others else grid)
+
+    def _fold_counts(self, j: int, table: np.ndarray, counts: np.ndarray) -> None:
+        """Fold into column ``j``'s sums each hash of ``table`` weighted by how often it occurs (one
+        counting pass instead of a multiply and two sums per cell)."""
+        present = table[counts > 0]
         if not len(present):
             return
         with np.errstate(over="ignore"):
-            weighted = counts * column.table
+            weighted = counts * table
             self.s1[j] += weighted.sum(dtype=np.uint64)
-            self.s2[j] += (weighted * column.table).sum(dtype=np.uint64)
+            self.s2[j] += (weighted * table).sum(dtype=np.uint64)
         self.lo[j] = min(self.lo[j], present.min())
         self.hi[j] = max(self.hi[j], present.max())
 
@@ -377,36 +441,53 @@ class ColumnSums:
         self.sketch = np.unique(np.concatenate([self.sketch, hashes]))[:SKETCH_ROWS]
 
     def update_arrow(self, batch: pa.RecordBatch | pa.Table,
-                     tables: Mapping[int, np.ndarray] | None = None) -> None:
-        """Fold in an Arrow batch. A column of few distinct values (text, small-range integers) is
-        *coded* over the whole batch (:func:`coded`): its distinct values are hashed once and each
-        cell costs a gather; a column ``j`` in ``tables`` arrives coded by the engine (integer codes
-        into ``tables[j]``, the :func:`text_hashes` of its distinct texts). The rest is hashed in
-        slices of :data:`CHUNK_ROWS` rows, so each column's dozen numpy passes run over data that
-        stays in the processor's cache."""
-        tables = tables or {}
-        if batch.num_columns != len(self.s1):
-            raise ValueError(f"a batch of {batch.num_columns} columns for a dataset of {len(self.s1)}")
+                     layout: Sequence[int | Block] | None = None) -> None:
+        """Fold in an Arrow batch whose column ``i`` holds the dataset's column ``layout[i]``, or a
+        :class:`Block`'s codes (no nulls) when ``layout[i]`` is one (without ``layout``: the dataset's
+        columns in order). A column of few distinct values (text, small-range integers) is *coded*
+        over the whole batch (:func:`coded`): its distinct values are hashed once and each cell costs
+        a gather, as a block's. The rest is hashed in slices of :data:`CHUNK_ROWS` rows, so each
+        column's dozen numpy passes run over data that stays in the processor's cache."""
+        parts = range(batch.num_columns) if layout is None else layout
+        self._check_layout(batch.num_columns, parts)
         n = batch.num_rows
         if n == 0:
             return
-        codes: dict[int, Coded] = {}
-        for j, arr in enumerate(batch.columns):
-            if (column := coded(arr, self.keys, tables.get(j))) is not None:
-                codes[j] = column
-                self._fold_coded(j, column)
+        gathers: list[tuple[np.ndarray, np.ndarray]] = []  # (table, codes): a block's or a coded column's
+        plain: list[tuple[int, pa.Array]] = []
+        for part, arr in zip(parts, batch.columns, strict=True):
+            if isinstance(part, Block):
+                if arr.null_count:
+                    raise ValueError("a block's codes hold a null")
+                codes = np.asarray(arr.to_numpy(), dtype=np.intp)
+                self._fold_block(part, codes)
+                gathers.append((part.table, codes))
+            elif (column := coded(arr, self.keys)) is not None:
+                self._fold_counts(part, column.table, np.bincount(
+                    column.codes, minlength=len(column.table)).view(np.uint64))
+                gathers.append((column.table, column.codes))
+            else:
+                plain.append((part, arr))
         self.rows += n
         with np.errstate(over="ignore"):  # the row hashes wrap modulo 2**64 too
             for start in range(0, n, CHUNK_ROWS):
                 rows = np.zeros(min(CHUNK_ROWS, n - start), np.uint64)
-                for j, arr in enumerate(batch.columns):
-                    if j in codes:
-                        rows += codes[j].table.take(codes[j].codes[start:start + CHUNK_ROWS])
-                    else:
-                        h = arrow_hashes(arr.slice(start, CHUNK_ROWS), self.keys)
-                        self._fold_cells(j, h)
-                        rows += h
-                self._fold_sketch(_mix(rows, self.keys.row))
+                for table, codes in gathers:
+                    rows += table.take(codes[start:start + CHUNK_ROWS])
+                for j, arr in plain:
+                    h = arrow_hashes(arr.slice(start, CHUNK_ROWS), self.keys)
+                    self._fold_cells(j, h)
+                    rows += h
+                self._fold_sketch(_mix(rows, self.keys.row, out=rows))
+
+    def _check_layout(self, width: int, parts: Sequence[int | Block]) -> None:
+        """Refuse a batch that does not hold each of the dataset's columns exactly once."""
+        if width != len(parts):
+            raise ValueError(f"a batch of {width} columns for a layout of {len(parts)}")
+        held = sorted(j for part in parts for j in (part.columns if isinstance(part, Block) else (part,)))
+        if held != list(range(len(self.s1))):
+            raise ValueError(f"a batch of {len(held)} columns for a dataset of {len(self.s1)} "
+                             f"(columns {held})")
 
     def update_frame(self, frame: pd.DataFrame) -> None:
         self.add([pandas_hashes(frame.iloc[:, j], self.keys) for j in range(frame.shape[1])])

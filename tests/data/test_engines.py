@@ -161,6 +161,56 @@ def test_texts_sent_as_codes_or_as_texts_give_the_memory_engines_fingerprint(tmp
         open_dataset(path, engine="memory").fingerprint(KEY)
 
 
+@pytest.mark.parametrize("rows", [1, 400])
+@pytest.mark.parametrize("block_codes", [1, 1 << 18])
+def test_columns_coded_by_duckdb_give_the_memory_engines_fingerprint(tmp_path: Path, monkeypatch, rows: int,
+                                                                     block_codes: int) -> None:
+    """DuckDB sends whole numbers of a small range, true/false and few-valued texts as codes, several
+    columns in one code (a fingerprint.Block; with ``block_codes`` 1, a column each), the texts as
+    the file has them, cleaned once per distinct text: with negative numbers, integers past 2**53,
+    missing cells, a column of nothing but missing cells, a range too wide to code, blanks, standard
+    and custom markers, a one-row file, the fingerprint is the memory engine's (an empty file is
+    refused at open)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from svtgui.data import fingerprint
+    from svtgui.data.engines import duckdb_engine
+    from svtgui.data.loaders import LoadOptions
+
+    monkeypatch.setattr(fingerprint, "BLOCK_CODES", block_codes)
+    layouts: list[list] = []
+    spied = duckdb_engine.sums_in_threads
+    monkeypatch.setattr(duckdb_engine, "sums_in_threads",
+                        lambda *a: (layouts.append(list(a[-1])), spied(*a))[1])
+    rng = np.random.default_rng(rows)
+
+    def some(values: list, missing: float = 0.2) -> list:
+        return [None if rng.random() < missing else v for v in values]
+
+    table = pa.table({
+        "small": pa.array(some(rng.integers(-5, 5, rows).tolist()), pa.int8()),
+        "big": pa.array((2**53 + rng.integers(0, 10, rows)).tolist(), pa.int64()),
+        "none": pa.array([None] * rows, pa.int32()),
+        "wide": pa.array(rng.integers(0, 10**9, rows)),
+        "flag": pa.array(some(rng.integers(0, 2, rows).astype(bool).tolist()), pa.bool_()),
+        "text": pa.array(some(rng.choice([" a", "a", "b ", "NA", "?", "-", "39", "", "x\t"], rows).tolist())
+                         if rows > 1 else [None], pa.string()),
+        "x": pa.array(some(rng.normal(size=rows).tolist(), 0.1), pa.float64())})
+    pq.write_table(table, path := tmp_path / "coded.parquet")
+    options = LoadOptions(missing=("?", "-"))
+    assert open_dataset(path, options, engine="duckdb").fingerprint(KEY) == \
+        open_dataset(path, options, engine="memory").fingerprint(KEY)
+    (layout,) = layouts
+    coded = sorted(j for part in layout if isinstance(part, fingerprint.Block) for j in part.columns)
+    # whole numbers of a small range (a lone row's "wide" too) unless every cell is missing (no
+    # bounds), true/false and the texts; never the floats
+    whole = (0, 1) if rows > 1 else (0, 1, 3)
+    assert coded == [j for j in whole if table.column(j).null_count < rows] + [4, 5]
+    blocks = sum(isinstance(part, fingerprint.Block) for part in layout)
+    assert blocks == (len(coded) if block_codes == 1 else 1)
+
+
 def test_fingerprint_cancel_stops_the_pass(tmp_path: Path) -> None:
     from svtgui.data.errors import LoadCancelled
 

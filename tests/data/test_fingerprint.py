@@ -12,17 +12,20 @@ from hypothesis import strategies as st
 
 from svtgui.data.fingerprint import (
     SKETCH_ROWS,
+    Block,
     ColumnSums,
     RowsFingerprint,
     _mix,
     arrow_hashes,
     cell_key,
     fingerprint_frames,
+    integer_table,
     merge_partitions,
     new_key,
+    pack,
     partition_sums,
     shared_rows,
-    text_hashes,
+    text_table,
 )
 
 KEY = b"k" * 32
@@ -268,8 +271,54 @@ def test_texts_coded_by_the_engine_hash_as_the_texts(monkeypatch):
     plain = pa.table({"t": pa.array([texts[c].as_py() if c is not None else None for c in codes.to_pylist()]),
                       "n": np.arange(8)})
     sums = ColumnSums(2, cell_key(KEY))
-    sums.update_arrow(pa.table({"t": codes, "n": np.arange(8)}), {0: text_hashes(texts, sums.keys)})
+    block = Block.of([0], [text_table(texts, sums.keys)])  # a NULL cell: the code past the texts
+    sums.update_arrow(pa.table({"t": codes.fill_null(len(texts)), "n": np.arange(8)}), [block, 1])
     assert _state(sums) == _state(_cell_by_cell(plain))
+
+
+@pytest.mark.parametrize("limit", [1, 40, 1 << 18])
+def test_columns_sent_as_block_codes_hash_as_each_cell_would(limit):
+    """An engine may send several coded columns as one code per row (a Block): whatever the packing
+    (one column per block, or several), with missing cells and a column of nothing but missing
+    cells, the sums and the sketch are the cell-by-cell ones."""
+    rng = np.random.default_rng(limit)
+    n = 3000
+    texts = pa.array(["b", " a", "NA", None, "39", "é"])
+    columns = {"t": rng.integers(0, len(texts) + 1, n), "i": rng.integers(0, 8, n),  # code 6: missing
+               "none": np.full(n, 3), "wide": rng.integers(0, 50, n), "x": rng.normal(size=n)}
+    keys = ColumnSums(1, cell_key(KEY)).keys
+    tables = {0: text_table(texts, keys), 1: integer_table(-3, 3, keys), 2: integer_table(10, 12, keys)[-1:]
+              .repeat(4), 3: integer_table(100, 149, keys)}  # column 2: every cell missing
+    blocks = pack(tables, limit)
+    assert sorted(j for b in blocks for j in b.columns) == [0, 1, 2, 3]
+    assert all(len(b.table) <= limit or len(b.columns) == 1 for b in blocks)
+    codes = []
+    for block in blocks:
+        code, scale = np.zeros(n, np.int64), 1
+        for j, table in zip(block.columns, block.tables, strict=True):
+            code += scale * list(columns.values())[j]
+            scale *= len(table)
+        codes.append(pa.array(code))
+    sums = ColumnSums(5, cell_key(KEY))
+    batch = pa.table([*codes, pa.array(columns["x"])], names=[str(i) for i in range(len(codes) + 1)])
+    sums.update_arrow(batch, [*blocks, 4])
+    cells = pa.table({"t": pa.array([None if c == len(texts) else texts[c].as_py() for c in columns["t"]],
+                                    pa.string()),
+                      "i": pa.array([None if c == 7 else int(c) - 3 for c in columns["i"]], pa.int64()),
+                      "none": pa.array([None] * n, pa.int64()), "wide": columns["wide"] + 100,
+                      "x": columns["x"]})
+    assert _state(sums) == _state(_cell_by_cell(cells))
+
+
+def test_a_block_code_past_its_table_or_a_batch_without_a_column_is_refused():
+    keys = ColumnSums(1, cell_key(KEY)).keys
+    block = Block.of([0, 1], [integer_table(0, 1, keys), integer_table(0, 2, keys)])  # 3 x 4 codes
+    sums = ColumnSums(3, cell_key(KEY))
+    with pytest.raises(ValueError, match="a block code of 12 for a block of 12 codes"):
+        sums.update_arrow(pa.table({"b": [0, 12], "x": [1, 2]}), [block, 2])
+    with pytest.raises(ValueError, match=r"a batch of 3 columns for a dataset of 3 \(columns \[0, 1, 1\]\)"):
+        sums.update_arrow(pa.table({"b": [0, 11], "x": [1, 2]}), [block, 1])
+    assert sums.rows == 0
 
 
 @pytest.mark.parametrize("distinct", [3, 100, 100_000])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data import textio
 from svtgui.data.cells import is_timestamp
 from svtgui.data.errors import DatasetError
-from svtgui.data.fingerprint import ColumnSums, text_hashes
+from svtgui.data.fingerprint import Block, ColumnSums
 
 if TYPE_CHECKING:  # small results and previews are frames; a numeric plan's histogram never is
     import pandas as pd
@@ -211,19 +211,18 @@ def dictionary_text(batch: Any) -> Any:
 
 
 def sums_in_threads(batches: Iterator[Any], columns: int, cells: bytes, progress: ProgressState | None,
-                    total_rows: int, dictionaries: Mapping[int, Any] | None = None) -> ColumnSums:
+                    total_rows: int, layout: Sequence[int | Block] | None = None) -> ColumnSums:
     """The fingerprint's sums of Arrow record batches, hashed on worker threads while the caller's
     thread reads the next batch (Arrow and numpy release the GIL); partial sums merge by addition,
-    so the result does not depend on which thread took which batch. A column ``j`` in
-    ``dictionaries`` arrives as integer codes into ``dictionaries[j]`` (an Arrow array of its
-    distinct texts), whose hashes are computed once here."""
+    so the result does not depend on which thread took which batch. A batch's column ``i`` holds
+    the dataset's column ``layout[i]``, or the codes of a :class:`~svtgui.data.fingerprint.Block`
+    of several (``ColumnSums.update_arrow``)."""
     total = max(total_rows, 1)
     sums = ColumnSums(columns, cells)
-    tables = {j: text_hashes(values, sums.keys) for j, values in (dictionaries or {}).items()}
 
     def partial(batch: Any) -> ColumnSums:
         part = ColumnSums(columns, cells)
-        part.update_arrow(batch, tables)
+        part.update_arrow(batch, layout)
         return part
 
     with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:

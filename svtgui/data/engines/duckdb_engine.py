@@ -11,7 +11,7 @@ The connection is not picklable; a copy sent to the run's child process reconnec
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import inference
-from svtgui.data.cells import missing_markers
+from svtgui.data.cells import missing_markers, text_value
 from svtgui.data.engines import scratch
 from svtgui.data.engines.base import (
     DUCKDB,
@@ -33,12 +33,13 @@ from svtgui.data.engines.base import (
     sums_in_threads,
     text_cell,
 )
-from svtgui.data.fingerprint import ColumnSums
+from svtgui.data.fingerprint import LOOKUP_RANGE, Block, CellKeys, ColumnSums, integer_table, pack, text_table
 
 if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
     import pandas as pd
 
 RELATION = "dataset"
+_CELLS = "svtgui_cells"  # the fingerprint's relation of the columns, each named c{j}
 CODED_TEXTS = 1 << 16
 """Text columns with at most about this many distinct values reach the fingerprint as integer codes."""
 _TEXT = ("VARCHAR", "JSON")  # file types the view turns into stripped texts
@@ -52,6 +53,7 @@ _AS_READ_ITEMS = ("VARCHAR", "BIGINT", "NULL")  # other item lists are cast to B
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 _EXACT_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE")
+_WHOLE = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")  # the integer types the view keeps as they are
 
 
 def kind_of(type_name: str) -> str | None:
@@ -99,6 +101,7 @@ class DuckDBTable(TableEngine):
         self._columns: list[ColumnType] | None = None
         self._rows: int | None = None
         self._text_kinds: dict[str, str] | None = None  # JSON: the kinds of the fields read as text
+        self._cells: tuple[str, list[str]] = ("", [])  # the view: its reader, each column's SQL over it
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_con": None, "_perfect_ht": DEFAULT_PERFECT_HT, "_release": None}
@@ -156,7 +159,7 @@ class DuckDBTable(TableEngine):
             except duckdb.Error as e:
                 con.close()
                 raise EngineError(f"DuckDB cannot read this file: {_first_line(e)}", path=self.path) from None
-            columns, select = [], []
+            columns, cells = [], []  # cells: each column's SQL over the reader, as the view has it
             for name, type_name in raw:
                 kind = kind_of(type_name)
                 if kind is None:
@@ -169,30 +172,31 @@ class DuckDBTable(TableEngine):
                 q = DUCKDB.ident(name)
                 if name in texts:  # a JSON field of texts, typed by the rules
                     cell = inference.cast_sql(text_cell(DUCKDB, name, self.markers), texts[name])
-                    select.append(f"{cell} AS {q}")
+                    cells.append(cell)
                     is_float = texts[name] == inference.EMPTY
                 elif is_float:
-                    select.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END AS {q}")
+                    cells.append(f"CASE WHEN isnan({q}) THEN NULL ELSE CAST({q} AS DOUBLE) END")
                 elif kind == "numeric" and base.strip('"') == "NULL":
-                    select.append(f"CAST(NULL AS DOUBLE) AS {q}")
+                    cells.append("CAST(NULL AS DOUBLE)")
                     is_float = True
                 elif kind == "numeric" and base not in _EXACT_NUMERIC:
-                    select.append(f"CAST({q} AS DOUBLE) AS {q}")
+                    cells.append(f"CAST({q} AS DOUBLE)")
                     is_float = True
                 elif kind == "itemset" and type_name.upper()[:-2].strip('"') not in _AS_READ_ITEMS:
-                    select.append(f"CAST({q} AS BIGINT[]) AS {q}")
+                    cells.append(f"CAST({q} AS BIGINT[])")
                 elif base in ("TIMESTAMP_NS", "TIMESTAMPTZ_NS"):  # floored to the µs (UTC), as in memory
                     ns = f"epoch_ns({q})"
-                    select.append(f"make_timestamp(({ns} - ({ns} % 1000 + 1000) % 1000) // 1000) AS {q}")
+                    cells.append(f"make_timestamp(({ns} - ({ns} % 1000 + 1000) % 1000) // 1000)")
                 elif base == "DATE":
-                    select.append(f"CAST({q} AS TIMESTAMP) AS {q}")
+                    cells.append(f"CAST({q} AS TIMESTAMP)")
                 elif base == "VARCHAR":
-                    select.append(f"{text_cell(DUCKDB, name, self.markers)} AS {q}")
+                    cells.append(text_cell(DUCKDB, name, self.markers))
                 else:
-                    select.append(q)
+                    cells.append(q)
                 columns.append(ColumnType(name, type_name, kind, is_float, from_text=name in texts))
-            con.execute(f"CREATE VIEW {RELATION} AS SELECT {', '.join(select)} FROM {reader}")
-            self._con, self._columns = con, columns
+            named = (f"{cell} AS {DUCKDB.ident(c.name)}" for cell, c in zip(cells, columns, strict=True))
+            con.execute(f"CREATE VIEW {RELATION} AS SELECT {', '.join(named)} FROM {reader}")
+            self._con, self._columns, self._cells = con, columns, (reader, cells)
         return self._con
 
     def group_hint(self, bits: int | None) -> None:
@@ -244,57 +248,110 @@ class DuckDBTable(TableEngine):
             yield lists_as_tuples(dictionary_text(batch).to_pandas())
 
     def column_sums(self, cells: bytes, progress: ProgressState | None) -> ColumnSums:
-        """Arrow record batches straight from DuckDB, hashed column by column (no pandas frame).
+        """Arrow record batches straight from DuckDB, hashed on worker threads (no pandas frame).
 
-        A text column of at most :data:`CODED_TEXTS` distinct values arrives as integer codes:
-        DuckDB joins each cell to its number in the column's list of distinct texts, so the texts
-        never cross to Python (streaming them cost more than all the hashing) and each is hashed
-        once. Finding those lists costs two passes over the text columns alone (DuckDB's estimate of
-        their distinct counts, then the distinct texts of the few-valued ones), a fraction of the
-        cost of streaming them; the rest arrives as it is."""
+        A column of few values arrives as small integer codes that DuckDB computes in its parallel
+        C++: a text column of at most :data:`CODED_TEXTS` distinct values as its number in the list
+        of its distinct texts (a join, so the texts never cross to Python: streaming them cost more
+        than all the hashing), a whole-number column spanning at most ``fingerprint.LOOKUP_RANGE``
+        values as its offset from its smallest (bounds from the Parquet statistics, free), true/false
+        as 0/1; a missing cell as one code past the values. Several such columns travel as ONE code
+        per row (a :class:`~svtgui.data.fingerprint.Block`), so Python counts and gathers once per
+        block, not per column. A text column of the file is coded by its texts *as the file has
+        them*: the view's cleaning (blanks stripped, markers missing) is applied to each distinct
+        text in Python (``cells.text_value``), not by DuckDB to every cell. Finding the texts costs
+        two passes over the text columns alone (DuckDB's estimate of their distinct counts, then the
+        distinct texts of the few-valued ones); the rest arrives as the view has it."""
+        keys = CellKeys.of(cells)
         dictionaries = self._text_dictionaries()
-        select, joins, registered = [], [], []
+        bounds = self._integer_bounds()
+        raw = self._raw_texts()
+        tables = {j: text_table(_values(texts, self.markers) if j in raw else texts, keys)
+                  for j, texts in dictionaries.items()}
+        blocks = pack(tables | {j: integer_table(low, high, keys) for j, (low, high) in bounds.items()})
+        codes: dict[int, str] = {}  # the SQL of each coded column's code
+        joins, registered = [], []
         reader = None
         try:
-            for j, column in enumerate(self.columns()):
-                q = DUCKDB.ident(column.name)
-                if j in dictionaries:
-                    codes = f"svtgui_codes_{j}"
-                    texts = dictionaries[j]
-                    self._connection().register(codes, pa.table({"text": texts, "code": pa.array(
-                        range(len(texts)), pa.int32())}))
-                    registered.append(codes)
-                    select.append(f"{codes}.code")
-                    joins.append(f"LEFT JOIN {codes} ON {RELATION}.{q} = {codes}.text")
-                else:
-                    select.append(f"{RELATION}.{q}")
-            reader = self._run(f"SELECT {', '.join(select)} FROM {RELATION} {' '.join(joins)}",
+            for j, texts in dictionaries.items():
+                name = f"svtgui_codes_{j}"
+                self._connection().register(name, pa.table({"text": texts, "code": pa.array(
+                    range(len(texts)), pa.int64())}))
+                registered.append(name)
+                joins.append(f"LEFT JOIN {name} ON {_CELLS}.c{j} = {name}.text")
+                codes[j] = f"coalesce({name}.code, {len(texts)})"
+            for j, (low, high) in bounds.items():
+                codes[j] = f"coalesce(CAST({_CELLS}.c{j} AS BIGINT) - ({low}), {high - low + 1})"
+            plain = [j for j in range(len(self.columns())) if j not in codes]
+            layout: list[int | Block] = [*blocks, *plain]
+            select = [_block_code(block, codes) for block in blocks] + [f"{_CELLS}.c{j}" for j in plain]
+            source = self._source(range(len(self.columns())), raw & dictionaries.keys())
+            reader = self._run(f"SELECT {', '.join(select)} FROM {source} {' '.join(joins)}",
                                lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
             batches = iter(reader)
             return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
-                                   len(self.columns()), cells, progress, self.row_count(), dictionaries)
+                                   len(self.columns()), cells, progress, self.row_count(), layout)
         finally:
             if reader is not None:  # a cancelled pass left the result open: no unregister then
                 reader.close()
-            for codes in registered:
-                self._connection().unregister(codes)
+            for name in registered:
+                self._connection().unregister(name)
+
+    def _raw_texts(self) -> set[int]:
+        """The text columns whose view cell is the file's text cleaned by ``cells.text_value``'s rule
+        (in SQL, ``base.text_cell``): read as the file has them, they are cleaned per distinct text."""
+        return {j for j, c in enumerate(self.columns())
+                if not c.from_text and c.type_name.upper().split("(")[0] == "VARCHAR"}
+
+    def _source(self, columns: Iterable[int], raw: Iterable[int] = ()) -> str:
+        """A relation of the given columns, column ``j`` named ``c{j}``: as the view has it, or as the
+        file has it for the columns in ``raw`` (names of the file never meet the joins' names)."""
+        self._connection()
+        reader, cells = self._cells
+        raw = set(raw)
+        names = [DUCKDB.ident(c.name) for c in self.columns()]
+        picked = [f"{names[j] if j in raw else cells[j]} AS c{j}" for j in columns]
+        return f"(SELECT {', '.join(picked)} FROM {reader}) AS {_CELLS}"
+
+    def _integer_bounds(self) -> dict[int, tuple[int, int]]:
+        """The smallest and largest value of each column the fingerprint receives as codes from their
+        offset: whole numbers spanning at most ``fingerprint.LOOKUP_RANGE`` values (and fewer than
+        the rows), and true/false (0 and 1). The bounds of a Parquet file come from its statistics,
+        so they cost no pass; JSON lines have none (a pass over the file): there no column is coded."""
+        if self.fmt != "parquet":
+            return {}
+        columns = self.columns()
+        bounds = {j: (0, 1) for j, c in enumerate(columns) if c.kind == "boolean"}
+        whole = [j for j, c in enumerate(columns)
+                 if c.kind == "numeric" and not c.is_float and c.type_name.upper() in _WHOLE]
+        if not whole:
+            return bounds
+        names = [DUCKDB.ident(columns[j].name) for j in whole]
+        found = self._run(f"SELECT {', '.join(f'min({q}), max({q})' for q in names)} FROM {RELATION}",
+                          lambda r: r.fetchall())[0]
+        for j, low, high in zip(whole, found[0::2], found[1::2], strict=True):
+            if low is not None and high - low < min(LOOKUP_RANGE, self.row_count()):
+                bounds[j] = (int(low), int(high))
+        return bounds
 
     def _text_dictionaries(self) -> dict[int, pa.Array]:
-        """The distinct texts of each text column with at most about :data:`CODED_TEXTS` of them
-        (DuckDB may list a NULL among them; no cell's join matches it, so a NULL cell is missing)."""
+        """The distinct texts of each text column with at most about :data:`CODED_TEXTS` of them, as
+        the file has them for the columns of :meth:`_raw_texts` (fewer passes of DuckDB's cleaning),
+        else as the view has them (DuckDB may list a NULL among them; no cell's join matches it, so
+        a NULL cell is missing)."""
         texts = [j for j, c in enumerate(self.columns()) if c.type_name.upper().split("(")[0] in _TEXT]
         if not texts:
             return {}
-        names = [DUCKDB.ident(self.columns()[j].name) for j in texts]
-        estimates = self._run(f"SELECT {', '.join(f'approx_count_distinct({q})' for q in names)} "
-                              f"FROM {RELATION}", lambda r: r.fetchall())[0]
-        few = [(j, q) for j, q, n in zip(texts, names, estimates, strict=True) if n <= CODED_TEXTS]
+        source = self._source(texts, self._raw_texts())
+        estimates = self._run(f"SELECT {', '.join(f'approx_count_distinct(c{j})' for j in texts)} "
+                              f"FROM {source}", lambda r: r.fetchall())[0]
+        few = [j for j, n in zip(texts, estimates, strict=True) if n <= CODED_TEXTS]
         if not few:
             return {}
-        lists = self._run(f"SELECT {', '.join(f'list(DISTINCT {q})' for _, q in few)} FROM {RELATION}",
+        lists = self._run(f"SELECT {', '.join(f'list(DISTINCT c{j})' for j in few)} FROM {source}",
                           lambda r: r.to_arrow_table())
         # no rows: a NULL list
-        return {j: lists.column(i)[0].values or pa.array([], pa.string()) for i, (j, _) in enumerate(few)}
+        return {j: lists.column(i)[0].values or pa.array([], pa.string()) for i, j in enumerate(few)}
 
     def _run(self, text: str, fetch: Callable[[Any], _T]) -> _T:
         """``fetch`` applied to the relation of ``text``; DuckDB's errors become EngineErrors.
@@ -323,6 +380,19 @@ class DuckDBTable(TableEngine):
         """Stop the running statement (from another thread: Cancel in the GUI)."""
         if self._con is not None:
             self._con.interrupt()
+
+
+def _values(texts: pa.Array, markers: frozenset[str]) -> pa.Array:
+    """Texts of the file as the view reads them (``cells.text_value``: None when missing)."""
+    return pa.array([text_value(t, markers) for t in texts.to_pylist()], pa.string())
+
+
+def _block_code(block: Block, codes: dict[int, str]) -> str:
+    """The SQL of a block's code, ``c0 + n0·(c1 + n1·(c2 + …))``, from its columns' codes."""
+    sql = codes[block.columns[-1]]
+    for j, table in zip(reversed(block.columns[:-1]), reversed(block.tables[:-1]), strict=True):
+        sql = f"{codes[j]} + {len(table)} * ({sql})"
+    return sql
 
 
 def _arrow_reader(relation: Any, rows: int) -> Any:
