@@ -137,15 +137,22 @@ _BITS = {INTEGER_KIND: 1, NUMBER_KIND: 2, BOOLEAN_KIND: 4, DATE_KIND: 8}
 
 def kind_checks(column: str, numbers: bool) -> list[str]:
     """Two aggregates over a cleaned text column (a SQL expression) that decide its kind with
-    :func:`kind_from_checks`: its non-missing count, and which kinds every text allows, as bits.
+    :func:`kind_from_checks`: its non-missing count, and which kinds every text allows, as bits
+    (:func:`cell_kinds`)."""
+    return [f"count({column})", f"bit_and(({cell_kinds(column, numbers)})::INTEGER)"]
 
-    Each cell's bits come from nested ``CASE``s, which DuckDB evaluates only on the rows that reach
-    them, so a cell pays for the tests its shape calls for: an integer's pattern first, then a
-    number's (each fails on the first character of a word); only a text that is no number is
-    compared with the booleans, and only one shaped like a date is cast to one. DuckDB's casts come
-    after the patterns because a failing ``TRY_CAST`` is the dearest test of all: ordered the other
-    way (a cast to a double tried on every cell), a column of words took 4.4 s per 5×10^6 cells
-    against about 1 s now; an integer of fewer than 19 characters fits in 64 bits uncast."""
+
+def cell_kinds(column: str, numbers: bool) -> str:
+    """The kinds one cleaned text cell (a SQL expression) allows, as bits (a missing cell allows
+    every kind): a column's kind is the first kind every one of its cells allows.
+
+    Nested ``CASE``s, which DuckDB evaluates only on the rows that reach them, so a cell pays for
+    the tests its shape calls for: an integer's pattern first, then a number's (each fails on the
+    first character of a word); only a text that is no number is compared with the booleans, and
+    only one shaped like a date is cast to one. DuckDB's casts come after the patterns because a
+    failing ``TRY_CAST`` is the dearest test of all: ordered the other way (a cast to a double tried
+    on every cell), a column of words took 4.4 s per 5×10^6 cells against about 1 s now; an integer
+    of fewer than 19 characters fits in 64 bits uncast."""
     def regex(pattern: str) -> str:
         return f"regexp_full_match({column}, {_sql_text(pattern)})"
 
@@ -155,15 +162,28 @@ def kind_checks(column: str, numbers: bool) -> list[str]:
              f"WHEN {date} THEN {_BITS[DATE_KIND]} ELSE 0 END")
     every = sum(_BITS.values())
     if not numbers:
-        return [f"count({column})", f"bit_and((CASE WHEN {column} IS NULL THEN {every} "
-                                    f"WHEN {regex(NUMBER)} THEN 0 ELSE {other} END)::INTEGER)"]
+        return f"CASE WHEN {column} IS NULL THEN {every} WHEN {regex(NUMBER)} THEN 0 ELSE {other} END"
     # 0x10, 1_000, nan: DuckDB reads them, the rules do not; 19 digits or more may not fit in 64 bits
     whole = (f"CASE WHEN length({column}) < 19 OR TRY_CAST({column} AS BIGINT) IS NOT NULL "
              f"THEN {_BITS[INTEGER_KIND] | _BITS[NUMBER_KIND]} ELSE {_BITS[NUMBER_KIND]} END")
     number = f"CASE WHEN TRY_CAST({column} AS DOUBLE) IS NOT NULL THEN {_BITS[NUMBER_KIND]} ELSE 0 END"
-    bits = (f"CASE WHEN {column} IS NULL THEN {every} WHEN {regex(INTEGER)} THEN {whole} "
+    return (f"CASE WHEN {column} IS NULL THEN {every} WHEN {regex(INTEGER)} THEN {whole} "
             f"WHEN {regex(NUMBER)} THEN {number} ELSE {other} END")
-    return [f"count({column})", f"bit_and(({bits})::INTEGER)"]
+
+
+def allows_kind(column: str, kind: str, numbers: bool) -> str:
+    """Whether one cleaned text cell (a SQL expression) allows ``kind``: every cell allows text, a
+    missing cell every kind, and only a missing cell allows "empty".
+
+    Why: a column's kind found on a sample of its rows is the whole column's kind exactly when every
+    cell allows it (the whole column's bits are a subset of the sample's, and none before that kind
+    was among the sample's), so a pass that writes the typed column can check it cell by cell
+    instead of an aggregate pass deciding it first."""
+    if kind == TEXT_KIND:
+        return "TRUE"
+    if kind == EMPTY:
+        return f"{column} IS NULL"
+    return f"(({cell_kinds(column, numbers)}) & {_BITS[kind]}) <> 0"
 
 
 def kind_from_checks(values: tuple) -> str:

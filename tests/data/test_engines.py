@@ -22,6 +22,7 @@ from svtgui.data.queries import ClippedSum, Count, ItemSupport, RangeCount
 from svtgui.data.schema import ColumnKind
 from svtgui.data.universe import Universe
 from tests.data.engines_support import assert_same, frames, queries, universe_cells, write
+from tests.data.test_engines_verdicts import verdict
 
 KEY = new_key()
 
@@ -436,6 +437,46 @@ def test_a_csv_that_changes_between_duckdbs_two_reads_is_refused(tmp_path: Path,
     with pytest.raises(EngineError, match="the file changed while it was read"):
         open_dataset(path, engine="duckdb")
     assert set(scratch.folder().iterdir()) == before
+
+
+def test_a_csv_whose_sample_tells_its_kinds_is_parsed_once(tmp_path: Path, monkeypatch) -> None:
+    """Issue 25 §3: the open parses the file once, the copy checking every cell against the kinds
+    of a sample of the rows (it used to parse it twice: the kinds' aggregate, then the copy)."""
+    from svtgui.data.engines import csv_copy
+
+    path = _census_csv(tmp_path, 3000)
+    statements: list[str] = []
+    real = csv_copy._interruptible
+    monkeypatch.setattr(csv_copy, "_interruptible",
+                        lambda text, *a: statements.append(text) or real(text, *a))
+    ds = open_dataset(path, engine="duckdb")
+    whole = [s for s in statements if f"LIMIT {csv_copy.SAMPLE_ROWS}" not in s]
+    assert len(whole) == 1 and whole[0].startswith("COPY"), statements
+    batch = [RangeCount("age", 20, 40), Count(Condition("sex", "=", "Male"))]
+    assert_same(evaluate(open_dataset(path, engine="memory"), batch), evaluate(ds, batch), batch)
+
+
+@pytest.mark.parametrize("late, kind", [(" 41 ", ColumnKind.NUMERIC), ("\tNA", ColumnKind.NUMERIC),
+                                        ("-1", ColumnKind.NUMERIC), ("4.5", ColumnKind.NUMERIC),
+                                        ("x", ColumnKind.CATEGORICAL), ("", ColumnKind.NUMERIC)],
+                         ids=["blanks", "a marker in blanks", "a marker like a number", "a fraction",
+                              "a text", "empty"])
+@pytest.mark.parametrize("width", [1, 2])
+def test_cells_past_the_sample_are_read_as_the_loader_reads_them(tmp_path: Path, monkeypatch, late, kind,
+                                                                 width) -> None:
+    """A cell the sample did not see is cleaned and typed by the loader's rules: cells read as they
+    are written only when they need no cleaning (a marker is missing, blanks go), and a cell
+    that does not allow the sample's kind makes the open read the whole file for the kinds."""
+    from svtgui.data.engines import csv_copy
+    from svtgui.data.loaders import LoadOptions
+
+    monkeypatch.setattr(csv_copy, "SAMPLE_ROWS", 2)
+    path = tmp_path / "late.csv"
+    lines = ["age", "7", "8", "9", late, "-1", "10"]
+    path.write_text("".join(line + (",x" if width == 2 else "") + "\n" for line in lines), encoding="utf-8")
+    options = LoadOptions(missing=("?", "-1"))
+    assert verdict(path, "duckdb", options) == verdict(path, "memory", options)
+    assert open_dataset(path, options, engine="duckdb").schema.column("age").kind == kind
 
 
 def test_spark_learns_a_csvs_types_without_a_copy(tmp_path: Path, monkeypatch) -> None:

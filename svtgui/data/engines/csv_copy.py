@@ -1,4 +1,4 @@
-"""CSV and TSV on DuckDB: a validating, typing pass at open, then a private typed columnar copy.
+"""CSV and TSV on DuckDB: one validating, typing parse at open into a private typed columnar copy.
 
 Why (issue 25 §3): the memory loader's Python check of every record ran at 2.1–2.6 M lines/s,
 2.8–4.9× DuckDB's own full read, and every plan then parsed the text again; at 5×10^7 rows open,
@@ -7,20 +7,30 @@ fingerprint and evaluation took 80 s against 18 s for a hand-written ``read_csv`
 How: DuckDB reads the file, with the dialect the memory loader would use (its delimiter and
 encoding, RFC 4180 quotes, its header or its names for a file without one, the empty lines before
 the header skipped, strict mode, the missing markers as NULL), every cell as text cleaned by
-``cells``' rule, twice, and never writes the texts:
+``cells``' rule, and types each column by :mod:`svtgui.data.inference` (the memory loader's rules,
+over the whole column: DuckDB's sniffer read ``007`` as text and ``yes`` as a boolean):
 
-1. **validate and type**: one aggregate over every cell counts the rows and types every column by
-   :mod:`svtgui.data.inference` (the memory loader's rules: DuckDB's sniffer read ``007`` as text
-   and ``yes`` as a boolean). DuckDB parses every record for it, so its refusals come from here.
-2. **typed copy**: the file read again, each column cast to its kind, written as Parquet into the
-   private working folder (``engines.scratch``: ``0700``, removed on close, at exit, and at the
-   next start after a crash); every later pass (fingerprint, plans) reads it. A file that no longer
-   casts or counts as it did in pass 1 is refused ("the file changed while it was read").
+1. **sample**: the kinds of the first :data:`SAMPLE_ROWS` rows (one aggregate, the file's start only);
+2. **typed copy**: the whole file parsed once and written as Parquet into the private working
+   folder (``engines.scratch``: ``0700``, removed on close, at exit, and at the next start after a
+   crash), each cell cast to its column's kind on the sample *after a check that it allows that
+   kind* (:func:`inference.allows_kind`). Every cell allowing it is exactly the condition for the
+   whole column to have that kind, so the copy is typed as an aggregate over every cell would type
+   it. DuckDB parses every record for it, so its refusals come from here. A cell that does not
+   allow its kind stops the copy (:data:`KIND_DIFFERS`) and the file is read twice, as before 27
+   November: one aggregate types every column, then the copy is cast to those kinds (a file that
+   no longer casts or counts as it did is refused, "the file changed while it was read");
+3. **the loader's count**, only for a file where a byte search finds what DuckDB reads otherwise
+   (below), and the header's names.
 
-Parsing CSV is parallel in DuckDB and cheap beside writing texts to Parquet: the earlier design
-(a copy of the cleaned texts, the aggregate over it, the typed copy from it) took 18.5 s for 5×10^6
-rows of six columns where these two passes take 11.1 s (load 7.6–8.6). Spark needs the types only
-(:func:`column_types`): pass 1 alone, nothing written.
+Every later pass (fingerprint, plans) reads the copy. A file whose state (size, times, sampled
+blocks: ``data.file_state``) differs after the copy from before the sample is refused. Spark needs
+the types only (:func:`column_types`): the aggregate over every cell, nothing written.
+
+Where the time goes (docs/scale.md; the 10^7-row census CSV of ``bench/scale.py``, 290 MB, CPU s of
+DuckDB's threads): parsing every cell as text 2.8 (with the markers as NULL; 1.7 typed by DuckDB's
+own guesses), cleaning 1.1 for the cells that need it, the kind checks 1.3, the Parquet write
+1.5. The two-parse open cost the parse twice and the aggregate's tests besides.
 
 DuckDB refuses ragged rows, broken quoting and bytes that are not UTF-8 itself; when it refuses,
 the memory loader's own check runs once over the file so the refusal is the loader's line (a ragged
@@ -46,6 +56,7 @@ from svtgui.data.cells import BLANKS
 from svtgui.data.engines import scratch
 from svtgui.data.engines.base import DUCKDB, EngineError, text_cell
 from svtgui.data.errors import DatasetError
+from svtgui.data.file_state import file_state, unchanged_since
 from svtgui.data.loaders import (
     UTF8,
     LoadOptions,
@@ -57,6 +68,10 @@ from svtgui.data.loaders import (
 
 _T = TypeVar("_T")
 POLL_SECONDS = 0.1
+SAMPLE_ROWS = 100_000
+"""Rows whose kinds the one-read copy assumes for the whole file (a cell that disagrees makes the
+open read the file twice: the answer is the same, only slower)."""
+KIND_DIFFERS = "svtgui: a cell does not allow its column's kind on the sample"
 SCAN_BYTES = 4 << 20
 COPY_MEMORY = "512MB"
 """DuckDB's memory limit while it copies: without one the copy of 5×10^7 rows peaked at 1.4 GB;
@@ -96,56 +111,97 @@ def _blank_lines(source: Path) -> int:
 def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
                   progress: ProgressState | None = None) -> ColumnarCopy:
     """Validate ``path`` and write its private columnar copy (raises the loader's ``DatasetError``)."""
-    def typed(cleaned: str, kinds: list[tuple[str, str]], delimiter: str, rows: int) -> ColumnarCopy:
-        select = ", ".join(f"{inference.cast_sql(DUCKDB.ident(n), k)} AS {DUCKDB.ident(n)}" for n, k in kinds)
-        try:
-            parquet, copied = _copy(f"SELECT {select} FROM ({cleaned})", progress, (0.5, 0.95))
-        except _Refused as refused:  # the file was read twice and no longer says what it said
-            raise EngineError(f"the file changed while it was read: {refused.line}", path=path) from None
-        if copied != rows:
+    state = file_state(path)  # before anything is read: a file rewritten meanwhile is refused
+
+    def copied(reading: _Reading, delimiter: str) -> tuple[ColumnarCopy, int]:
+        sample = f"SELECT * FROM ({reading.cleaned}) LIMIT {SAMPLE_ROWS}"
+        guess, _ = _kinds(sample, reading.names, None, (0.0, 0.0))
+        try:  # one read: the copy, each cell checked against its column's kind on the sample
+            parquet, rows = _copy(_typed_select(reading, guess, checked=True), progress, (0.0, 0.95))
+        except _Refused as refused:
+            if KIND_DIFFERS not in refused.line:
+                raise
+            parquet, rows = _two_reads(path, reading, progress)
+        if unchanged_since(state, path) is None:
             scratch.remove(parquet)
             raise EngineError("the file changed while it was read", path=path)
-        return ColumnarCopy(parquet, delimiter, rows)
+        return ColumnarCopy(parquet, delimiter, rows), rows
 
-    return _validated(path, options, markers, progress, typed)
+    return _validated(path, options, markers, progress, copied, lambda copy: scratch.remove(copy.parquet))
+
+
+def _two_reads(path: Path, reading: _Reading, progress: ProgressState | None) -> tuple[Path, int]:
+    """The copy when a cell did not allow its column's kind on the sample: every column's kind from
+    one aggregate over the whole file, then the copy cast to those kinds (the file read twice)."""
+    kinds, rows = _kinds(reading.cleaned, reading.names, progress, (0.0, 0.5))
+    try:
+        parquet, copied = _copy(_typed_select(reading, kinds, checked=False), progress, (0.5, 0.95))
+    except _Refused as refused:  # the file no longer says what it said
+        raise EngineError(f"the file changed while it was read: {refused.line}", path=path) from None
+    if copied != rows:
+        scratch.remove(parquet)
+        raise EngineError("the file changed while it was read", path=path)
+    return parquet, rows
+
+
+def _typed_select(reading: _Reading, kinds: list[tuple[str, str]], *, checked: bool) -> str:
+    """``reading``'s cleaned columns cast to their ``kinds`` (in the columns' order). ``checked``: a
+    cell that does not allow its column's kind stops the statement with :data:`KIND_DIFFERS`.
+
+    A cell as read that allows a kind other than text is its own cleaned text (every such kind's
+    texts begin and end with no blank, and an exact marker was read as NULL), so a checked column
+    cleans only the cells that do not: 1.1 s of CPU less per 10^7 rows of census-like numbers."""
+    def column(name: str, cell: str, kind: str) -> str:
+        if not checked or kind == inference.TEXT_KIND:
+            return f"{inference.cast_sql(cell, kind)} AS {DUCKDB.ident(name)}"
+        shapes = [DUCKDB.ident(name), cell] if reading.markers_read else [cell]
+        tests = " ".join(f"WHEN {inference.allows_kind(x, kind, numbers=True)} "
+                         f"THEN {inference.cast_sql(x, kind)}" for x in shapes)
+        return f"CASE {tests} ELSE error({DUCKDB.literal(KIND_DIFFERS)}) END AS {DUCKDB.ident(name)}"
+
+    return reading.select([column(n, c, k) for (n, k), c in zip(kinds, reading.cells, strict=True)])
 
 
 def column_types(path: Path, options: LoadOptions, markers: frozenset[str],
                  progress: ProgressState | None = None) -> list[tuple[str, str]]:
     """Validate ``path`` as :func:`columnar_copy` does and return each column's name and DuckDB type
-    by ``data.inference``'s rules, without the typed copy (Spark reads the file itself)."""
-    def types(cleaned: str, kinds: list[tuple[str, str]], delimiter: str, rows: int) -> list[tuple[str, str]]:
-        del cleaned, delimiter, rows
-        return [(n, inference.SQL_TYPES[k]) for n, k in kinds]
+    by ``data.inference``'s rules, without the typed copy (Spark reads the file itself): the kinds'
+    aggregate is the validating pass."""
+    def types(reading: _Reading, delimiter: str) -> tuple[list[tuple[str, str]], int]:
+        del delimiter
+        kinds, rows = _kinds(reading.cleaned, reading.names, progress, (0.0, 0.5))
+        return [(n, inference.SQL_TYPES[k]) for n, k in kinds], rows
 
-    return _validated(path, options, markers, progress, types)
+    return _validated(path, options, markers, progress, types, lambda _: None)
 
 
 def _validated(path: Path, options: LoadOptions, markers: frozenset[str], progress: ProgressState | None,
-               then: Callable[[str, list[tuple[str, str]], str, int], _T]) -> _T:
-    """``then`` of the validated file's cleaned reading (a ``SELECT`` of texts over ``read_csv``),
-    its columns' kinds, its delimiter and its rows. The validating pass is the kinds' aggregate
-    itself: DuckDB parses every record to compute it, so its refusals come from there."""
+               read: Callable[[_Reading, str], tuple[_T, int]], discard: Callable[[_T], None]) -> _T:
+    """``read`` of the file as DuckDB reads it and of its delimiter, then the checks DuckDB does not
+    make. ``read`` is the pass that parses every record (DuckDB refuses there); it returns what it
+    made and the rows, and what it made is ``discard``-ed when a later check refuses the file."""
     encoding, delimiter = delimited_dialect(path, options)
     for _ in range(2):  # at most: a late legacy byte found by the loader's check
         text = None if encoding in UTF8 else scratch.utf8_copy(path, encoding, progress)
         try:
             try:
-                cleaned, names = _cleaned(text or path, delimiter, markers, options.header)
-                kinds, rows = _kinds(cleaned, names, progress)
-                count = _loader_must_count(text or path, delimiter)
+                made, rows = read(_reading(text or path, delimiter, markers, options.header), delimiter)
             except _Refused as refused:
                 _, found = check_delimited(path, options, progress)  # the loader's words, when it refuses too
                 if found == encoding:
                     raise EngineError(f"DuckDB cannot read this file: {refused.line}", path=path) from None
                 encoding = found
                 continue
-            if count:  # rows longer by empty fields, lines of blanks: the loader counts every record's
-                check_delimited(path, options, progress)
-            check_header(path, options, encoding, delimiter)
-            if rows == 0:  # a run on no rows would be charged for nothing
-                raise DatasetError("the file has a header but no data rows", path=path, line=2)
-            return then(cleaned, kinds, delimiter, rows)
+            try:
+                if _loader_must_count(text or path, delimiter):  # rows longer by empty fields, lines of
+                    check_delimited(path, options, progress)  # blanks: the loader counts every record's
+                check_header(path, options, encoding, delimiter)
+                if rows == 0:  # a run on no rows would be charged for nothing
+                    raise DatasetError("the file has a header but no data rows", path=path, line=2)
+            except BaseException:
+                discard(made)
+                raise
+            return made
         finally:
             scratch.remove(text)
     raise EngineError("DuckDB cannot read this file", path=path)
@@ -157,27 +213,54 @@ def _loader_must_count(path: Path, delimiter: str) -> bool:
     only spaces is a row to DuckDB, refused by the loader). A byte search, so only such files pay for
     the loader's count of every record's fields.
 
-    Read in 4 MiB blocks, not mapped: a search of the whole file mapped in memory made every page
-    of it resident in this process, and ``svtgui-cli run`` on a 1.45 GB CSV peaked at 1.5 GB."""
+    Each block is compared as a numpy array (line ends, blanks and the delimiter's bytes, shifted by
+    one byte against each other): six substring searches of every block, which stop at every line
+    end, took 1.5 s of the 10^7-row census CSV's open (290 MB). Read in 4 MiB blocks, not mapped: a
+    search of the whole file mapped in memory made every page of it resident in this process, and
+    ``svtgui-cli run`` on a 1.45 GB CSV peaked at 1.5 GB."""
+    import numpy as np
+
     end = delimiter.encode()
-    marks = [end + b"\n", end + b"\r", b"\n ", b"\n\t", b"\r ", b"\r\t"]
-    carry = b""
+    carry = b"\n"  # as if a line ended before the file: a blank first byte starts a line
     with textio.open_regular(path) as f:
-        block = f.read(SCAN_BYTES)
-        if block[:1] in (b" ", b"\t"):
-            return True
-        while block:
+        while block := f.read(SCAN_BYTES):
             data = carry + block  # a mark split between two blocks is whole here
-            if any(m in data for m in marks):
+            byte = np.frombuffer(data, np.uint8)
+            line_end = (byte == ord("\n")) | (byte == ord("\r"))
+            if (line_end[:-1] & ((byte[1:] == ord(" ")) | (byte[1:] == ord("\t")))).any():
+                return True
+            ended = line_end[len(end):].copy()  # ended[i]: the delimiter's bytes from i, then a line end
+            for i, b in enumerate(end):
+                ended &= byte[i:len(byte) - len(end) + i] == b
+            if ended.any():
                 return True
             carry = data[-len(end):]
-            block = f.read(SCAN_BYTES)
     return carry == end
 
 
-def _cleaned(source: Path, delimiter: str, markers: frozenset[str], header: bool) -> tuple[str, list[str]]:
-    """A ``SELECT`` of every column of ``source`` read as texts, cleaned by ``cells``' rule
-    (stripped, markers missing), and the columns' names.
+@dataclass(frozen=True)
+class _Reading:
+    """A delimited file as DuckDB reads it: ``source`` (``read_csv`` of texts, and the rows kept),
+    the columns' ``names``, and each column's cells cleaned by ``cells``' rule (``cells``: SQL over
+    the column as read). ``markers_read``: the reader already made every cell that *is* a marker
+    NULL, so a cell read without a blank at either end is its own cleaned text."""
+
+    source: str
+    names: list[str]
+    cells: list[str]
+    markers_read: bool
+
+    def select(self, columns: list[str]) -> str:
+        return f"SELECT {', '.join(columns)} FROM {self.source}"
+
+    @property
+    def cleaned(self) -> str:
+        """A ``SELECT`` of every column cleaned, under its name."""
+        return self.select([f"{c} AS {DUCKDB.ident(n)}" for n, c in zip(self.names, self.cells, strict=True)])
+
+
+def _reading(source: Path, delimiter: str, markers: frozenset[str], header: bool) -> _Reading:
+    """``source`` read as texts, every cell cleaned by ``cells``' rule (stripped, markers missing).
 
     DuckDB's reader already made every cell that *is* a marker NULL (``nullstr``), so only a cell
     that holds a blank anywhere is stripped and compared with the markers again. ``contains`` is a
@@ -196,25 +279,24 @@ def _cleaned(source: Path, delimiter: str, markers: frozenset[str], header: bool
     finally:
         con.close()
     if len(names) == 1:
-        q = DUCKDB.ident(names[0])
         lines = read_csv_sql(source, delimiter, frozenset({""}), header=header, quoted_nulls=False)
-        cell = text_cell(DUCKDB, names[0], markers)
-        return f"SELECT {cell} AS {q} FROM {lines} WHERE {q} IS NOT NULL", names
+        return _Reading(f"{lines} WHERE {DUCKDB.ident(names[0])} IS NOT NULL", names,
+                        [text_cell(DUCKDB, names[0], markers)], markers_read=False)
 
     def cell(name: str) -> str:
         q = DUCKDB.ident(name)
         blank = " OR ".join(f"contains({q}, {DUCKDB.literal(b)})" for b in BLANKS)
-        return f"CASE WHEN {blank} THEN {text_cell(DUCKDB, name, markers)} ELSE {q} END AS {q}"
+        return f"CASE WHEN {blank} THEN {text_cell(DUCKDB, name, markers)} ELSE {q} END"
 
-    return f"SELECT {', '.join(cell(n) for n in names)} FROM {reader}", names
+    return _Reading(reader, names, [cell(n) for n in names], markers_read=True)
 
 
-def _kinds(cleaned: str, names: list[str],
-           progress: ProgressState | None) -> tuple[list[tuple[str, str]], int]:
+def _kinds(cleaned: str, names: list[str], progress: ProgressState | None,
+           span: tuple[float, float]) -> tuple[list[tuple[str, str]], int]:
     """Each column of ``cleaned`` and its kind by :mod:`svtgui.data.inference`, and the rows, from
-    one aggregate pass (the one that validates the file)."""
+    one aggregate pass."""
     checks = [check for n in names for check in inference.kind_checks(DUCKDB.ident(n), numbers=True)]
-    found = _interruptible(f"SELECT count(*), {', '.join(checks)} FROM ({cleaned})", progress, (0.0, 0.5))[0]
+    found = _interruptible(f"SELECT count(*), {', '.join(checks)} FROM ({cleaned})", progress, span)[0]
     kinds = [(n, inference.kind_from_checks(found[1 + 2 * i:3 + 2 * i])) for i, n in enumerate(names)]
     return kinds, int(found[0])
 
