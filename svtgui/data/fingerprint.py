@@ -364,22 +364,49 @@ class ColumnSums:
 
     Holds, per column, the two lane sums and the smallest and largest cell hash, and for the rows the
     :data:`SKETCH_ROWS` smallest distinct row hashes (a row's hash: its cells' hashes summed, so
-    blind to the columns' names and order too); nothing else.
+    blind to the columns' names and order too); nothing else. A :class:`Block`'s counts are held
+    as they are until the sums are read (``s1``, ``s2``, ``lo``, ``hi``) or merged: folding them
+    into its columns' sums costs a pass over the block's table per column, once, not per batch.
     """
 
     def __init__(self, columns: int, key: bytes) -> None:
         self.keys = CellKeys.of(key)
         self.rows = 0
-        self.s1 = np.zeros(columns, np.uint64)
-        self.s2 = np.zeros(columns, np.uint64)
-        self.lo = np.full(columns, np.iinfo(np.uint64).max, np.uint64)
-        self.hi = np.zeros(columns, np.uint64)
+        self._s1 = np.zeros(columns, np.uint64)
+        self._s2 = np.zeros(columns, np.uint64)
+        self._lo = np.full(columns, np.iinfo(np.uint64).max, np.uint64)
+        self._hi = np.zeros(columns, np.uint64)
+        self._counts: dict[Block, np.ndarray] = {}  # each block's counts per code, not yet folded
         self.sketch = np.zeros(0, np.uint64)
+
+    @property
+    def s1(self) -> np.ndarray:
+        """Per column, the sum of its cells' hashes (mod 2**64)."""
+        self._settle()
+        return self._s1
+
+    @property
+    def s2(self) -> np.ndarray:
+        """Per column, the sum of its cells' squared hashes (mod 2**64)."""
+        self._settle()
+        return self._s2
+
+    @property
+    def lo(self) -> np.ndarray:
+        """Per column, its smallest cell hash (2**64 - 1 while it holds none)."""
+        self._settle()
+        return self._lo
+
+    @property
+    def hi(self) -> np.ndarray:
+        """Per column, its largest cell hash (0 while it holds none)."""
+        self._settle()
+        return self._hi
 
     def add(self, per_column: list[np.ndarray]) -> None:
         """Fold in one batch, given as each column's cell hashes (in the dataset's column order)."""
-        if len(per_column) != len(self.s1):
-            raise ValueError(f"a batch of {len(per_column)} columns for a dataset of {len(self.s1)}")
+        if len(per_column) != len(self._s1):
+            raise ValueError(f"a batch of {len(per_column)} columns for a dataset of {len(self._s1)}")
         if not per_column or len(per_column[0]) == 0:
             return
         self.rows += len(per_column[0])
@@ -394,22 +421,31 @@ class ColumnSums:
     def _fold_cells(self, j: int, h: np.ndarray) -> None:
         """Fold column ``j``'s cell hashes into its lane sums and extremes."""
         with np.errstate(over="ignore"):
-            self.s1[j] += h.sum(dtype=np.uint64)
-            self.s2[j] += (h * h).sum(dtype=np.uint64)
-        self.lo[j] = min(self.lo[j], h.min())
-        self.hi[j] = max(self.hi[j], h.max())
+            self._s1[j] += h.sum(dtype=np.uint64)
+            self._s2[j] += (h * h).sum(dtype=np.uint64)
+        self._lo[j] = min(self._lo[j], h.min())
+        self._hi[j] = max(self._hi[j], h.max())
 
-    def _fold_block(self, block: Block, codes: np.ndarray) -> None:
-        """Fold a block's codes into its columns' sums: one count per code, then per column its
-        values' counts (the block's counts summed over the other columns' axes)."""
+    def _count_block(self, block: Block, codes: np.ndarray) -> None:
+        """Count a block's codes (folded into its columns' sums by :meth:`_settle`)."""
         counts = np.bincount(codes, minlength=len(block.table))
         if len(counts) > len(block.table):  # the engine's bounds did not hold: never a silent alias
             raise ValueError(f"a block code of {len(counts) - 1} for a block of {len(block.table)} codes")
-        grid = counts.view(np.uint64).reshape([len(t) for t in reversed(block.tables)])
-        last = len(block.tables) - 1
-        for i, (j, table) in enumerate(zip(block.columns, block.tables, strict=True)):
-            others = tuple(axis for axis in range(last + 1) if axis != last - i)
-            self._fold_counts(j, table, grid.sum(axis=others, dtype=np.uint64) if others else grid)
+        if (held := self._counts.get(block)) is None:
+            self._counts[block] = counts
+        else:
+            held += counts
+
+    def _settle(self) -> None:
+        """Fold the blocks' counts into their columns' sums: per column, its values' counts are the
+        block's counts summed over the other columns' axes."""
+        for block, counts in self._counts.items():
+            grid = counts.view(np.uint64).reshape([len(t) for t in reversed(block.tables)])
+            last = len(block.tables) - 1
+            for i, (j, table) in enumerate(zip(block.columns, block.tables, strict=True)):
+                others = tuple(axis for axis in range(last + 1) if axis != last - i)
+                self._fold_counts(j, table, grid.sum(axis=others, dtype=np.uint64) if others else grid)
+        self._counts.clear()
 
     def _fold_counts(self, j: int, table: np.ndarray, counts: np.ndarray) -> None:
         """Fold into column ``j``'s sums each hash of ``table`` weighted by how often it occurs (one
@@ -419,10 +455,10 @@ class ColumnSums:
             return
         with np.errstate(over="ignore"):
             weighted = counts * table
-            self.s1[j] += weighted.sum(dtype=np.uint64)
-            self.s2[j] += (weighted * table).sum(dtype=np.uint64)
-        self.lo[j] = min(self.lo[j], present.min())
-        self.hi[j] = max(self.hi[j], present.max())
+            self._s1[j] += weighted.sum(dtype=np.uint64)
+            self._s2[j] += (weighted * table).sum(dtype=np.uint64)
+        self._lo[j] = min(self._lo[j], present.min())
+        self._hi[j] = max(self._hi[j], present.max())
 
     def _fold_sketch(self, hashes: np.ndarray) -> None:
         """Keep the smallest distinct row hashes of the sketch and ``hashes`` together (bottom-k)."""
@@ -460,7 +496,7 @@ class ColumnSums:
                 if arr.null_count:
                     raise ValueError("a block's codes hold a null")
                 codes = np.asarray(arr.to_numpy(), dtype=np.intp)
-                self._fold_block(part, codes)
+                self._count_block(part, codes)
                 gathers.append((part.table, codes))
             elif (column := coded(arr, self.keys)) is not None:
                 self._fold_counts(part, column.table, np.bincount(
@@ -485,8 +521,8 @@ class ColumnSums:
         if width != len(parts):
             raise ValueError(f"a batch of {width} columns for a layout of {len(parts)}")
         held = sorted(j for part in parts for j in (part.columns if isinstance(part, Block) else (part,)))
-        if held != list(range(len(self.s1))):
-            raise ValueError(f"a batch of {len(held)} columns for a dataset of {len(self.s1)} "
+        if held != list(range(len(self._s1))):
+            raise ValueError(f"a batch of {len(held)} columns for a dataset of {len(self._s1)} "
                              f"(columns {held})")
 
     def update_frame(self, frame: pd.DataFrame) -> None:
@@ -501,10 +537,10 @@ class ColumnSums:
         """Fold in a partial state given as its row count, per-column uint64 arrays and row sketch."""
         self._fold_sketch(np.asarray(sketch, np.uint64))
         self.rows += int(rows)
-        self.s1 += s1  # arrays of uint64 wrap modulo 2**64 without a warning
-        self.s2 += s2
-        self.lo = np.minimum(self.lo, lo)
-        self.hi = np.maximum(self.hi, hi)
+        self._s1 += s1  # arrays of uint64 wrap modulo 2**64 without a warning
+        self._s2 += s2
+        self._lo = np.minimum(self._lo, lo)
+        self._hi = np.maximum(self._hi, hi)
 
 
 @dataclass(frozen=True)

@@ -280,7 +280,7 @@ def test_texts_coded_by_the_engine_hash_as_the_texts(monkeypatch):
 def test_columns_sent_as_block_codes_hash_as_each_cell_would(limit):
     """An engine may send several coded columns as one code per row (a Block): whatever the packing
     (one column per block, or several), with missing cells and a column of nothing but missing
-    cells, the sums and the sketch are the cell-by-cell ones."""
+    cells, over several batches and merged states, the sums and the sketch are the cell-by-cell ones."""
     rng = np.random.default_rng(limit)
     n = 3000
     texts = pa.array(["b", " a", "NA", None, "39", "é"])
@@ -299,9 +299,12 @@ def test_columns_sent_as_block_codes_hash_as_each_cell_would(limit):
             code += scale * list(columns.values())[j]
             scale *= len(table)
         codes.append(pa.array(code))
-    sums = ColumnSums(5, cell_key(KEY))
     batch = pa.table([*codes, pa.array(columns["x"])], names=[str(i) for i in range(len(codes) + 1)])
-    sums.update_arrow(batch, [*blocks, 4])
+    sums, other = ColumnSums(5, cell_key(KEY)), ColumnSums(5, cell_key(KEY))
+    sums.update_arrow(batch.slice(0, 1000), [*blocks, 4])  # the blocks' counts add up in one state
+    sums.update_arrow(batch.slice(1000, 1000), [*blocks, 4])
+    other.update_arrow(batch.slice(2000), [*blocks, 4])  # and are folded when it is merged
+    sums.merge(other)
     cells = pa.table({"t": pa.array([None if c == len(texts) else texts[c].as_py() for c in columns["t"]],
                                     pa.string()),
                       "i": pa.array([None if c == 7 else int(c) - 3 for c in columns["i"]], pa.int64()),

@@ -12,6 +12,7 @@ small dialect differences (identifier quoting, string escapes, list functions) l
 from __future__ import annotations
 
 import os
+import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -213,30 +214,38 @@ def dictionary_text(batch: Any) -> Any:
 def sums_in_threads(batches: Iterator[Any], columns: int, cells: bytes, progress: ProgressState | None,
                     total_rows: int, layout: Sequence[int | Block] | None = None) -> ColumnSums:
     """The fingerprint's sums of Arrow record batches, hashed on worker threads while the caller's
-    thread reads the next batch (Arrow and numpy release the GIL); partial sums merge by addition,
-    so the result does not depend on which thread took which batch. A batch's column ``i`` holds
-    the dataset's column ``layout[i]``, or the codes of a :class:`~svtgui.data.fingerprint.Block`
-    of several (``ColumnSums.update_arrow``)."""
+    thread reads the next batch (Arrow and numpy release the GIL). Each thread folds its batches
+    into a state of its own (a block's counts add up there and are folded into its columns' sums
+    once); the states merge by addition at the end, so the result does not depend on which thread
+    took which batch. A batch's column ``i`` holds the dataset's column ``layout[i]``, or the codes
+    of a :class:`~svtgui.data.fingerprint.Block` of several (``ColumnSums.update_arrow``)."""
     total = max(total_rows, 1)
-    sums = ColumnSums(columns, cells)
+    local = threading.local()
+    states: list[ColumnSums] = []
 
-    def partial(batch: Any) -> ColumnSums:
-        part = ColumnSums(columns, cells)
-        part.update_arrow(batch, layout)
-        return part
+    def fold(batch: Any) -> int:
+        if not hasattr(local, "sums"):
+            local.sums = ColumnSums(columns, cells)
+            states.append(local.sums)
+        local.sums.update_arrow(batch, layout)
+        return int(batch.num_rows)
 
+    done = 0
     with ThreadPoolExecutor(FINGERPRINT_THREADS, thread_name_prefix="svtgui-fingerprint") as pool:
-        pending: deque[Future[ColumnSums]] = deque()
+        pending: deque[Future[int]] = deque()
         try:
             for batch in batches:
-                pending.append(pool.submit(partial, batch))
+                pending.append(pool.submit(fold, batch))
                 while len(pending) > FINGERPRINT_THREADS or (pending and pending[0].done()):
-                    sums.merge(pending.popleft().result())
-                    textio.report(progress, min(sums.rows / total, 1.0))
+                    done += pending.popleft().result()
+                    textio.report(progress, min(done / total, 1.0))
             while pending:
-                sums.merge(pending.popleft().result())
-                textio.report(progress, min(sums.rows / total, 1.0))
+                done += pending.popleft().result()
+                textio.report(progress, min(done / total, 1.0))
         finally:
             for f in pending:
                 f.cancel()
+    sums = ColumnSums(columns, cells)
+    for state in states:
+        sums.merge(state)
     return sums
