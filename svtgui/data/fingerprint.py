@@ -429,7 +429,7 @@ class ColumnSums:
     def _count_block(self, block: Block, codes: np.ndarray) -> None:
         """Count a block's codes (folded into its columns' sums by :meth:`_settle`)."""
         counts = np.bincount(codes, minlength=len(block.table))
-        if len(counts) > len(block.table):  # the engine's bounds did not hold: never a silent alias
+        if len(counts) > len(block.table):  # the engine's bounds did not hold (a file read as it changed)
             raise ValueError(f"a block code of {len(counts) - 1} for a block of {len(block.table)} codes")
         if (held := self._counts.get(block)) is None:
             self._counts[block] = counts

@@ -212,6 +212,31 @@ def test_columns_coded_by_duckdb_give_the_memory_engines_fingerprint(tmp_path: P
     assert blocks == (len(coded) if block_codes == 1 else 1)
 
 
+def test_a_parquet_file_rewritten_while_fingerprinted_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """The fingerprint reads the file in several queries (bounds, texts, the codes): a file rewritten
+    between them (here with an age past the bounds found, which would alias another block code) is
+    refused with one line, and no fingerprint comes out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from svtgui.data.engines import duckdb_engine
+    from svtgui.data.engines.base import EngineError
+
+    pq.write_table(pa.table({"age": [20, 30, 40], "sex": ["F", "M", "F"]}), path := tmp_path / "p.parquet")
+    ds = open_dataset(path, engine="duckdb")
+    real = duckdb_engine.DuckDBTable._integer_bounds
+
+    def then_rewritten(self):
+        found = real(self)
+        pq.write_table(pa.table({"age": [20, 30, 41], "sex": ["F", "M", "F"]}), path)
+        return found
+
+    monkeypatch.setattr(duckdb_engine.DuckDBTable, "_integer_bounds", then_rewritten)
+    with pytest.raises(EngineError, match="p.parquet: the file changed while it was read$"):
+        ds.fingerprint(KEY)
+    assert ds.known_fingerprint(KEY) is None
+
+
 def test_fingerprint_cancel_stops_the_pass(tmp_path: Path) -> None:
     from svtgui.data.errors import LoadCancelled
 

@@ -33,6 +33,7 @@ from svtgui.data.engines.base import (
     sums_in_threads,
     text_cell,
 )
+from svtgui.data.file_state import file_state
 from svtgui.data.fingerprint import LOOKUP_RANGE, Block, CellKeys, ColumnSums, integer_table, pack, text_table
 
 if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
@@ -261,7 +262,13 @@ class DuckDBTable(TableEngine):
         them*: the view's cleaning (blanks stripped, markers missing) is applied to each distinct
         text in Python (``cells.text_value``), not by DuckDB to every cell. Finding the texts costs
         two passes over the text columns alone (DuckDB's estimate of their distinct counts, then the
-        distinct texts of the few-valued ones); the rest arrives as the view has it."""
+        distinct texts of the few-valued ones); the rest arrives as the view has it.
+
+        The passes are several queries, each reading the file anew: a file rewritten between them
+        could give codes of one version for the values of another (a fingerprint of neither, so a
+        budget of its own). The file's state is compared before and after (a stat and four sampled
+        blocks, ``file_state``), and a change is refused as the CSV copy refuses it."""
+        before = file_state(self.path) if self.copy is None else None  # a private copy never changes
         keys = CellKeys.of(cells)
         dictionaries = self._text_dictionaries()
         bounds = self._integer_bounds()
@@ -289,13 +296,16 @@ class DuckDBTable(TableEngine):
             reader = self._run(f"SELECT {', '.join(select)} FROM {source} {' '.join(joins)}",
                                lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
             batches = iter(reader)
-            return sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
+            sums = sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
                                    len(self.columns()), cells, progress, self.row_count(), layout)
         finally:
             if reader is not None:  # a cancelled pass left the result open: no unregister then
                 reader.close()
             for name in registered:
                 self._connection().unregister(name)
+        if before is not None and file_state(self.path) != before:
+            raise EngineError("the file changed while it was read", path=self.path)
+        return sums
 
     def _raw_texts(self) -> set[int]:
         """The text columns whose view cell is the file's text cleaned by ``cells.text_value``'s rule
