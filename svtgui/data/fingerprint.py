@@ -359,6 +359,16 @@ def _object_hashes(values: np.ndarray, keys: CellKeys) -> np.ndarray:
     return out
 
 
+def _settled(name: str, doc: str) -> property:
+    """A :class:`ColumnSums` array read after its pending block counts are folded in."""
+
+    def read(self: ColumnSums) -> np.ndarray:
+        self._settle()
+        return getattr(self, name)
+
+    return property(read, doc=doc)
+
+
 class ColumnSums:
     """The accumulator: ``update`` with batches (any order), ``merge`` partial states.
 
@@ -379,29 +389,10 @@ class ColumnSums:
         self._counts: dict[Block, np.ndarray] = {}  # each block's counts per code, not yet folded
         self.sketch = np.zeros(0, np.uint64)
 
-    @property
-    def s1(self) -> np.ndarray:
-        """Per column, the sum of its cells' hashes (mod 2**64)."""
-        self._settle()
-        return self._s1
-
-    @property
-    def s2(self) -> np.ndarray:
-        """Per column, the sum of its cells' squared hashes (mod 2**64)."""
-        self._settle()
-        return self._s2
-
-    @property
-    def lo(self) -> np.ndarray:
-        """Per column, its smallest cell hash (2**64 - 1 while it holds none)."""
-        self._settle()
-        return self._lo
-
-    @property
-    def hi(self) -> np.ndarray:
-        """Per column, its largest cell hash (0 while it holds none)."""
-        self._settle()
-        return self._hi
+    s1 = _settled("_s1", "Per column, the sum of its cells' hashes (mod 2**64).")
+    s2 = _settled("_s2", "Per column, the sum of its cells' squared hashes (mod 2**64).")
+    lo = _settled("_lo", "Per column, its smallest cell hash (2**64 - 1 while it holds none).")
+    hi = _settled("_hi", "Per column, its largest cell hash (0 while it holds none).")
 
     def add(self, per_column: list[np.ndarray]) -> None:
         """Fold in one batch, given as each column's cell hashes (in the dataset's column order)."""
