@@ -162,6 +162,17 @@ def test_texts_sent_as_codes_or_as_texts_give_the_memory_engines_fingerprint(tmp
         open_dataset(path, engine="memory").fingerprint(KEY)
 
 
+def _layouts(monkeypatch) -> list[list]:
+    """Each fingerprint pass's layout as DuckDB hands it to the hashing (which column is in which block)."""
+    from svtgui.data.engines import duckdb_engine
+
+    layouts: list[list] = []
+    spied = duckdb_engine.sums_in_threads
+    monkeypatch.setattr(duckdb_engine, "sums_in_threads",
+                        lambda *a: (layouts.append(list(a[-1])), spied(*a))[1])
+    return layouts
+
+
 @pytest.mark.parametrize("rows", [1, 400])
 @pytest.mark.parametrize("block_codes", [1, 1 << 18])
 def test_columns_coded_by_duckdb_give_the_memory_engines_fingerprint(tmp_path: Path, monkeypatch, rows: int,
@@ -176,14 +187,10 @@ def test_columns_coded_by_duckdb_give_the_memory_engines_fingerprint(tmp_path: P
     import pyarrow.parquet as pq
 
     from svtgui.data import fingerprint
-    from svtgui.data.engines import duckdb_engine
     from svtgui.data.loaders import LoadOptions
 
     monkeypatch.setattr(fingerprint, "BLOCK_CODES", block_codes)
-    layouts: list[list] = []
-    spied = duckdb_engine.sums_in_threads
-    monkeypatch.setattr(duckdb_engine, "sums_in_threads",
-                        lambda *a: (layouts.append(list(a[-1])), spied(*a))[1])
+    layouts = _layouts(monkeypatch)
     rng = np.random.default_rng(rows)
 
     def some(values: list, missing: float = 0.2) -> list:
@@ -210,6 +217,37 @@ def test_columns_coded_by_duckdb_give_the_memory_engines_fingerprint(tmp_path: P
     assert coded == [j for j in whole if table.column(j).null_count < rows] + [4, 5]
     blocks = sum(isinstance(part, fingerprint.Block) for part in layout)
     assert blocks == (len(coded) if block_codes == 1 else 1)
+
+
+def test_distinct_counts_estimated_on_a_sample_still_code_the_few_valued_texts_only(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    """On a large file the texts' distinct counts are estimated on a 10% sample of DuckDB's vectors:
+    a text column of few values is still coded, one of a distinct text per row (400,000 rows: the
+    sample sees about 40,000 of them; none in 10^9 runs) is not, and the fingerprint is the memory
+    engine's."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from svtgui.data import fingerprint
+    from svtgui.data.engines import duckdb_engine
+
+    monkeypatch.setattr(duckdb_engine, "SAMPLED_ESTIMATE_ROWS", 0)
+    monkeypatch.setattr(duckdb_engine, "CODED_TEXTS", 1000)
+    queries: list[str] = []
+    run = duckdb_engine.DuckDBTable._run
+    monkeypatch.setattr(duckdb_engine.DuckDBTable, "_run",
+                        lambda self, text, fetch: (queries.append(text), run(self, text, fetch))[1])
+    layouts = _layouts(monkeypatch)
+    rows = 400_000
+    rng = np.random.default_rng(5)
+    pq.write_table(pa.table({"id": pa.array([f"p{i}" for i in rng.permutation(rows)]),
+                             "few": pa.array(rng.choice(["a", " b", "NA", "c"], rows))}),
+                   path := tmp_path / "t.parquet")
+    assert open_dataset(path, engine="duckdb").fingerprint(KEY) == \
+        open_dataset(path, engine="memory").fingerprint(KEY)
+    assert any("approx_count_distinct" in q and "USING SAMPLE 10% (system)" in q for q in queries)
+    (layout,) = layouts
+    assert [part.columns for part in layout if isinstance(part, fingerprint.Block)] == [(1,)]
 
 
 def test_a_parquet_file_rewritten_while_fingerprinted_is_refused(tmp_path: Path, monkeypatch) -> None:
