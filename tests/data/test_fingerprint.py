@@ -313,7 +313,7 @@ def test_columns_sent_as_block_codes_hash_as_each_cell_would(limit):
     assert _state(sums) == _state(_cell_by_cell(cells))
 
 
-def test_a_block_code_past_its_table_or_a_batch_without_a_column_is_refused():
+def test_a_block_code_past_its_table_a_null_code_or_a_batch_without_a_column_is_refused():
     keys = ColumnSums(1, cell_key(KEY)).keys
     block = Block.of([0, 1], [integer_table(0, 1, keys), integer_table(0, 2, keys)])  # 3 x 4 codes
     sums = ColumnSums(3, cell_key(KEY))
@@ -321,6 +321,8 @@ def test_a_block_code_past_its_table_or_a_batch_without_a_column_is_refused():
         sums.update_arrow(pa.table({"b": [0, 12], "x": [1, 2]}), [block, 2])
     with pytest.raises(ValueError, match=r"a batch of 3 columns for a dataset of 3 \(columns \[0, 1, 1\]\)"):
         sums.update_arrow(pa.table({"b": [0, 11], "x": [1, 2]}), [block, 1])
+    with pytest.raises(ValueError, match="a block's codes hold a null"):  # an engine codes a missing cell
+        sums.update_arrow(pa.table({"b": [0, None], "x": [1, 2]}), [block, 2])
     assert sums.rows == 0
 
 
