@@ -359,6 +359,16 @@ def _object_hashes(values: np.ndarray, keys: CellKeys) -> np.ndarray:
     return out
 
 
+def _int64s(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """An Arrow integer array without nulls as int64 numpy, straight from its buffer: pyarrow's
+    ``to_numpy`` imports pandas (0.18 s) the first time, which a first open of numbers never needs."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.int64():
+        arr = arr.cast(pa.int64())
+    return np.frombuffer(arr.buffers()[1], dtype=np.int64, count=len(arr), offset=arr.offset * 8)
+
+
 def _settled(name: str, doc: str) -> property:
     """A :class:`ColumnSums` array read after its pending block counts are folded in."""
 
@@ -489,7 +499,7 @@ class ColumnSums:
             if isinstance(part, Block):
                 if arr.null_count:
                     raise ValueError("a block's codes hold a null")
-                codes = np.asarray(arr.to_numpy(), dtype=np.intp)
+                codes = _int64s(arr)
                 self._count_block(part, codes)
                 gathers.append((part.table, codes))
             elif (column := coded(arr, self.keys)) is not None:
