@@ -60,6 +60,10 @@ _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 _EXACT_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE")
 _WHOLE = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")  # the integer types the view keeps as they are
+_REFUSAL = "svtgui refuses: "
+"""Marks a refusal raised inside a statement (DuckDB's ``error()``): what follows is the one line."""
+_NO_STATISTICS = "statistics_propagation"
+"""The optimizer that folds a range test into TRUE from a Parquet file's statistics."""
 
 
 def kind_of(type_name: str) -> str | None:
@@ -293,11 +297,13 @@ class DuckDBTable(TableEngine):
                 joins.append(f"LEFT JOIN {name} ON {_CELLS}.c{j} = {name}.text")
                 codes[j] = f"coalesce({name}.code, {len(texts)})"
             for j, (low, high) in bounds.items():
-                codes[j] = f"coalesce(CAST({_CELLS}.c{j} AS BIGINT) - ({low}), {high - low + 1})"
+                codes[j] = self._offset_code(j, low, high)
             plain = [j for j in range(len(self.columns())) if j not in codes]
             layout: list[int | Block] = [*blocks, *plain]
             select = [_block_code(block, codes) for block in blocks] + [f"{_CELLS}.c{j}" for j in plain]
             source = self._source(range(len(self.columns())), raw & dictionaries.keys())
+            # planned without the statistics, which would take every offset's range test for true
+            self._run(f"SET disabled_optimizers = {DUCKDB.literal(_NO_STATISTICS)}", lambda r: r)
             reader = self._run(f"SELECT {', '.join(select)} FROM {source} {' '.join(joins)}",
                                lambda r: _arrow_reader(r, FINGERPRINT_BATCH_ROWS))
             batches = iter(reader)
@@ -308,9 +314,25 @@ class DuckDBTable(TableEngine):
                 reader.close()
             for name in registered:
                 self._connection().unregister(name)
+            self._run("RESET disabled_optimizers", lambda r: r)
         if before is not None and file_state(self.path) != before:
             raise EngineError("the file changed while it was read", path=self.path)
         return sums
+
+    def _offset_code(self, j: int, low: int, high: int) -> str:
+        """The SQL of column ``j``'s code, its offset from ``low`` (a missing cell: one past the
+        values). ``low`` and ``high`` come from the file's statistics; a value outside them (a damaged
+        footer, on which DuckDB would answer from the statistics) would give another value's code
+        and so a fingerprint of other rows: it stops the pass with the one line naming the column."""
+        cell = f"{_CELLS}.c{j}"
+        offset = f"CAST({cell} AS BIGINT) - ({low})"
+        if self.columns()[j].kind == "boolean":  # 0 and 1, whatever the statistics say
+            return f"coalesce({offset}, {high - low + 1})"
+        said = (f"{_REFUSAL}column {self.columns()[j].name!r}: the file's statistics state that its "
+                f"values lie between {low} and {high}, but it holds others (a damaged footer, from "
+                "which DuckDB would answer wrongly); rewrite the file")
+        return (f"CASE WHEN {cell} IS NULL THEN {high - low + 1} WHEN {cell} BETWEEN {low} AND {high} "
+                f"THEN {offset} ELSE error({DUCKDB.literal(said)}) END")
 
     def _raw_texts(self) -> set[int]:
         """The text columns whose view cell is the file's text cleaned by ``cells.text_value``'s rule
@@ -385,11 +407,12 @@ class DuckDBTable(TableEngine):
             return step()
         except duckdb.InterruptException:
             raise EngineError("the query was interrupted", path=self.path) from None
-        except (duckdb.InvalidInputException, duckdb.IOException) as e:
-            if self.fmt == "parquet":  # a damaged page, found when it is first read: the loader's words
-                raise EngineError(f"not a readable Parquet file ({_first_line(e)})", path=self.path) from None
-            raise EngineError(f"DuckDB failed: {_first_line(e)}", path=self.path) from None
         except duckdb.Error as e:
+            if _REFUSAL in str(e):  # our own refusal, raised inside a statement: its words alone
+                raise EngineError(_first_line(e).split(_REFUSAL, 1)[1], path=self.path) from None
+            if self.fmt == "parquet" and isinstance(e, duckdb.InvalidInputException | duckdb.IOException):
+                # a damaged page, found when it is first read: the loader's words
+                raise EngineError(f"not a readable Parquet file ({_first_line(e)})", path=self.path) from None
             raise EngineError(f"DuckDB failed: {_first_line(e)}", path=self.path) from None
 
     def interrupt(self) -> None:
