@@ -54,10 +54,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa  # pyarrow.compute (25 ms) is imported where cells are hashed: a re-open hashes none
 
 if TYPE_CHECKING:  # imported where texts are hashed or frames read: a cached fingerprint never loads it
     import pandas as pd
+    import pyarrow as pa
+else:
+    class _Pyarrow:
+        """pyarrow, imported where the first cell is hashed: a re-open reads the fingerprint from the
+        ledger's cache and hashes nothing, so it never pays pyarrow's import (about 0.045 s of a CLI
+        run's start-up). The first use replaces this stand-in in the module by pyarrow itself."""
+
+        def __getattr__(self, name: str) -> Any:
+            import pyarrow
+
+            globals()["pa"] = pyarrow
+            return getattr(pyarrow, name)
+
+    pa = _Pyarrow()
 
 KEY_BYTES = 32
 CHUNK_ROWS = 32_768

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pyarrow as pa
 
 from svtgui.core.progress import ProgressState
 from svtgui.data import inference
@@ -38,6 +37,7 @@ from svtgui.data.fingerprint import LOOKUP_RANGE, Block, CellKeys, ColumnSums, i
 
 if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
     import pandas as pd
+    import pyarrow as pa  # imported where the fingerprint needs it: a re-open never loads it
 
 RELATION = "dataset"
 _CELLS = "svtgui_cells"  # the fingerprint's relation of the columns, each named c{j}
@@ -277,6 +277,8 @@ class DuckDBTable(TableEngine):
         could give codes of one version for the values of another (a fingerprint of neither, so a
         budget of its own). The file's state is compared before and after (a stat and four sampled
         blocks, ``file_state``), and a change is refused as the CSV copy refuses it."""
+        import pyarrow as pa
+
         before = file_state(self.path) if self.copy is None else None  # a private copy never changes
         keys = CellKeys.of(cells)
         dictionaries = self._text_dictionaries()
@@ -376,6 +378,8 @@ class DuckDBTable(TableEngine):
         the file has them for the columns of :meth:`_raw_texts` (fewer passes of DuckDB's cleaning),
         else as the view has them (DuckDB may list a NULL among them; no cell's join matches it, so
         a NULL cell is missing)."""
+        import pyarrow as pa
+
         texts = [j for j, c in enumerate(self.columns()) if c.type_name.upper().split("(")[0] in _TEXT]
         if not texts:
             return {}
@@ -423,6 +427,8 @@ class DuckDBTable(TableEngine):
 
 def _values(texts: pa.Array, markers: frozenset[str]) -> pa.Array:
     """Texts of the file as the view reads them (``cells.text_value``: None when missing)."""
+    import pyarrow as pa
+
     return pa.array([text_value(t, markers) for t in texts.to_pylist()], pa.string())
 
 
