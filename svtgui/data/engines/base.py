@@ -83,16 +83,6 @@ class Dialect:
             text = text.replace("'", "''")
         return f"'{text}'"
 
-    def file(self, path: str | os.PathLike[str]) -> str:
-        """A literal naming exactly the file ``path`` as Python opens it (DuckDB's readers). DuckDB
-        reads ``[``, ``*`` and ``?`` in a path as a glob, so ``sales[1].csv`` read ``sales1.csv``, and
-        ``b*.csv`` every match at once; each is escaped as a one-character class (``[[]``). A
-        leading ``~`` is DuckDB's home folder: such a relative path is read as ``./~…``."""
-        text = os.fspath(path)
-        if text.startswith("~"):
-            text = "./" + text
-        return self.literal("".join(f"[{c}]" if c in "[*?" else c for c in text))
-
     def items(self, values: list[Any]) -> str:
         return f"array({', '.join(map(self.literal, values))})" if self.name == "spark" else \
             f"[{', '.join(map(self.literal, values))}]"
@@ -107,6 +97,18 @@ SPARK = Dialect("spark", "`", True, "explode(array_distinct({c}))", "size(array_
                 # doubles of 2^52 and more are integers already (and Spark's bround goes through decimal text)
                 "CASE WHEN abs({x}) >= 4503599627370496 THEN {x} ELSE bround({x}, 0) END", "DECIMAL(38, 0)",
                 "trim(BOTH ' \t' FROM {x})", "{x} IN ({marks})")
+
+
+def duckdb_file(path: str | os.PathLike[str]) -> str:
+    """A DuckDB literal naming exactly the file ``path`` as Python opens it. DuckDB's readers take
+    ``[``, ``*`` and ``?`` in a path as a glob, so ``sales[1].csv`` read ``sales1.csv``, and ``b*.csv``
+    every match at once; each is escaped as a one-character class (``[[]``). A leading ``~`` is
+    DuckDB's home folder: such a relative path is read as ``./~…``. (Spark's readers glob too:
+    ``spark_engine``.)"""
+    text = os.fspath(path)
+    if text.startswith("~"):
+        text = "./" + text
+    return DUCKDB.literal("".join(f"[{c}]" if c in "[*?" else c for c in text))
 
 
 def text_cell(dialect: Dialect, column: str, markers: frozenset[str], text: str | None = None) -> str:

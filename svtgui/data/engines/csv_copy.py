@@ -54,7 +54,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data import inference, textio
 from svtgui.data.cells import BLANKS
 from svtgui.data.engines import scratch
-from svtgui.data.engines.base import DUCKDB, EngineError, text_cell
+from svtgui.data.engines.base import DUCKDB, EngineError, duckdb_file, text_cell
 from svtgui.data.errors import DatasetError
 from svtgui.data.file_state import file_state, unchanged_since
 from svtgui.data.loaders import (
@@ -96,7 +96,7 @@ def read_csv_sql(source: Path, delimiter: str, markers: frozenset[str], *, heade
     nulls = ", ".join(DUCKDB.literal(m) for m in sorted(markers))
     names = "" if header else \
         f", names = [{', '.join(DUCKDB.literal(n) for n in headless_names(source, 'utf-8', delimiter))}]"
-    return (f"read_csv({DUCKDB.file(source)}, header = {str(header).lower()}, "
+    return (f"read_csv({duckdb_file(source)}, header = {str(header).lower()}, "
             f"delim = {DUCKDB.literal(delimiter)}, quote = '\"', escape = '\"', "
             f"skip = {_blank_lines(source)}, comment = '', strict_mode = true, all_varchar = true, "
             f"allow_quoted_nulls = {str(quoted_nulls).lower()}, nullstr = [{nulls}]{names})")

@@ -28,6 +28,7 @@ from svtgui.data.engines.base import (
     EngineError,
     TableEngine,
     dictionary_text,
+    duckdb_file,
     lists_as_tuples,
     sums_in_threads,
     text_cell,
@@ -124,7 +125,7 @@ class DuckDBTable(TableEngine):
     def _reader(self, types: list[tuple[str, str]] | None = None) -> str:
         """The file as DuckDB reads it; JSON lines with ``types`` (name, type) for its fields, else
         with the types DuckDB finds on every line (not only the first 20,480, as the memory loader)."""
-        p = DUCKDB.file(self.copy or self.path)
+        p = duckdb_file(self.copy or self.path)
         if self.fmt == "parquet":
             return f"read_parquet({p})"
         if types is None:

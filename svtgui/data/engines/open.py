@@ -16,7 +16,7 @@ from svtgui.core.progress import ProgressState
 from svtgui.data.cells import missing_markers
 from svtgui.data.dataset import Dataset
 from svtgui.data.engines import scratch
-from svtgui.data.engines.base import DUCKDB, ENGINES, EngineError, EngineRefused, TableEngine
+from svtgui.data.engines.base import ENGINES, EngineError, EngineRefused, TableEngine, duckdb_file
 from svtgui.data.engines.dataset import TableDataset
 from svtgui.data.engines.parquet_footer import plain_rows
 from svtgui.data.file_state import file_state
@@ -66,7 +66,7 @@ def parquet_rows(path: Path) -> int | None:
     try:
         con = duckdb.connect(":memory:", config={"threads": 1})
         try:
-            metadata = f"parquet_file_metadata({DUCKDB.file(path)})"
+            metadata = f"parquet_file_metadata({duckdb_file(path)})"
             rows = con.execute(f"SELECT sum(num_rows) FROM {metadata}").fetchone()
         finally:
             con.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from svtgui.data import textio
-from svtgui.data.engines.base import DUCKDB
+from svtgui.data.engines.base import duckdb_file
 
 _INT32 = frozenset({None, "INT_8", "INT_16", "INT_32", "UINT_8", "UINT_16", "UINT_32", "DATE"})
 _INT64 = frozenset({None, "INT_64", "UINT_64", "TIMESTAMP_MICROS", "TIMESTAMP_MILLIS"})
@@ -41,7 +41,7 @@ def plain_rows(path: Path) -> int | None:
 
     with textio.open_regular(path):  # a FIFO or a device is refused before DuckDB could block on it
         pass
-    literal = DUCKDB.file(path)
+    literal = duckdb_file(path)
     try:
         con = duckdb.connect(":memory:", config={"threads": 1})
     except duckdb.Error:
