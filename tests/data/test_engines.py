@@ -519,6 +519,24 @@ def test_a_csv_whose_sample_tells_its_kinds_is_parsed_once(tmp_path: Path, monke
     assert_same(evaluate(open_dataset(path, engine="memory"), batch), evaluate(ds, batch), batch)
 
 
+def test_a_column_that_turns_in_the_last_lines_is_typed_in_one_parse(tmp_path: Path, monkeypatch) -> None:
+    """The guess reads the file's last lines too: a text after 3,000 numbers (rows appended, a
+    sorted file) is typed without the second read the first rows alone would send the open to."""
+    from svtgui.data.engines import csv_copy
+
+    monkeypatch.setattr(csv_copy, "SAMPLE_ROWS", 100)
+    monkeypatch.setattr(csv_copy, "TAIL_BYTES", 4096)
+    path = _census_csv(tmp_path, 3000, tail="unknown,Male,0\n")
+    statements: list[str] = []
+    real = csv_copy._interruptible
+    monkeypatch.setattr(csv_copy, "_interruptible",
+                        lambda text, *a: statements.append(text) or real(text, *a))
+    ds = open_dataset(path, engine="duckdb")
+    assert ds.schema.column("age").kind == ColumnKind.CATEGORICAL
+    assert [s.split()[0] for s in statements] == ["SELECT", "COPY"], statements
+    assert verdict(path, "duckdb") == verdict(path, "memory")
+
+
 @pytest.mark.parametrize("late, kind", [(" 41 ", ColumnKind.NUMERIC), ("\tNA", ColumnKind.NUMERIC),
                                         ("-1", ColumnKind.NUMERIC), ("4.5", ColumnKind.NUMERIC),
                                         ("x", ColumnKind.CATEGORICAL), ("", ColumnKind.NUMERIC)],

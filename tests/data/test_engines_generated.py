@@ -83,13 +83,16 @@ def _differences(folder: Path, rng: random.Random, suffix: str) -> list[str]:
     return differ
 
 
-def test_csvs_whose_first_row_misleads_get_the_memory_engines_verdict(tmp_path: Path, monkeypatch) -> None:
-    """DuckDB's open types a CSV from a sample of its rows and checks every other cell against it
-    while it copies; with a sample of one row, most of these files hold a cell of another kind
-    later (its open reads the whole file for the kinds) or a cell to clean that the sample did not
-    show: every file must still get the memory engine's verdict."""
+@pytest.mark.parametrize("tail", [7, 24])
+def test_csvs_whose_samples_mislead_get_the_memory_engines_verdict(tmp_path: Path, monkeypatch, tail) -> None:
+    """DuckDB's open types a CSV from a sample of its rows (its first, and the lines of its last
+    bytes) and checks every other cell against it while it copies; with a sample of one row and a
+    few bytes, most of these files hold a cell of another kind elsewhere (its open reads the whole
+    file for the kinds), a cell to clean that the sample did not show, or a tail cut inside a quoted
+    field: every file must still get the memory engine's verdict."""
     from svtgui.data.engines import csv_copy
 
     monkeypatch.setattr(csv_copy, "SAMPLE_ROWS", 1)
-    differ = _differences(tmp_path, random.Random("verdicts after a one-row sample"), ".csv")
+    monkeypatch.setattr(csv_copy, "TAIL_BYTES", tail)
+    differ = _differences(tmp_path, random.Random(f"verdicts after a one-row sample, {tail} bytes"), ".csv")
     assert not differ, "\n".join(differ[:5])

@@ -10,7 +10,8 @@ the header skipped, strict mode, the missing markers as NULL), every cell as tex
 ``cells``' rule, and types each column by :mod:`svtgui.data.inference` (the memory loader's rules,
 over the whole column: DuckDB's sniffer read ``007`` as text and ``yes`` as a boolean):
 
-1. **sample**: the kinds of the first :data:`SAMPLE_ROWS` rows (one aggregate, the file's start only);
+1. **sample**: the kinds of the first :data:`SAMPLE_ROWS` rows and of the lines in the last
+   :data:`TAIL_BYTES` (one aggregate over the file's start and a private copy of its end);
 2. **typed copy**: the whole file parsed once and written as Parquet into the private working
    folder (``engines.scratch``: ``0700``, removed on close, at exit, and at the next start after a
    crash), each cell cast to its column's kind on the sample *after a check that it allows that
@@ -19,7 +20,8 @@ over the whole column: DuckDB's sniffer read ``007`` as text and ``yes`` as a bo
    it. DuckDB parses every record for it, so its refusals come from here. A cell that does not
    allow its kind stops the copy (:data:`KIND_DIFFERS`) and the file is read twice, as before 27
    November: one aggregate types every column, then the copy is cast to those kinds (a file that
-   no longer casts or counts as it did is refused, "the file changed while it was read");
+   no longer casts or counts as it did is refused, "the file changed while it was read"). Such a
+   file pays for the stopped copy besides: up to three parses where the two-read open made two;
 3. **the loader's count**, only for a file where a byte search finds what DuckDB reads otherwise
    (below), and the header's names.
 
@@ -44,6 +46,8 @@ Windows-1252.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,8 +73,10 @@ from svtgui.data.loaders import (
 _T = TypeVar("_T")
 POLL_SECONDS = 0.1
 SAMPLE_ROWS = 100_000
-"""Rows whose kinds the one-read copy assumes for the whole file (a cell that disagrees makes the
-open read the file twice: the answer is the same, only slower)."""
+TAIL_BYTES = 1 << 20
+"""The kinds the one-read copy assumes for the whole file are those of its first ``SAMPLE_ROWS``
+rows and of the lines in its last ``TAIL_BYTES`` (a cell that disagrees makes the open read the
+file twice: the answer is the same, only slower)."""
 KIND_DIFFERS = "svtgui: a cell does not allow its column's kind on the sample"
 SCAN_BYTES = 4 << 20
 COPY_MEMORY = "512MB"
@@ -114,8 +120,7 @@ def columnar_copy(path: Path, options: LoadOptions, markers: frozenset[str],
     state = file_state(path)  # before anything is read: a file rewritten meanwhile is refused
 
     def copied(reading: _Reading, delimiter: str) -> tuple[ColumnarCopy, int]:
-        sample = f"SELECT * FROM ({reading.cleaned}) LIMIT {SAMPLE_ROWS}"
-        guess, _ = _kinds(sample, reading.names, None, (0.0, 0.0))
+        guess = _guess(reading, delimiter, markers, options.header)
         try:  # one read: the copy, each cell checked against its column's kind on the sample
             parquet, rows = _copy(_typed_select(reading, guess, checked=True), progress, (0.0, 0.95))
         except _Refused as refused:
@@ -245,6 +250,7 @@ class _Reading:
     the column as read). ``markers_read``: the reader already made every cell that *is* a marker
     NULL, so a cell read without a blank at either end is its own cleaned text."""
 
+    file: Path
     source: str
     names: list[str]
     cells: list[str]
@@ -280,7 +286,7 @@ def _reading(source: Path, delimiter: str, markers: frozenset[str], header: bool
         con.close()
     if len(names) == 1:
         lines = read_csv_sql(source, delimiter, frozenset({""}), header=header, quoted_nulls=False)
-        return _Reading(f"{lines} WHERE {DUCKDB.ident(names[0])} IS NOT NULL", names,
+        return _Reading(source, f"{lines} WHERE {DUCKDB.ident(names[0])} IS NOT NULL", names,
                         [text_cell(DUCKDB, names[0], markers)], markers_read=False)
 
     def cell(name: str) -> str:
@@ -288,7 +294,7 @@ def _reading(source: Path, delimiter: str, markers: frozenset[str], header: bool
         blank = " OR ".join(f"contains({q}, {DUCKDB.literal(b)})" for b in BLANKS)
         return f"CASE WHEN {blank} THEN {text_cell(DUCKDB, name, markers)} ELSE {q} END"
 
-    return _Reading(reader, names, [cell(n) for n in names], markers_read=True)
+    return _Reading(source, reader, names, [cell(n) for n in names], markers_read=True)
 
 
 def _kinds(cleaned: str, names: list[str], progress: ProgressState | None,
@@ -299,6 +305,49 @@ def _kinds(cleaned: str, names: list[str], progress: ProgressState | None,
     found = _interruptible(f"SELECT count(*), {', '.join(checks)} FROM ({cleaned})", progress, span)[0]
     kinds = [(n, inference.kind_from_checks(found[1 + 2 * i:3 + 2 * i])) for i, n in enumerate(names)]
     return kinds, int(found[0])
+
+
+def _guess(reading: _Reading, delimiter: str, markers: frozenset[str], header: bool) -> list[tuple[str, str]]:
+    """Each column's kind on the file's first :data:`SAMPLE_ROWS` rows and on the lines of its last
+    :data:`TAIL_BYTES` (a column that turns at its end, rows appended to a file, a sorted file's
+    last values). Only a guess: the copy checks every cell against it."""
+    head = f"SELECT * FROM ({reading.cleaned}) LIMIT {SAMPLE_ROWS}"
+    tail = _tail(reading, delimiter, markers, header)
+    try:
+        if tail is not None:
+            with contextlib.suppress(_Refused):  # DuckDB cannot read the lines: the head alone
+                both = f"SELECT * FROM ({head}) UNION ALL SELECT * FROM ({tail.cleaned})"
+                return _kinds(both, reading.names, None, (0.0, 0.0))[0]
+        return _kinds(head, reading.names, None, (0.0, 0.0))[0]
+    finally:
+        scratch.remove(tail and tail.file)
+
+
+def _tail(reading: _Reading, delimiter: str, markers: frozenset[str], header: bool) -> _Reading | None:
+    """The whole lines in the file's last :data:`TAIL_BYTES`, after its header line, in a private
+    file, as DuckDB reads them; None for a file of less than twice that (the first rows are most of
+    it), or when DuckDB finds other columns there (the tail began inside a quoted line break)."""
+    with textio.open_regular(reading.file) as f:
+        first = f.readline() if header else b""
+        records = f.tell()
+        size = f.seek(0, os.SEEK_END)
+        if size <= 2 * TAIL_BYTES:
+            return None
+        f.seek(max(size - TAIL_BYTES, records))
+        tail = f.read(TAIL_BYTES).partition(b"\n")[2]
+    sample = scratch.new_path(".csv")
+    try:
+        sample.write_bytes(first + tail)
+        lines = _reading(sample, delimiter, markers, header)
+        if lines.names == reading.names:
+            return lines
+    except (_Refused, DatasetError):
+        pass
+    except BaseException:
+        scratch.remove(sample)
+        raise
+    scratch.remove(sample)
+    return None
 
 
 class _Refused(Exception):
