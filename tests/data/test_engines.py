@@ -537,6 +537,28 @@ def test_a_column_that_turns_in_the_last_lines_is_typed_in_one_parse(tmp_path: P
     assert verdict(path, "duckdb") == verdict(path, "memory")
 
 
+@pytest.mark.parametrize("newline, header_bytes, sampled", [("\n", 5, True), ("\r", 5, False),
+                                                         ("\n", 200, False)],
+                         ids=["lines", "a lone CR ends them", "a header longer than the tail"])
+def test_the_tail_is_sampled_only_after_a_header_line_within_its_bytes(tmp_path: Path, monkeypatch, newline,
+                                                                        header_bytes, sampled) -> None:
+    """The header line is read to copy it before the tail; a file of CR-ended lines has no such
+    line end, and its whole text would have been read as one line."""
+    from svtgui.data.cells import missing_markers
+    from svtgui.data.engines import csv_copy
+
+    monkeypatch.setattr(csv_copy, "TAIL_BYTES", 64)
+    path = tmp_path / "t.csv"
+    lines = ["a" * (header_bytes - 2) + ",b", *(f"{i},x" for i in range(100))]
+    path.write_text(newline.join(lines) + newline, encoding="utf-8", newline="")
+    markers = missing_markers(("?",))
+    reading = csv_copy._reading(path, ",", markers, True)
+    tail = csv_copy._tail(reading, ",", markers, True)
+    assert (tail is not None) is sampled
+    if tail is not None:
+        csv_copy.scratch.remove(tail.file)
+
+
 @pytest.mark.parametrize("late, kind", [(" 41 ", ColumnKind.NUMERIC), ("\tNA", ColumnKind.NUMERIC),
                                         ("-1", ColumnKind.NUMERIC), ("4.5", ColumnKind.NUMERIC),
                                         ("x", ColumnKind.CATEGORICAL), ("", ColumnKind.NUMERIC)],

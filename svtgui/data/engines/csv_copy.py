@@ -326,12 +326,13 @@ def _guess(reading: _Reading, delimiter: str, markers: frozenset[str], header: b
 def _tail(reading: _Reading, delimiter: str, markers: frozenset[str], header: bool) -> _Reading | None:
     """The whole lines in the file's last :data:`TAIL_BYTES`, after its header line, in a private
     file, as DuckDB reads them; None for a file of less than twice that (the first rows are most of
-    it), or when DuckDB finds other columns there (the tail began inside a quoted line break)."""
+    it), a header line longer than that (or ended by a lone CR), or when DuckDB finds other columns
+    there (the tail began inside a quoted line break)."""
     with textio.open_regular(reading.file) as f:
-        first = f.readline() if header else b""
+        first = f.readline(TAIL_BYTES) if header else b""
         records = f.tell()
         size = f.seek(0, os.SEEK_END)
-        if size <= 2 * TAIL_BYTES:
+        if size <= 2 * TAIL_BYTES or (header and not first.endswith(b"\n")):
             return None
         f.seek(max(size - TAIL_BYTES, records))
         tail = f.read(TAIL_BYTES).partition(b"\n")[2]
