@@ -6,9 +6,10 @@ see modules imported through ``importlib.import_module``). ``--help`` and a Duck
 run over a Parquet file (range counts answered from a numeric histogram fetched as numpy arrays,
 committed to the ledger, summarised on stderr) need none of the three: pandas alone cost more than
 DuckDB and numpy together at start-up, and a re-open (fingerprint cached in the ledger) is mostly
-start-up. A first open loads pandas while it fingerprints the rows when a column needs it (pyarrow's
-``to_numpy`` imports it, and text is hashed with pandas' keyed SipHash, as every ledger's
-fingerprints are); a file whose every column reaches the fingerprint as block codes does not.
+start-up. A first open loads pandas while it fingerprints the rows only when a column needs it
+(pyarrow's ``to_numpy`` imports it, and many texts, or texts past printable ASCII, are hashed with
+pandas' keyed SipHash, as every ledger's fingerprints are); a file whose every column reaches the
+fingerprint as block codes (whole numbers of a small range, true/false, few texts) does not.
 """
 
 from __future__ import annotations
@@ -117,14 +118,16 @@ def test_a_duckdb_run_on_parquet_imports_no_pandas_spark_or_qt(env, tmp_path):
     assert "pyarrow" not in roots  # 45 ms to import, for hashing cells and pyarrow's footer checks
 
 
-def test_a_first_duckdb_open_of_numbers_in_blocks_imports_no_pandas(env, tmp_path):
+def test_a_first_duckdb_open_of_columns_in_blocks_imports_no_pandas(env, tmp_path):
     """A Parquet file whose every column reaches the fingerprint as block codes (whole numbers of a
-    small range, true/false) is fingerprinted without pandas: the codes are read from their Arrow
-    buffer, not through ``to_numpy``, which imports pandas (0.18 s of a first open)."""
+    small range, true/false, a few printable texts) is fingerprinted without pandas (0.18 s of a
+    first open): the codes are read from their Arrow buffer, not through ``to_numpy``, and the texts
+    hashed by the fingerprint's own SipHash."""
     import duckdb
 
     data = tmp_path / "numbers.parquet"
-    duckdb.sql("COPY (SELECT (i % 80)::INTEGER AS age, i % 7 = 0 AS flag, (i * 7 % 1000)::BIGINT AS hours "
+    duckdb.sql("COPY (SELECT (i % 80)::INTEGER AS age, i % 7 = 0 AS flag, (i * 7 % 1000)::BIGINT AS hours, "
+               "['a', ' b', 'NA', '12', NULL][1 + i % 5] AS grp "
                f"FROM range(5000) t(i)) TO '{data}' (FORMAT parquet)")
     first, roots = imported(_run_args(tmp_path, data, tmp_path / "n.ledger"), env)
     assert first.returncode == 0, first.stderr[-2000:]

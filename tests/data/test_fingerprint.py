@@ -11,8 +11,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from svtgui.data.fingerprint import (
+    MARKERS,
     SKETCH_ROWS,
     Block,
+    CellKeys,
     ColumnSums,
     RowsFingerprint,
     _mix,
@@ -25,6 +27,7 @@ from svtgui.data.fingerprint import (
     pack,
     partition_sums,
     shared_rows,
+    text_hashes,
     text_table,
 )
 
@@ -271,9 +274,26 @@ def test_texts_coded_by_the_engine_hash_as_the_texts(monkeypatch):
     plain = pa.table({"t": pa.array([texts[c].as_py() if c is not None else None for c in codes.to_pylist()]),
                       "n": np.arange(8)})
     sums = ColumnSums(2, cell_key(KEY))
-    block = Block.of([0], [text_table(texts, sums.keys)])  # a NULL cell: the code past the texts
+    block = Block.of([0], [text_table(texts.to_pylist(), sums.keys)])  # a NULL cell: the code past the texts
     sums.update_arrow(pa.table({"t": codes.fill_null(len(texts)), "n": np.arange(8)}), [block, 1])
     assert _state(sums) == _state(_cell_by_cell(plain))
+
+
+_ASCII = st.one_of(st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+                   st.sampled_from([*sorted(MARKERS), " NA ", "39", " -1.5e3", "+.5", "1.", "1e400", "0x1",
+                                    "12345678"]),
+                   st.none())
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(_ASCII, max_size=40), st.binary(min_size=32, max_size=32))
+def test_printable_ascii_texts_hashed_in_python_hash_as_pandas_and_arrow_do(texts, key):
+    """A few printable ASCII texts are hashed without pandas (a SipHash of their own, Python's
+    stripping, pattern and parser): missing markers, numbers spelled out, texts of every length
+    across SipHash's 8-byte words give the hashes of the pyarrow and pandas path, bit for bit."""
+    keys = CellKeys.of(cell_key(key))
+    assert text_table(texts, keys).tolist() == [*text_hashes(pa.array(texts, pa.string()), keys).tolist(),
+                                                keys.missing]
 
 
 @pytest.mark.parametrize("limit", [1, 40, 1 << 18])
@@ -287,8 +307,8 @@ def test_columns_sent_as_block_codes_hash_as_each_cell_would(limit):
     columns = {"t": rng.integers(0, len(texts) + 1, n), "i": rng.integers(0, 8, n),  # code 6: missing
                "none": np.full(n, 3), "wide": rng.integers(0, 50, n), "x": rng.normal(size=n)}
     keys = ColumnSums(1, cell_key(KEY)).keys
-    tables = {0: text_table(texts, keys), 1: integer_table(-3, 3, keys), 2: integer_table(10, 12, keys)[-1:]
-              .repeat(4), 3: integer_table(100, 149, keys)}  # column 2: every cell missing
+    tables = {0: text_table(texts.to_pylist(), keys), 1: integer_table(-3, 3, keys),
+              2: integer_table(10, 12, keys)[-1:].repeat(4), 3: integer_table(100, 149, keys)}  # 2: missing
     blocks = pack(tables, limit)
     assert sorted(j for b in blocks for j in b.columns) == [0, 1, 2, 3]
     assert all(len(b.table) <= limit or len(b.columns) == 1 for b in blocks)

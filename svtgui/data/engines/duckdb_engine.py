@@ -38,7 +38,6 @@ from svtgui.data.fingerprint import LOOKUP_RANGE, Block, CellKeys, ColumnSums, i
 
 if TYPE_CHECKING:  # Arrow results become frames where a frame is asked for; numeric plans skip pandas
     import pandas as pd
-    import pyarrow as pa  # imported where the fingerprint needs it: a re-open never loads it
 
 RELATION = "dataset"
 _CELLS = "svtgui_cells"  # the fingerprint's relation of the columns, each named c{j}
@@ -278,8 +277,6 @@ class DuckDBTable(TableEngine):
         could give codes of one version for the values of another (a fingerprint of neither, so a
         budget of its own). The file's state is compared before and after (a stat and four sampled
         blocks, ``file_state``), and a change is refused as the CSV copy refuses it."""
-        import pyarrow as pa
-
         before = file_state(self.path) if self.copy is None else None  # a private copy never changes
         keys = CellKeys.of(cells)
         dictionaries = self._text_dictionaries()
@@ -292,10 +289,11 @@ class DuckDBTable(TableEngine):
         joins, registered = [], []
         reader = None
         try:
-            for j, texts in dictionaries.items():
+            for j, texts in dictionaries.items():  # (a table from Python lists: Arrow's would load pandas)
                 name = f"svtgui_codes_{j}"
-                self._connection().register(name, pa.table({"text": texts, "code": pa.array(
-                    range(len(texts)), pa.int64())}))
+                self._guard(lambda name=name, texts=texts: self._connection().execute(
+                    f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT unnest($1) AS text, "
+                    "unnest(range(len($1))) AS code", [texts]))
                 registered.append(name)
                 joins.append(f"LEFT JOIN {name} ON {_CELLS}.c{j} = {name}.text")
                 codes[j] = f"coalesce({name}.code, {len(texts)})"
@@ -313,10 +311,10 @@ class DuckDBTable(TableEngine):
             sums = sums_in_threads(iter(lambda: self._guard(lambda: next(batches, None)), None),
                                    len(self.columns()), cells, progress, self.row_count(), layout)
         finally:
-            if reader is not None:  # a cancelled pass left the result open: no unregister then
+            if reader is not None:  # a cancelled pass left the result open: close it first
                 reader.close()
             for name in registered:
-                self._connection().unregister(name)
+                self._connection().execute(f"DROP TABLE IF EXISTS {name}")
             self._run("RESET disabled_optimizers", lambda r: r)
         if before is not None and file_state(self.path) != before:
             raise EngineError("the file changed while it was read", path=self.path)
@@ -374,13 +372,11 @@ class DuckDBTable(TableEngine):
                 bounds[j] = (int(low), int(high))
         return bounds
 
-    def _text_dictionaries(self) -> dict[int, pa.Array]:
+    def _text_dictionaries(self) -> dict[int, list[str | None]]:
         """The distinct texts of each text column with at most about :data:`CODED_TEXTS` of them, as
         the file has them for the columns of :meth:`_raw_texts` (fewer passes of DuckDB's cleaning),
         else as the view has them (DuckDB may list a NULL among them; no cell's join matches it, so
         a NULL cell is missing)."""
-        import pyarrow as pa
-
         texts = [j for j, c in enumerate(self.columns()) if c.type_name.upper().split("(")[0] in _TEXT]
         if not texts:
             return {}
@@ -392,9 +388,8 @@ class DuckDBTable(TableEngine):
         if not few:
             return {}
         lists = self._run(f"SELECT {', '.join(f'list(DISTINCT c{j})' for j in few)} FROM {source}",
-                          lambda r: r.to_arrow_table())
-        # no rows: a NULL list
-        return {j: lists.column(i)[0].values or pa.array([], pa.string()) for i, j in enumerate(few)}
+                          lambda r: r.fetchall())[0]
+        return {j: texts or [] for j, texts in zip(few, lists, strict=True)}  # no rows: a NULL list
 
     def _run(self, text: str, fetch: Callable[[Any], _T]) -> _T:
         """``fetch`` applied to the relation of ``text``; DuckDB's errors become EngineErrors.
@@ -426,11 +421,9 @@ class DuckDBTable(TableEngine):
             self._con.interrupt()
 
 
-def _values(texts: pa.Array, markers: frozenset[str]) -> pa.Array:
+def _values(texts: list[str | None], markers: frozenset[str]) -> list[str | None]:
     """Texts of the file as the view reads them (``cells.text_value``: None when missing)."""
-    import pyarrow as pa
-
-    return pa.array([text_value(t, markers) for t in texts.to_pylist()], pa.string())
+    return [text_value(t, markers) for t in texts]
 
 
 def _block_code(block: Block, codes: dict[int, str]) -> str:
