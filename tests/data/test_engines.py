@@ -481,8 +481,9 @@ def test_a_cancelled_copy_stops_duckdb_and_leaves_no_file(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("tail", ["41,Male,0\n", "unknown,Male,0\n"], ids=["a row more", "a text age"])
 def test_a_csv_that_changes_between_duckdbs_two_reads_is_refused(tmp_path: Path, monkeypatch, tail) -> None:
-    """The open reads the file twice (the kinds, then the typed copy): a file rewritten between the
-    two must not give a copy other than the file that was validated and typed."""
+    """The open reads the file more than once (the kinds of a sample, or of every row when the sample
+    misled, then the typed copy): a file rewritten between the reads must not give a copy other than
+    the file that was validated and typed."""
     from svtgui.data.engines import csv_copy, scratch
     from svtgui.data.engines.base import EngineError
 
