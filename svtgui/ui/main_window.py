@@ -36,6 +36,7 @@ from svtgui.assets import asset
 from svtgui.core.wording import count
 from svtgui.data.engines import scratch
 from svtgui.ledger import LedgerError
+from svtgui.ui.common import collector
 from svtgui.ui.common.screen import fit_to_screen
 from svtgui.ui.common.settings import Settings
 from svtgui.ui.common.theme import named
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__()
+        collector.install()  # cycles of Qt objects are freed on this thread, never on a worker's
         scratch.remove_stale()  # private copies of rows left by a killed process: gone at start-up
         self.settings = settings or Settings()
         # Preferences → Ledger, unless $SVTGUI_LEDGER was given for this session

@@ -6,10 +6,29 @@ and sets QT_QPA_PLATFORM=offscreen.
 
 from __future__ import annotations
 
+import gc
+
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 from svtgui.ui.app import create_app
+from svtgui.ui.common.collector import GuiThreadCollector
 from svtgui.ui.main_window import MainWindow
+
+
+@pytest.fixture(autouse=True)
+def _automatic_collection_after_the_windows():
+    """A window hands cycle collection to the GUI thread for the rest of the process (the app's
+    life); the tests that follow in this process may have no event loop, so each window test ends
+    by collecting here, on the GUI thread, and turning automatic collection back on."""
+    yield
+    app = QCoreApplication.instance()
+    found = app.findChild(GuiThreadCollector) if app is not None else None
+    if found is not None:
+        found.setParent(None)  # Python's now: deleted with its timer when the name goes
+        del found
+        gc.collect()
+        gc.enable()
 
 
 @pytest.fixture
