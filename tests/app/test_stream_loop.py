@@ -78,7 +78,14 @@ class Window:
         self.tokens = 0
 
     def send(self, kind: str, payload=None) -> None:
-        self.outbox.send((kind, payload))
+        try:
+            self.outbox.send((kind, payload))
+        except BrokenPipeError:
+            # the loop has ended and its end of the pipe is gone while this window acked the last
+            # rows it read (the window's own relay, app.runs.worker, ignores a send to an ended run);
+            # whether the loop ended as it should is what the "ended" message read next tells
+            if kind != "ack":
+                raise
 
     def next(self) -> tuple[str, object]:
         assert self.inbox.poll(TIMEOUT), "the loop sent nothing"
